@@ -1,0 +1,39 @@
+// Builds everything `npm start` and the tests need: native pieces first
+// (each lib or test tool may ship a build.mjs), then TypeScript into dist/.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+
+function run(cmd, args, opts = {}) {
+  const res = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
+  if (res.status !== 0) {
+    console.error(`build: ${cmd} ${args.join(' ')} failed with exit code ${res.status}`);
+    process.exit(res.status ?? 1);
+  }
+}
+
+for (const dir of ['libs', 'test']) {
+  const base = join(root, dir);
+  if (!existsSync(base)) continue;
+  for (const name of readdirSync(base).sort()) {
+    const script = join(base, name, 'build.mjs');
+    if (existsSync(script)) run(process.execPath, [script]);
+  }
+}
+
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json']);
+
+// Compiled code imports libs as `@flotilla/<name>`; small package stubs under
+// dist/node_modules let Node resolve them without a path-rewriting step.
+for (const name of readdirSync(join(root, 'libs'))) {
+  if (!existsSync(join(root, 'libs', name, 'src', 'index.ts'))) continue;
+  const stub = join(root, 'dist', 'node_modules', '@flotilla', name);
+  mkdirSync(stub, { recursive: true });
+  writeFileSync(
+    join(stub, 'package.json'),
+    JSON.stringify({ name: `@flotilla/${name}`, main: `../../../libs/${name}/src/index.js` }, null, 2),
+  );
+}
