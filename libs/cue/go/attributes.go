@@ -39,7 +39,7 @@ func parseSource(f File) (*ast.File, []Diagnostic) {
 	if err != nil {
 		return nil, inputError(err.Error())
 	}
-	file, err := parser.ParseFile("/"+p, data, parser.ParseComments)
+	file, err := parser.ParseFile(treeRoot+"/"+p, data, parser.ParseComments)
 	if err != nil {
 		return nil, toDiagnostics(err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"regexp"
 	"strings"
 
 	"cuelang.org/go/cue/errors"
@@ -52,13 +51,10 @@ func toDiagnostics(err error) []Diagnostic {
 	return out
 }
 
-// errorText is CUE's message for e with the loader's leading "/" removed
-// from file names, so they read as tree paths; positions travel separately.
+// errorText is CUE's message for e with the tree root removed from file names, so they read as tree paths; positions travel separately.
 func errorText(e errors.Error) string {
-	return rootedName.ReplaceAllString(e.Error(), "$1$2")
+	return strings.ReplaceAll(e.Error(), treeRoot+"/", "")
 }
-
-var rootedName = regexp.MustCompile(`(^|[\s(])/([^\s:/][^\s:]*:\d+:\d+)`)
 
 func pathText(e errors.Error) string {
 	var parts []string
@@ -78,9 +74,12 @@ func toPosition(p token.Pos) (Position, bool) {
 	return Position{File: treePath(pos.Filename), Line: pos.Line, Column: pos.Column}, true
 }
 
+// treeRoot is where the tree appears to CUE; it exists nowhere else.
+const treeRoot = "/cue-tree"
+
 // treePath turns a loader file name back into the caller's tree path.
 func treePath(name string) string {
-	return strings.TrimPrefix(name, "/")
+	return strings.TrimPrefix(name, treeRoot+"/")
 }
 
 func newDiag(p token.Pos, format string, args ...any) Diagnostic {

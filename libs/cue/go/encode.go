@@ -12,12 +12,13 @@ import (
 
 // jsonText exports v as JSON in CUE field order.
 func jsonText(v cue.Value, yamlCompat bool) (string, error) {
+	// Validate first: it reports every error, MarshalJSON only the first.
+	if err := v.Validate(cue.Concrete(true)); err != nil {
+		return "", err
+	}
 	if !yamlCompat {
 		b, err := v.MarshalJSON()
 		return string(b), err
-	}
-	if err := v.Validate(cue.Concrete(true)); err != nil {
-		return "", err
 	}
 	var buf bytes.Buffer
 	if err := writeCompat(&buf, v); err != nil {

@@ -64,23 +64,31 @@ func loadInstance(ctx *cue.Context, src *Source) (cue.Value, []Diagnostic) {
 				p = p + ".cue"
 				fsys[p] = conv
 			}
-			args = append(args, "/"+p)
+			args = append(args, treeRoot+"/"+p)
 		}
 	}
-	dir := "/"
+	dir := treeRoot
 	if src.Dir != "" && src.Dir != "." {
 		p, err := cleanTreePath(src.Dir)
 		if err != nil {
 			return cue.Value{}, inputError(err.Error())
 		}
-		dir = "/" + p
+		dir = treeRoot + "/" + p
+	}
+	// An overlay rather than Config.FS: v0.17.1 cannot resolve cue.mod/pkg
+	// and cue.mod/gen imports from an FS. Under js/wasm the host filesystem
+	// behind the overlay answers "not found" to everything.
+	overlay := make(map[string]load.Source, len(fsys))
+	for p, f := range fsys {
+		overlay[treeRoot+"/"+p] = load.FromBytes(f.Data)
 	}
 	if len(args) == 0 {
 		args = []string{"."}
 	}
 	cfg := &load.Config{
-		FS:                  fsys,
+		Overlay:             overlay,
 		Dir:                 dir,
+		ModuleRoot:          treeRoot,
 		Package:             src.Package,
 		Tags:                tagList(src.Tags, src.BuildTags),
 		AcceptLegacyModules: true,
@@ -132,13 +140,13 @@ func dataToCUE(name string, data []byte) (*fstestFile, []Diagnostic) {
 	var node ast.Node
 	switch strings.ToLower(path.Ext(name)) {
 	case ".json":
-		expr, err := json.Extract("/"+name, data)
+		expr, err := json.Extract(treeRoot+"/"+name, data)
 		if err != nil {
 			return nil, toDiagnostics(err)
 		}
 		node = expr
 	case ".yaml", ".yml":
-		f, err := yaml.Extract("/"+name, data)
+		f, err := yaml.Extract(treeRoot+"/"+name, data)
 		if err != nil {
 			return nil, toDiagnostics(err)
 		}

@@ -46,7 +46,7 @@ func mergeValues(r *MergeRequest) (any, []Diagnostic) {
 			}
 			data = conv.Data
 		}
-		v := ctx.CompileBytes(data, cue.Filename("/"+p))
+		v := ctx.CompileBytes(data, cue.Filename(treeRoot+"/"+p))
 		if err := v.Err(); err != nil {
 			return cue.Value{}, toDiagnostics(err)
 		}

@@ -4,3 +4,4 @@ export type { PoolStats } from './worker-pool';
 export * from './errors';
 export * from './types';
 export { parseOrderedJson, type OrderedValue } from './ordered-json';
+export { readFileTree } from './file-tree';

@@ -37,7 +37,9 @@ export function cueWorkerMain(): void {
   const decoder = new TextDecoder();
   const refuse = () => Object.assign(new Error('no filesystem in the CUE sandbox'), { code: 'ENOENT' });
   const fakeFs: Record<string, unknown> = {
-    constants: { O_WRONLY: -1, O_RDWR: -1, O_CREAT: -1, O_TRUNC: -1, O_APPEND: -1, O_EXCL: -1, O_DIRECTORY: -1 },
+    // Real flag values so Go attempts the open (and gets ENOENT) instead of
+    // failing early on an unsupported flag.
+    constants: { O_WRONLY: 1, O_RDWR: 2, O_CREAT: 64, O_TRUNC: 512, O_APPEND: 1024, O_EXCL: 128, O_DIRECTORY: 65536 },
     writeSync(_fd: number, buf: Uint8Array) {
       if (output.length < 65536) output += decoder.decode(buf);
       return buf.length;
