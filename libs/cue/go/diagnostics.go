@@ -35,8 +35,12 @@ func toDiagnostics(err error) []Diagnostic {
 	var out []Diagnostic
 	for _, e := range errors.Errors(err) {
 		d := Diagnostic{Message: errorText(e), Path: pathText(e), Kind: "cue"}
-		for _, p := range errors.Positions(e) {
-			if pos, ok := toPosition(p); ok {
+		// The innermost position comes first: for "import failed" it is
+		// the error inside the imported package, not the import line.
+		seen := map[Position]bool{}
+		for _, p := range append([]token.Pos{innermostPos(e)}, errors.Positions(e)...) {
+			if pos, ok := toPosition(p); ok && !seen[pos] {
+				seen[pos] = true
 				d.Positions = append(d.Positions, pos)
 			}
 		}
@@ -49,6 +53,17 @@ func toDiagnostics(err error) []Diagnostic {
 		out = append(out, Diagnostic{Message: err.Error(), Kind: "cue"})
 	}
 	return out
+}
+
+func innermostPos(err error) token.Pos {
+	pos := token.NoPos
+	for err != nil {
+		if e, ok := err.(errors.Error); ok && e.Position().IsValid() {
+			pos = e.Position()
+		}
+		err = errors.Unwrap(err)
+	}
+	return pos
 }
 
 // errorText is CUE's message for e with the tree root removed from file names, so they read as tree paths; positions travel separately.

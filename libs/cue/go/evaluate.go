@@ -82,8 +82,8 @@ func evaluate(r *EvaluateRequest) (any, []Diagnostic) {
 		}
 		v = v.FillPath(p, x)
 	}
-	if err := v.Err(); err != nil {
-		return nil, toDiagnostics(err)
+	if d := allErrors(v); d != nil {
+		return nil, d
 	}
 	for _, c := range r.Checks {
 		diags = append(diags, runCheck(v, c)...)

@@ -114,10 +114,22 @@ func buildInstance(ctx *cue.Context, inst *build.Instance) (cue.Value, []Diagnos
 		return cue.Value{}, toDiagnostics(inst.Err)
 	}
 	v := ctx.BuildInstance(inst)
-	if err := v.Err(); err != nil {
-		return cue.Value{}, toDiagnostics(err)
+	if d := allErrors(v); d != nil {
+		return cue.Value{}, d
 	}
 	return v, nil
+}
+
+// allErrors reports every error of v: Err() stops at the first one,
+// Validate collects them all.
+func allErrors(v cue.Value) []Diagnostic {
+	if v.Err() == nil {
+		return nil
+	}
+	if err := v.Validate(); err != nil {
+		return toDiagnostics(err)
+	}
+	return toDiagnostics(v.Err())
 }
 
 // tagList renders tags in a stable order: key=value first, then build tags.
