@@ -117,3 +117,12 @@ func cueText(v cue.Value) (string, error) {
 	}
 	return strings.TrimSpace(string(b)), nil
 }
+
+// finalText renders a concrete value as a CUE literal, e.g. 42 or true.
+func finalText(v cue.Value) (string, error) {
+	b, err := format.Node(v.Syntax(cue.Final(), cue.Concrete(true)))
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(b)), nil
+}

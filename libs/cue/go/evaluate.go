@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
 )
 
 // EvaluateRequest loads one package, applies fills, runs checks and
@@ -67,7 +69,7 @@ type EvaluateResult struct {
 
 func evaluate(r *EvaluateRequest) (any, []Diagnostic) {
 	ctx := newContext()
-	v, diags := loadInstance(ctx, &r.Source)
+	v, pkg, diags := loadInstance(ctx, &r.Source)
 	if diags != nil {
 		return nil, diags
 	}
@@ -76,7 +78,7 @@ func evaluate(r *EvaluateRequest) (any, []Diagnostic) {
 		if d != nil {
 			return nil, d
 		}
-		p, d := parsePath(f.Path)
+		p, d := parsePath(f.Path, pkg)
 		if d != nil {
 			return nil, d
 		}
@@ -86,14 +88,14 @@ func evaluate(r *EvaluateRequest) (any, []Diagnostic) {
 		return nil, d
 	}
 	for _, c := range r.Checks {
-		diags = append(diags, runCheck(v, c)...)
+		diags = append(diags, runCheck(v, pkg, c)...)
 	}
 	if diags != nil {
 		return nil, diags
 	}
 	res := EvaluateResult{Exports: []ExportResult{}}
 	for _, e := range r.Exports {
-		out, d := runExport(v, e)
+		out, d := runExport(v, pkg, e)
 		diags = append(diags, d...)
 		res.Exports = append(res.Exports, out)
 	}
@@ -119,27 +121,72 @@ func compileFill(ctx *cue.Context, f Fill) (cue.Value, []Diagnostic) {
 	return x, nil
 }
 
-func parsePath(s string) (cue.Path, []Diagnostic) {
-	p := cue.ParsePath(s)
-	if err := p.Err(); err != nil {
-		return p, inputError(fmt.Sprintf("bad path %q: %v", s, err))
+// parsePath is cue.ParsePath plus hidden labels (_x), which CUE scopes
+// by package and ParsePath refuses.
+func parsePath(s, pkg string) (cue.Path, []Diagnostic) {
+	var sels []cue.Selector
+	for _, seg := range splitPath(s) {
+		// A trailing ? or ! selects an optional or required field.
+		marker := ""
+		if n := len(seg); n > 1 && (seg[n-1] == '?' || seg[n-1] == '!') {
+			seg, marker = seg[:n-1], seg[n-1:]
+		}
+		var sel cue.Selector
+		if strings.HasPrefix(seg, "_") && ast.IsValidIdent(seg) && seg != "_" {
+			sel = cue.Hid(seg, pkg)
+		} else {
+			p := cue.ParsePath(seg)
+			if err := p.Err(); err != nil || len(p.Selectors()) != 1 {
+				return p, inputError(fmt.Sprintf("bad path %q: %v", s, err))
+			}
+			sel = p.Selectors()[0]
+		}
+		switch marker {
+		case "?":
+			sel = sel.Optional()
+		case "!":
+			sel = sel.Required()
+		}
+		sels = append(sels, sel)
 	}
-	return p, nil
+	return cue.MakePath(sels...), nil
 }
 
-func lookup(v cue.Value, path string) (cue.Value, []Diagnostic) {
+// splitPath splits at dots outside quotes and brackets.
+func splitPath(s string) []string {
+	var out []string
+	depth, quoted, start := 0, false, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case quoted && c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+		case !quoted && c == '[':
+			depth++
+		case !quoted && c == ']':
+			depth--
+		case !quoted && depth == 0 && c == '.':
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+func lookup(v cue.Value, pkg, path string) (cue.Value, []Diagnostic) {
 	if path == "" {
 		return v, nil
 	}
-	p, d := parsePath(path)
+	p, d := parsePath(path, pkg)
 	if d != nil {
 		return cue.Value{}, d
 	}
 	return v.LookupPath(p), nil
 }
 
-func runCheck(v cue.Value, c Check) []Diagnostic {
-	x, d := lookup(v, c.Path)
+func runCheck(v cue.Value, pkg string, c Check) []Diagnostic {
+	x, d := lookup(v, pkg, c.Path)
 	if d != nil {
 		return d
 	}
@@ -147,7 +194,7 @@ func runCheck(v cue.Value, c Check) []Diagnostic {
 		return []Diagnostic{{Message: fmt.Sprintf("%s: field not found", c.Path), Path: c.Path, Kind: "cue"}}
 	}
 	if c.Schema != "" {
-		s, d := lookup(v, c.Schema)
+		s, d := lookup(v, pkg, c.Schema)
 		if d != nil {
 			return d
 		}
@@ -166,9 +213,9 @@ func runCheck(v cue.Value, c Check) []Diagnostic {
 	return toDiagnostics(x.Validate(opts...))
 }
 
-func runExport(v cue.Value, e Export) (ExportResult, []Diagnostic) {
+func runExport(v cue.Value, pkg string, e Export) (ExportResult, []Diagnostic) {
 	out := ExportResult{Path: e.Path}
-	x, d := lookup(v, e.Path)
+	x, d := lookup(v, pkg, e.Path)
 	if d != nil {
 		return out, d
 	}

@@ -52,7 +52,7 @@ func evalExpression(r *ExpressionRequest) (any, []Diagnostic) {
 		return nil, toDiagnostics(err)
 	}
 	res.JSON = string(j)
-	if res.CUE, err = cueText(v); err != nil {
+	if res.CUE, err = finalText(v); err != nil {
 		return nil, toDiagnostics(err)
 	}
 	if v.Kind() == cue.StringKind {

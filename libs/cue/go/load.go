@@ -40,26 +40,26 @@ func newContext() *cue.Context {
 }
 
 // loadInstance loads and builds the package named by src.
-func loadInstance(ctx *cue.Context, src *Source) (cue.Value, []Diagnostic) {
+func loadInstance(ctx *cue.Context, src *Source) (cue.Value, string, []Diagnostic) {
 	fsys, err := buildFS(src.Files)
 	if err != nil {
-		return cue.Value{}, inputError(err.Error())
+		return cue.Value{}, "", inputError(err.Error())
 	}
 	args := []string{}
 	if len(src.Entries) > 0 {
 		for _, e := range src.Entries {
 			p, err := cleanTreePath(e)
 			if err != nil {
-				return cue.Value{}, inputError(err.Error())
+				return cue.Value{}, "", inputError(err.Error())
 			}
 			f, ok := fsys[p]
 			if !ok {
-				return cue.Value{}, inputError(fmt.Sprintf("entry %s is not in the tree", p))
+				return cue.Value{}, "", inputError(fmt.Sprintf("entry %s is not in the tree", p))
 			}
 			if ext := path.Ext(p); ext != ".cue" {
 				conv, diags := dataToCUE(p, f.Data)
 				if diags != nil {
-					return cue.Value{}, diags
+					return cue.Value{}, "", diags
 				}
 				p = p + ".cue"
 				fsys[p] = conv
@@ -71,7 +71,7 @@ func loadInstance(ctx *cue.Context, src *Source) (cue.Value, []Diagnostic) {
 	if src.Dir != "" && src.Dir != "." {
 		p, err := cleanTreePath(src.Dir)
 		if err != nil {
-			return cue.Value{}, inputError(err.Error())
+			return cue.Value{}, "", inputError(err.Error())
 		}
 		dir = treeRoot + "/" + p
 	}
@@ -104,9 +104,10 @@ func loadInstance(ctx *cue.Context, src *Source) (cue.Value, []Diagnostic) {
 	}
 	insts := load.Instances(args, cfg)
 	if len(insts) != 1 {
-		return cue.Value{}, inputError(fmt.Sprintf("expected one package, the loader found %d", len(insts)))
+		return cue.Value{}, "", inputError(fmt.Sprintf("expected one package, the loader found %d", len(insts)))
 	}
-	return buildInstance(ctx, insts[0])
+	v, d := buildInstance(ctx, insts[0])
+	return v, hiddenScope(insts[0]), d
 }
 
 func buildInstance(ctx *cue.Context, inst *build.Instance) (cue.Value, []Diagnostic) {
@@ -118,6 +119,14 @@ func buildInstance(ctx *cue.Context, inst *build.Instance) (cue.Value, []Diagnos
 		return cue.Value{}, d
 	}
 	return v, nil
+}
+
+// hiddenScope is the package that qualifies hidden fields (_x) in paths.
+func hiddenScope(inst *build.Instance) string {
+	if inst.PkgName == "" || inst.PkgName == "_" {
+		return "_"
+	}
+	return inst.ID()
 }
 
 // allErrors reports every error of v: Err() stops at the first one,

@@ -62,7 +62,7 @@ describe('CueEngine errors', () => {
     const files = { 'a.cue': 'package main\n\n#Config: replicas: int & >0\nconfig: #Config\n' };
     const [d] = await diagnostics({ files, exports: [{ path: 'config' }] });
     expect(d).toMatchObject({ path: 'config.replicas', file: 'a.cue', line: 4, column: 9 });
-    expect(d.message).toBe('config.replicas: incomplete value int & >0');
+    expect(d.message).toBe('config.replicas: incomplete value >0 & int');
   });
 
   it('reports a missing instance tag as an incomplete value at its @tag field', async () => {
