@@ -136,3 +136,17 @@ describe('CueEngine.evaluate on a Timoni-style module', () => {
     expect(res.exports[0]).toEqual({ path: 'y', exists: false });
   });
 });
+
+describe('CueEngine.start with warm-up', () => {
+  it('runs the warm-up build on every worker and is ready afterwards', async () => {
+    const engine = await CueEngine.start({ poolSize: 1, warmup: true });
+    try {
+      expect(engine.startMs).toBeGreaterThan(0);
+      expect(engine.stats()).toMatchObject({ size: 1, ready: 1, busy: 0, replaced: 0 });
+      const res = await engine.evaluate({ files: { 'a.cue': 'package main\nx: "ok"\n' }, exports: [{ path: 'x' }] });
+      expect(res.exports[0].json).toBe('"ok"');
+    } finally {
+      await engine.close();
+    }
+  });
+});
