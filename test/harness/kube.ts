@@ -71,7 +71,7 @@ async function waitFor(proc: ServiceProcess, what: string, deadline: number, che
     } catch (err) {
       last = err;
     }
-    await sleep(100);
+    await sleep(50);
   }
   const detail = last instanceof Error ? ` (last error: ${last.message})` : '';
   throw new KubeStartError(proc.name, proc.logFile, `timed out waiting for ${what}${detail}`, { cause: last });
@@ -81,7 +81,8 @@ function identity(user: string, groups: string[]): KubeIdentity {
   return { user, groups, token: randomBytes(24).toString('hex') };
 }
 
-async function startEtcd(bin: string, dir: string, deadline: number): Promise<{ proc: ServiceProcess; url: string }> {
+/** Starts etcd and adds it to `procs` at once, so a failed start can still stop it. */
+async function startEtcd(bin: string, dir: string, deadline: number, procs: ServiceProcess[]): Promise<{ proc: ServiceProcess; url: string }> {
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
@@ -97,6 +98,7 @@ async function startEtcd(bin: string, dir: string, deadline: number): Promise<{ 
     // test data is disposable: skipping fsync makes every write fast
     '--unsafe-no-fsync',
   ], join(dir, 'etcd.log'));
+  procs.push(proc);
   await waitFor(proc, `${url}/health`, deadline, async () => {
     const res = await fetch(`${url}/health`);
     return res.ok && ((await res.json()) as { health?: string }).health === 'true';
@@ -144,16 +146,17 @@ export async function startKube(workDir: string, options: KubeOptions = defaultK
   // token,user,uid[,"group1,group2"]; an empty group column would name a group ""
   const line = (i: KubeIdentity) => [i.token, i.user, i.user, ...(i.groups.length ? [`"${i.groups.join(',')}"`] : [])].join(',');
   writeFileSync(join(dir, 'tokens.csv'), `${line(admin)}\n${line(unprivileged)}\n`, { mode: 0o600 });
-  const pki = await writeKubePki(dir);
-
   const procs: ServiceProcess[] = [];
   const stop = async () => {
     // API server first, so it does not log etcd errors while shutting down
     for (const p of [...procs].reverse()) await p.stop(options.stopGraceMs);
   };
   try {
-    const etcd = await startEtcd(bins.etcd, dir, deadline);
-    procs.push(etcd.proc);
+    // openssl and etcd's start each take a few hundred ms: overlap them
+    const [etcdStart, pkiStart] = await Promise.allSettled([startEtcd(bins.etcd, dir, deadline, procs), writeKubePki(dir)]);
+    if (etcdStart.status === 'rejected') throw etcdStart.reason;
+    if (pkiStart.status === 'rejected') throw pkiStart.reason;
+    const [etcd, pki] = [etcdStart.value, pkiStart.value];
     const port = await freePort();
     const apiserver = startProcess('kube-apiserver', bins.kubeApiserver, apiserverArgs(dir, port, etcd.url, pki), join(dir, 'kube-apiserver.log'));
     procs.push(apiserver);
