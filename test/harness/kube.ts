@@ -26,7 +26,11 @@ export interface KubeBinaries {
   etcd: string;
 }
 
-const binariesFile = resolve(__dirname, '../kube-apiserver/.binaries.json');
+// test/harness in the sources, dist/test/harness once compiled
+const binariesFile =
+  [resolve(__dirname, '../..'), resolve(__dirname, '../../..')]
+    .map((root) => join(root, 'test/kube-apiserver/.binaries.json'))
+    .find((file) => existsSync(file)) ?? resolve(__dirname, '../kube-apiserver/.binaries.json');
 
 /** KUBE_APISERVER_BIN / ETCD_BIN, else what test/kube-apiserver/build.mjs recorded. */
 export function kubeBinaries(): KubeBinaries {
@@ -135,6 +139,8 @@ function apiserverArgs(dir: string, port: number, etcdUrl: string, pki: Awaited<
  * Starts etcd and a real kube-apiserver on free loopback ports, with state in
  * `workDir`. There is no controller manager: namespaces are not finalized on
  * delete, no garbage collection, no `default` ServiceAccount in new namespaces.
+ * Upstream sleeps 2 s in the first create of a custom resource within 2 s of
+ * its CRD becoming Established (for HA servers): create CRDs early, once.
  */
 export async function startKube(workDir: string, options: KubeOptions = defaultKubeOptions()): Promise<RunningService<KubeEndpoint>> {
   const bins = options.binaries ?? kubeBinaries();
