@@ -121,8 +121,9 @@ function apiserverArgs(dir: string, port: number, etcdUrl: string, pki: Awaited<
 
 /**
  * Starts etcd and a real kube-apiserver on free loopback ports, with state in
- * `workDir/kube` and logs in `workDir/{etcd,kube-apiserver}.log`. There is no controller manager: namespaces are not finalized on
- * delete, no garbage collection, no `default` ServiceAccount in new namespaces.
+ * `workDir/kube` and logs in `workDir/{etcd,kube-apiserver}.log`.
+ * There is no controller manager: deleted namespaces stay Terminating, nothing
+ * is garbage collected, new namespaces get no `default` ServiceAccount.
  * Upstream sleeps 2 s in the first create of a custom resource within 2 s of
  * its CRD becoming Established (for HA servers): create CRDs early, once.
  */
