@@ -1,0 +1,111 @@
+// HTTP to one or more registries: scheme choice (HTTPS unless loopback or
+// insecure), user agent, authorization with one retry after a 401 challenge,
+// and distribution error bodies turned into RegistryError.
+import { parseChallenge } from './auth-challenge';
+import { Authenticator } from './auth';
+import { AuthError, InsecureRegistryError, RegistryError } from './errors';
+import { isLoopbackRegistry } from './reference';
+import type { CredentialSource } from './types';
+
+export interface TransportOptions {
+  credentials: CredentialSource;
+  /** Reach non-loopback registries over plain HTTP. Loopback hosts always use HTTP. */
+  insecure: boolean;
+  userAgent: string;
+  fetch: typeof fetch;
+}
+
+export interface SendOptions {
+  method: string;
+  /** A path under the registry (`/v2/...`) or an absolute URL (upload locations). */
+  path: string;
+  /** Repository scopes the request needs (bearer tokens are issued per scope). */
+  scopes: readonly string[];
+  headers?: Record<string, string>;
+  /** Bodies are buffers so a request can be replayed after an auth challenge. */
+  body?: Buffer | string;
+  /** Statuses that are not errors; anything else throws RegistryError. */
+  ok: readonly number[];
+}
+
+export class RegistryTransport {
+  private readonly auths = new Map<string, Promise<Authenticator>>();
+
+  constructor(private readonly opts: TransportOptions) {}
+
+  baseUrl(registry: string): string {
+    if (isLoopbackRegistry(registry) || this.opts.insecure) return `http://${registry}`;
+    return `https://${registry}`;
+  }
+
+  /** Token endpoint round trips so far for one registry (0 when none). */
+  async tokenRequests(registry: string): Promise<number> {
+    const auth = this.auths.get(registry);
+    return auth ? (await auth).tokenRequests : 0;
+  }
+
+  async send(registry: string, req: SendOptions): Promise<Response> {
+    const url = req.path.startsWith('/') ? `${this.baseUrl(registry)}${req.path}` : req.path;
+    if (url.startsWith('http://') && !this.opts.insecure && !isLoopbackRegistry(new URL(url).host)) {
+      throw new InsecureRegistryError(registry);
+    }
+    const auth = await this.authenticator(registry);
+    let res = await this.once(url, req, await auth.header(req.scopes));
+    if (res.status === 401) {
+      await res.body?.cancel();
+      const challenge = parseChallenge(res.headers.get('www-authenticate') ?? '');
+      if (!auth.learn(challenge)) {
+        throw new AuthError(registry, `${req.method} ${url} answered 401 without a usable challenge`);
+      }
+      auth.forget(req.scopes);
+      res = await this.once(url, req, await auth.header(req.scopes));
+      if (res.status === 401) {
+        await res.body?.cancel();
+        throw new AuthError(registry, `${req.method} ${url} refused the credentials (401)`);
+      }
+    }
+    if (!req.ok.includes(res.status)) throw await registryError(req.method, url, res);
+    return res;
+  }
+
+  private async once(url: string, req: SendOptions, authorization: string | undefined): Promise<Response> {
+    const headers: Record<string, string> = { 'user-agent': this.opts.userAgent, ...req.headers };
+    if (authorization) headers.authorization = authorization;
+    try {
+      return await this.opts.fetch(url, { method: req.method, headers, body: req.body, redirect: 'follow' });
+    } catch (cause) {
+      throw new RegistryError(req.method, url, 0, undefined, 'request failed before a response', { cause });
+    }
+  }
+
+  private authenticator(registry: string): Promise<Authenticator> {
+    let auth = this.auths.get(registry);
+    if (!auth) {
+      const source = this.opts.credentials;
+      auth = Promise.resolve(typeof source === 'function' ? source(registry) : source).then(
+        (credentials) => new Authenticator({ registry, credentials, userAgent: this.opts.userAgent, fetch: this.opts.fetch }),
+      );
+      // A failed credential lookup is retried on the next request rather than cached.
+      auth.catch(() => this.auths.delete(registry));
+      this.auths.set(registry, auth);
+    }
+    return auth;
+  }
+}
+
+async function registryError(method: string, url: string, res: Response): Promise<RegistryError> {
+  const text = method === 'HEAD' ? '' : await res.text().catch(() => '');
+  let code: string | undefined;
+  let detail = text.slice(0, 300);
+  try {
+    const body = JSON.parse(text) as { errors?: { code?: string; message?: string }[] };
+    const first = body.errors?.[0];
+    if (first) {
+      code = first.code;
+      detail = first.message ?? '';
+    }
+  } catch {
+    // not a distribution error body; keep the text
+  }
+  return new RegistryError(method, url, res.status, code, detail);
+}
