@@ -82,11 +82,19 @@ export async function extractInto(source: Readable, root: string, options: Extra
 
   const gunzip = createGunzip();
   let first = true;
+  // Headers and padding cost at most ~1 KiB per entry; anything beyond is a bomb hiding outside entries.
+  const maxInflated = options.maxBytes + 1024 * (options.maxFiles + 2);
+  let inflated = 0;
   source.on('error', (err) => gunzip.destroy(err));
   source.pipe(gunzip);
   try {
     for await (const chunk of gunzip) {
       if (failure) break;
+      inflated += (chunk as Buffer).length;
+      if (inflated > maxInflated) {
+        fail(new UnsafeArchiveError('(archive)', 'size-limit', `decompresses to more than ${maxInflated} bytes`));
+        break;
+      }
       if (!parser.write(chunk as Buffer)) await once(parser, 'drain');
       first = false;
     }
