@@ -59,8 +59,9 @@ export class RegistryClient {
     const res = await this.send(ref, 'HEAD', `/manifests/${target}`, PULL, { accept: MANIFEST_ACCEPT }, [200, 404, 405]);
     const digest = res.headers.get('docker-content-digest');
     const mediaType = res.headers.get('content-type')?.split(';')[0];
-    const size = Number(res.headers.get('content-length'));
-    if (res.status === 200 && digest && mediaType && Number.isFinite(size)) {
+    const length = res.headers.get('content-length');
+    const size = Number(length);
+    if (res.status === 200 && digest && mediaType && length !== null && Number.isInteger(size)) {
       if (ref.digest && digest !== ref.digest) throw new DigestMismatchError(ref.digest, digest, formatReference(ref));
       return { mediaType, digest: assertDigest(digest), size };
     }

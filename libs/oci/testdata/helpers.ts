@@ -1,6 +1,6 @@
 // Shared by the libs/oci specs: temp dirs, crafted tarballs, registry endpoints.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, lstat } from 'node:fs/promises';
+import { lstat, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -9,9 +9,18 @@ import { harnessEnv } from '../../../test/harness/env';
 import type { RegistryEndpoint } from '../../../test/harness/types';
 import { encodeHeader, endOfArchive, padding, type TarType } from '../src/tar-header';
 
-export function tempDir(prefix = 'flotilla-oci-'): Promise<string> {
-  return mkdtemp(join(tmpdir(), prefix));
+const made: string[] = [];
+
+/** A fresh temp dir, removed after the spec file that asked for it. */
+export async function tempDir(prefix = 'flotilla-oci-'): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
 }
+
+afterAll(async () => {
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
 
 export interface CraftedEntry {
   name: string;
@@ -70,3 +79,6 @@ export function registries(): { plain: RegistryEndpoint; auth: RegistryEndpoint 
 export function uniqueRepo(prefix: string): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
 }
+
+/** A small Timoni-style module with a timoni.ignore. */
+export const FIXTURE_MODULE = join(__dirname, 'module');
