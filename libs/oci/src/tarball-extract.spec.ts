@@ -1,7 +1,7 @@
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { craftTarball, snapshotTree, streamOf, tempDir, type CraftedEntry } from '../testdata/helpers';
 import { UnsafeArchiveError } from './errors';
 import { defaultExtractOptions, extractLayers, safeRelative } from './tarball-extract';
@@ -77,6 +77,23 @@ describe('extractLayers refuses unsafe archives and leaves nothing behind', () =
     const err = await extractLayers([async () => Readable.from([Buffer.from('plain tar? no')])], join(sandbox, 'out')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnsafeArchiveError);
     expect((err as UnsafeArchiveError).reason).toBe('not-gzip');
+    expect(await readdir(sandbox)).toEqual([]);
+  });
+  it('a corrupt header (bad checksum)', async () => {
+    const tar = craftTarball([{ name: 'a.txt', content: 'x' }]);
+    const raw = gunzipSync(tar);
+    raw[0] = 'b'.charCodeAt(0); // name changes, checksum no longer matches
+    const sandbox = await tempDir();
+    const err = await extractLayers([streamOf(gzipSync(raw))], join(sandbox, 'out')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnsafeArchiveError);
+    expect((err as UnsafeArchiveError).reason).toBe('corrupt');
+    expect(await readdir(sandbox)).toEqual([]);
+  });
+  it('a truncated archive', async () => {
+    const raw = gunzipSync(craftTarball([{ name: 'a.txt', content: Buffer.alloc(4096, 1) }]));
+    const sandbox = await tempDir();
+    const err = await extractLayers([streamOf(gzipSync(raw.subarray(0, 1024)))], join(sandbox, 'out')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnsafeArchiveError);
     expect(await readdir(sandbox)).toEqual([]);
   });
   it('a later layer failing removes what earlier layers wrote', async () => {

@@ -78,7 +78,11 @@ export async function extractInto(source: Readable, root: string, options: Extra
     }
   });
   parser.on('error', (err: Error) => fail(new UnsafeArchiveError('(archive)', 'corrupt', err.message, { cause: err })));
-  const done = once(parser, 'end');
+  // Settles on end or error; a parser error is already recorded as the failure.
+  const done = new Promise<void>((resolve) => {
+    parser.on('end', () => resolve());
+    parser.on('error', () => resolve());
+  });
 
   const gunzip = createGunzip();
   let first = true;
@@ -99,8 +103,9 @@ export async function extractInto(source: Readable, root: string, options: Extra
       first = false;
     }
   } catch (err) {
-    const gzipError = (err as NodeJS.ErrnoException).code?.startsWith('Z_');
-    if (gzipError && first) throw new UnsafeArchiveError('(archive)', 'not-gzip', 'content is not gzip-compressed', { cause: err });
+    // zlib's verdict on the very first bytes: the gzip magic number is missing.
+    const notGzip = first && /incorrect header check/.test((err as Error).message);
+    if (notGzip) throw new UnsafeArchiveError('(archive)', 'not-gzip', 'content is not gzip-compressed', { cause: err });
     throw failure ?? new UnsafeArchiveError('(archive)', 'corrupt', (err as Error).message, { cause: err });
   } finally {
     source.unpipe(gunzip);
