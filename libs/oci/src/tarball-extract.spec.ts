@@ -96,6 +96,9 @@ describe('extractLayers refuses unsafe archives and leaves nothing behind', () =
     expect(err).toBeInstanceOf(UnsafeArchiveError);
     expect(await readdir(sandbox)).toEqual([]);
   });
+  it('an entry that needs a directory where a file was written', async () => {
+    expectRefused(await attempt([{ name: 'a', content: 'x' }, { name: 'a/b', content: 'y' }]), 'corrupt', 'a/b');
+  });
   it('a later layer failing removes what earlier layers wrote', async () => {
     const sandbox = await tempDir();
     const target = join(sandbox, 'out');

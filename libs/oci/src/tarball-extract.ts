@@ -73,7 +73,8 @@ export async function extractInto(source: Readable, root: string, options: Extra
     try {
       writeEntry(entry, root, options, totals, fail);
     } catch (err) {
-      fail(err as Error);
+      // File system refusals (a file where a directory must go, …) are named like the rest.
+      fail(err instanceof UnsafeArchiveError ? err : new UnsafeArchiveError(entry.path, 'corrupt', (err as Error).message, { cause: err }));
       entry.resume();
     }
   });
