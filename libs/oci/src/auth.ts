@@ -19,6 +19,8 @@ export interface AuthenticatorOptions {
   credentials: Credentials;
   userAgent: string;
   fetch: typeof fetch;
+  /** Milliseconds a token request may take. */
+  timeoutMs?: number;
   now?: () => number;
 }
 
@@ -96,7 +98,7 @@ export class Authenticator {
     this.tokenRequests++;
     let res: Response;
     try {
-      res = await this.opts.fetch(url, init);
+      res = await this.opts.fetch(url, { ...init, signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000) });
     } catch (cause) {
       throw new AuthError(registry, `token endpoint ${url.origin}${url.pathname} unreachable`, { cause });
     }

@@ -19,6 +19,8 @@ export interface RegistryClientOptions {
   chunkSize: number;
   /** Page size asked for when listing tags. */
   tagPageSize: number;
+  /** Milliseconds to wait for response headers; bodies (blob streams) are not limited. */
+  responseTimeoutMs: number;
   fetch: typeof fetch;
 }
 
@@ -29,6 +31,7 @@ export function defaultRegistryClientOptions(): RegistryClientOptions {
     userAgent: USER_AGENT,
     chunkSize: 0,
     tagPageSize: 100,
+    responseTimeoutMs: 30_000,
     fetch: globalThis.fetch,
   };
 }

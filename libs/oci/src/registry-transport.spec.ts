@@ -1,8 +1,10 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { AuthError, InsecureRegistryError, RegistryError } from './errors';
 import { RegistryTransport } from './registry-transport';
 
-function transport(fetchImpl: typeof fetch, insecure = false) {
-  return new RegistryTransport({ credentials: { kind: 'basic', username: 'u', password: 'p' }, insecure, userAgent: 'spec', fetch: fetchImpl });
+function transport(fetchImpl: typeof fetch, insecure = false, responseTimeoutMs = 5000) {
+  return new RegistryTransport({ credentials: { kind: 'basic', username: 'u', password: 'p' }, insecure, userAgent: 'spec', responseTimeoutMs, fetch: fetchImpl });
 }
 
 describe('RegistryTransport', () => {
@@ -43,6 +45,22 @@ describe('RegistryTransport', () => {
 
   it('refuses absolute plain-HTTP URLs to other hosts', async () => {
     await expect(transport(fetch).send('r.example.com', { method: 'GET', path: 'http://other.example.com/x', scopes: [], ok: [200] })).rejects.toThrow(InsecureRegistryError);
+  });
+
+  it('gives up on a registry that never answers', async () => {
+    const server = createServer(() => undefined);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const started = Date.now();
+      const err = await transport(fetch, false, 200).send(host, { method: 'GET', path: '/v2/', scopes: [], ok: [200] }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RegistryError);
+      expect((err as Error).message).toContain('no response within 200 ms');
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it('wraps network failures in RegistryError with the cause', async () => {

@@ -12,6 +12,8 @@ export interface TransportOptions {
   /** Reach non-loopback registries over plain HTTP. Loopback hosts always use HTTP. */
   insecure: boolean;
   userAgent: string;
+  /** Milliseconds to wait for response headers (bodies, e.g. blob streams, are not limited). */
+  responseTimeoutMs: number;
   fetch: typeof fetch;
 }
 
@@ -71,10 +73,15 @@ export class RegistryTransport {
   private async once(url: string, req: SendOptions, authorization: string | undefined): Promise<Response> {
     const headers: Record<string, string> = { 'user-agent': this.opts.userAgent, ...req.headers };
     if (authorization) headers.authorization = authorization;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.opts.responseTimeoutMs);
     try {
-      return await this.opts.fetch(url, { method: req.method, headers, body: req.body, redirect: 'follow' });
+      return await this.opts.fetch(url, { method: req.method, headers, body: req.body, redirect: 'follow', signal: controller.signal });
     } catch (cause) {
-      throw new RegistryError(req.method, url, 0, undefined, 'request failed before a response', { cause });
+      const why = controller.signal.aborted ? `no response within ${this.opts.responseTimeoutMs} ms` : 'request failed before a response';
+      throw new RegistryError(req.method, url, 0, undefined, why, { cause });
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -83,7 +90,8 @@ export class RegistryTransport {
     if (!auth) {
       const source = this.opts.credentials;
       auth = Promise.resolve(typeof source === 'function' ? source(registry) : source).then(
-        (credentials) => new Authenticator({ registry, credentials, userAgent: this.opts.userAgent, fetch: this.opts.fetch }),
+        (credentials) =>
+          new Authenticator({ registry, credentials, userAgent: this.opts.userAgent, fetch: this.opts.fetch, timeoutMs: this.opts.responseTimeoutMs }),
       );
       // A failed credential lookup is retried on the next request rather than cached.
       auth.catch(() => this.auths.delete(registry));
