@@ -63,6 +63,36 @@ describe('RegistryTransport', () => {
     }
   });
 
+  it('follows redirects, sending credentials only to the registry origin and never downgrading to plain HTTP', async () => {
+    const seen: { host: string; auth?: string }[] = [];
+    const storage = createServer((req, res) => {
+      seen.push({ host: 'storage', auth: req.headers.authorization });
+      res.end('blob');
+    });
+    const registry = createServer((req, res) => {
+      seen.push({ host: 'registry', auth: req.headers.authorization });
+      if (!req.headers.authorization) return void res.writeHead(401, { 'www-authenticate': 'Basic realm="r"' }).end();
+      const to = req.url === '/v2/a/blobs/down' ? 'http://10.255.255.1/blob' : `http://127.0.0.1:${(storage.address() as AddressInfo).port}/blob`;
+      res.writeHead(307, { location: to }).end();
+    });
+    for (const s of [storage, registry]) await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+    const host = `127.0.0.1:${(registry.address() as AddressInfo).port}`;
+    try {
+      const t = transport(fetch);
+      const res = await t.send(host, { method: 'GET', path: '/v2/a/blobs/x', scopes: [], ok: [200] });
+      expect(await res.text()).toBe('blob');
+      expect(seen.map((s) => [s.host, Boolean(s.auth)])).toEqual([
+        ['registry', false],
+        ['registry', true],
+        ['storage', false],
+      ]);
+      await expect(t.send(host, { method: 'GET', path: '/v2/a/blobs/down', scopes: [], ok: [200] })).rejects.toThrow(InsecureRegistryError);
+    } finally {
+      storage.close();
+      registry.close();
+    }
+  });
+
   it('wraps network failures in RegistryError with the cause', async () => {
     const t = transport(async () => {
       throw new TypeError('fetch failed');

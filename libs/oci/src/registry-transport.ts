@@ -7,6 +7,9 @@ import { AuthError, InsecureRegistryError, RegistryError } from './errors';
 import { isLoopbackRegistry } from './reference';
 import type { CredentialSource } from './types';
 
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+
 export interface TransportOptions {
   credentials: CredentialSource;
   /** Reach non-loopback registries over plain HTTP. Loopback hosts always use HTTP. */
@@ -70,16 +73,42 @@ export class RegistryTransport {
     return res;
   }
 
+  /**
+   * One request, following redirects by hand (blob GETs often go to object
+   * storage): each hop must pass the plain-HTTP policy, and credentials are
+   * sent to the registry's own origin only.
+   */
   private async once(url: string, req: SendOptions, authorization: string | undefined): Promise<Response> {
-    const headers: Record<string, string> = { 'user-agent': this.opts.userAgent, ...req.headers };
-    if (authorization) headers.authorization = authorization;
+    const origin = new URL(url).origin;
+    let target = url;
+    let method = req.method;
+    let body = req.body;
+    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+      const headers: Record<string, string> = { 'user-agent': this.opts.userAgent, ...req.headers };
+      if (authorization && new URL(target).origin === origin) headers.authorization = authorization;
+      const res = await this.fetchWithTimeout(target, method, headers, body);
+      const location = res.headers.get('location');
+      if (!REDIRECTS.has(res.status) || !location) return res;
+      await res.body?.cancel();
+      const next = new URL(location, target);
+      if (next.protocol !== 'https:' && !this.opts.insecure && !isLoopbackRegistry(next.host)) throw new InsecureRegistryError(next.host);
+      if (res.status === 303 || (method === 'POST' && (res.status === 301 || res.status === 302))) {
+        method = 'GET';
+        body = undefined;
+      }
+      target = next.toString();
+    }
+    throw new RegistryError(req.method, url, 0, undefined, `more than ${MAX_REDIRECTS} redirects`);
+  }
+
+  private async fetchWithTimeout(url: string, method: string, headers: Record<string, string>, body: Buffer | string | undefined): Promise<Response> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.opts.responseTimeoutMs);
     try {
-      return await this.opts.fetch(url, { method: req.method, headers, body: req.body, redirect: 'follow', signal: controller.signal });
+      return await this.opts.fetch(url, { method, headers, body, redirect: 'manual', signal: controller.signal });
     } catch (cause) {
       const why = controller.signal.aborted ? `no response within ${this.opts.responseTimeoutMs} ms` : 'request failed before a response';
-      throw new RegistryError(req.method, url, 0, undefined, why, { cause });
+      throw new RegistryError(method, url, 0, undefined, why, { cause });
     } finally {
       clearTimeout(timer);
     }
