@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -236,24 +237,43 @@ func runExport(v cue.Value, pkg string, e Export) (ExportResult, []Diagnostic) {
 		return s, "", toDiagnostics(err)
 	}
 	var diags []Diagnostic
-	out.JSON, out.CUE, diags = render(x)
+	if !e.Fields || x.Kind() != cue.StructKind {
+		out.JSON, out.CUE, diags = render(x)
+		return out, diags
+	}
+	// Fields: render each regular field once and assemble the whole from
+	// them, so the struct is not encoded twice.
+	it, err := x.Fields()
+	if err != nil {
+		return out, toDiagnostics(err)
+	}
+	out.Fields = []FieldResult{}
+	var whole strings.Builder
+	whole.WriteByte('{')
+	for it.Next() {
+		f := FieldResult{Label: it.Selector().Unquoted()}
+		var d []Diagnostic
+		f.JSON, f.CUE, d = render(it.Value())
+		diags = append(diags, d...)
+		out.Fields = append(out.Fields, f)
+		if e.Format != "cue" {
+			if len(out.Fields) > 1 {
+				whole.WriteByte(',')
+			}
+			label, _ := json.Marshal(f.Label)
+			whole.Write(label)
+			whole.WriteByte(':')
+			whole.WriteString(f.JSON)
+		}
+	}
 	if diags != nil {
 		return out, diags
 	}
-	if e.Fields && x.Kind() == cue.StructKind {
-		it, err := x.Fields()
-		if err != nil {
-			return out, toDiagnostics(err)
-		}
-		out.Fields = []FieldResult{}
-		for it.Next() {
-			f := FieldResult{Label: it.Selector().Unquoted()}
-			f.JSON, f.CUE, diags = render(it.Value())
-			if diags != nil {
-				return out, diags
-			}
-			out.Fields = append(out.Fields, f)
-		}
+	whole.WriteByte('}')
+	if e.Format == "cue" {
+		out.CUE, err = cueText(x)
+		return out, toDiagnostics(err)
 	}
+	out.JSON = whole.String()
 	return out, nil
 }
