@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CueEngine } from './engine';
 import { parseOrderedJson } from './ordered-json';
@@ -147,6 +149,29 @@ describe('CueEngine.start with warm-up', () => {
       expect(res.exports[0].json).toBe('"ok"');
     } finally {
       await engine.close();
+    }
+  });
+});
+
+describe('CueEngine and the process lifetime', () => {
+  it('lets a script exit without close() once its calls are done', () => {
+    // Idle workers are unref'd; a busy worker and its timeout timer keep the process up.
+    const dir = mkdtempSync(join(tmpdir(), 'cue-exit-'));
+    const script = join(dir, 'exit.ts');
+    writeFileSync(
+      script,
+      `import { CueEngine } from ${JSON.stringify(join(__dirname, 'index'))};
+void CueEngine.start({ poolSize: 1 })
+  .then((e) => e.evaluate({ files: { 'a.cue': 'package main\\nx: 7' }, exports: [{ path: 'x' }] }))
+  .then((r) => console.log('result', r.exports[0].json));
+`,
+    );
+    try {
+      const res = spawnSync(process.execPath, [join(__dirname, '..', '..', '..', 'scripts', 'run-ts.mjs'), script], { encoding: 'utf8', timeout: 30_000 });
+      expect(res.stdout).toContain('result 7');
+      expect(res.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
