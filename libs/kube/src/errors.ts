@@ -1,5 +1,5 @@
 // Typed errors of libs/kube. Each names the object (or endpoint) involved and keeps the cause.
-import type { ObjectHealth } from './types';
+import type { ChangeSet, ObjectHealth } from './types';
 
 export class KubeError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -85,7 +85,11 @@ export class ApplyError extends KubeError {
 
 /** Deleting objects (prune or instance delete) failed for at least one object. */
 export class DeleteError extends KubeError {
-  constructor(readonly failures: Array<{ subject: string; error: Error }>) {
+  constructor(
+    readonly failures: Array<{ subject: string; error: Error }>,
+    /** what was done before and despite the failures */
+    readonly changeSet?: ChangeSet,
+  ) {
     super(`delete failed for ${failures.map((f) => `${f.subject} (${f.error.message})`).join('; ')}`, {
       cause: failures[0]?.error,
     });
