@@ -118,6 +118,17 @@ describe('applyAllStaged (real API server)', () => {
     expect(live.metadata.managedFields?.map((m) => m.manager)).toEqual(['timoni']);
   });
 
+  it('drops the namespace of a cluster-scoped custom resource whose CRD is in the same set', async () => {
+    const group = `${uniqueName('c')}.flotilla.test`;
+    const clusterCrd = crd(group);
+    (clusterCrd.spec as { scope: string }).scope = 'Cluster';
+    const widget: KubeObject = { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w', namespace: 'ignored' } };
+    const prepared = await manager.prepare([clusterCrd, widget], instance('x'));
+    expect(prepared[1].metadata.namespace).toBeUndefined();
+    const cs = await manager.applyAllStaged(prepared, fastOptions());
+    expect(cs.entries.map((e) => e.subject)).toEqual([`CustomResourceDefinition/widgets.${group}`, 'Widget/w']);
+  });
+
   it('drops metadata.namespace from cluster-scoped kinds', async () => {
     const name = uniqueName('flotilla-test:reader');
     const role: KubeObject = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, namespace: 'ignored' }, rules: [] };
