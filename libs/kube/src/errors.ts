@@ -110,6 +110,23 @@ export class WaitTimeoutError extends KubeError {
   }
 }
 
+/** Applied, but not ready (wait failed or timed out); pruning still ran (§5.7 step 3). */
+export class ReadinessError extends KubeError {
+  constructor(readonly instance: string, readonly step: string, readonly pruned: ChangeSet, options: { cause: unknown }) {
+    super(`instance ${instance}: apply step "${step}" is not ready: ${messageOf(options.cause)}`, options);
+  }
+}
+
+/** The instance exists but belongs to another bundle (or to none); §3.4. */
+export class OwnershipConflictError extends KubeError {
+  constructor(readonly instance: string, readonly owner: string | undefined, readonly wanted: string | undefined) {
+    super(
+      `instance ${instance} is owned by ${owner ? `bundle ${owner}` : 'no bundle'}, not ${wanted ? `bundle ${wanted}` : 'a standalone apply'}; ` +
+        'set overwriteOwnership to take it over',
+    );
+  }
+}
+
 /** The inventory (state) Secret cannot be read or parsed. */
 export class InventoryError extends KubeError {}
 

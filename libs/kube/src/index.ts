@@ -27,3 +27,4 @@ export * from './resources-diff';
 export * from './inventory-storage';
 export * from './instance-delete';
 export * from './resource-manager';
+export * from './instance-apply';
