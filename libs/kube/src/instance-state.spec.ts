@@ -24,7 +24,7 @@ describe('instance state record', () => {
         '"metadata":{"name":"app","namespace":"apps","labels":{"bundle.timoni.sh/name":"b"}},' +
         '"module":{"name":"timoni.sh/podinfo","repository":"oci://ghcr.io/stefanprodan/modules/podinfo","version":"6.14.1","digest":"sha256:abc"},' +
         '"values":"values: {\\n\\treplicas: 1\\n}\\n","lastTransitionTime":"2026-01-02T03:04:05Z",' +
-        '"inventory":{"entries":[{"id":"apps_app__Service","v":"v1"},{"id":"apps_app_apps_Deployment","v":"apps/v1"}]},' +
+        '"inventory":{"entries":[{"id":"apps_app__Service","v":"v1"},{"id":"apps_app_apps_Deployment","v":"v1"}]},' +
         '"images":["ghcr.io/stefanprodan/podinfo:6.14.1"]}',
     );
   });
@@ -36,7 +36,7 @@ describe('instance state record', () => {
       metadata: { name: 'app', namespace: 'apps', creationTimestamp: null },
       module: { name: 'm', repository: 'oci://r/m', version: '1.0.0', digest: 'sha256:x', annotations: { 'org.opencontainers.image.source': 's' } },
       values: '',
-      inventory: { entries: [{ id: '_system__x_rbac.authorization.k8s.io_ClusterRole', v: 'rbac.authorization.k8s.io/v1' }] },
+      inventory: { entries: [{ id: '_system__x_rbac.authorization.k8s.io_ClusterRole', v: 'v1' }] },
     });
     const rec = decodeInstanceRecord(json, 'Secret/apps/timoni.app');
     expect(recordObjects(rec)).toEqual([{ namespace: '', name: 'system:x', group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', version: 'v1' }]);

@@ -20,7 +20,7 @@ export interface ModuleReference {
 export interface InventoryEntry {
   /** `<namespace>_<name>_<group>_<kind>` */
   id: string;
-  /** API version of the kind, e.g. `apps/v1` */
+  /** version of the kind without its group, e.g. `v1` for `apps/v1` */
   v: string;
 }
 
@@ -62,7 +62,8 @@ export function rfc3339(date: Date): string {
 }
 
 export function inventoryEntries(objects: ReadonlyArray<VersionedObjectRef>): InventoryEntry[] {
-  return objects.map((o) => ({ id: inventoryEntryId(o), v: o.group ? `${o.group}/${o.version}` : o.version }));
+  // Timoni stores only the version part (`v1` for apps/v1 too): the group is in the id
+  return objects.map((o) => ({ id: inventoryEntryId(o), v: o.version }));
 }
 
 /** Builds a record with Timoni's key order (kind, apiVersion, metadata, module, values, …). */
