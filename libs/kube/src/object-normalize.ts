@@ -1,9 +1,9 @@
 // Prepares rendered objects for apply: instance labels stamped, namespace dropped from
 // cluster-scoped kinds (scope from discovery, or from a CRD in the same set not yet applied).
 import { INSTANCE_NAME_LABEL, INSTANCE_NAMESPACE_LABEL } from './constants';
-import { UnknownKindError } from './errors';
+import { InvalidObjectError, UnknownKindError } from './errors';
 import type { ObjectClient } from './object-client';
-import { parseApiVersion } from './object-id';
+import { formatSubject, objectRef, parseApiVersion } from './object-id';
 import type { KubeObject } from './types';
 
 export interface InstanceIdentity {
@@ -31,11 +31,15 @@ export function crdScopes(objects: readonly KubeObject[]): Map<string, boolean> 
   return scopes;
 }
 
-/** Copies of the objects with `metadata.namespace` removed where the kind is cluster-scoped. */
+/**
+ * Copies of the objects with `metadata.namespace` removed where the kind is cluster-scoped;
+ * namespaced objects without a namespace are rejected before anything is applied.
+ */
 export async function normalizeNamespaces(client: ObjectClient, objects: readonly KubeObject[]): Promise<KubeObject[]> {
   const fromSet = crdScopes(objects);
   const out: KubeObject[] = [];
   for (const o of objects) {
+    const ref = objectRef(o); // throws on missing apiVersion, kind or name
     let namespaced: boolean;
     try {
       namespaced = (await client.resourceOf(o.apiVersion, o.kind)).namespaced;
@@ -43,6 +47,9 @@ export async function normalizeNamespaces(client: ObjectClient, objects: readonl
       const declared = fromSet.get(`${parseApiVersion(o.apiVersion).group}/${o.kind}`);
       if (!(err instanceof UnknownKindError) || declared === undefined) throw err;
       namespaced = declared;
+    }
+    if (namespaced && !o.metadata.namespace) {
+      throw new InvalidObjectError(`${o.kind} is namespaced: set metadata.namespace`, formatSubject(ref));
     }
     const copy = structuredClone(o);
     if (!namespaced) delete copy.metadata.namespace;

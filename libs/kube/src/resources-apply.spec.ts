@@ -1,5 +1,5 @@
 import { configMap, createNamespace, job, testCluster, uniqueName } from '../testdata/cluster';
-import { DryRunError } from './errors';
+import { DryRunError, InvalidObjectError } from './errors';
 import { defaultApplyOptions, type ApplyOptions } from './resources-apply';
 import type { KubeObject } from './types';
 
@@ -127,6 +127,12 @@ describe('applyAllStaged (real API server)', () => {
     expect(prepared[1].metadata.namespace).toBeUndefined();
     const cs = await manager.applyAllStaged(prepared, fastOptions());
     expect(cs.entries.map((e) => e.subject)).toEqual([`CustomResourceDefinition/widgets.${group}`, 'Widget/w']);
+  });
+
+  it('rejects a namespaced object without namespace before applying anything', async () => {
+    const err = await manager.prepare([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'nons' } }], instance('x')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidObjectError);
+    expect((err as Error).message).toBe('ConfigMap/nons: ConfigMap is namespaced: set metadata.namespace');
   });
 
   it('drops metadata.namespace from cluster-scoped kinds', async () => {
