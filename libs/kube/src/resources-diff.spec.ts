@@ -1,4 +1,4 @@
-import { configMap, createNamespace, testCluster } from '../testdata/cluster';
+import { configMap, createNamespace, testCluster, uniqueName } from '../testdata/cluster';
 import { defaultApplyOptions } from './resources-apply';
 import type { KubeObject } from './types';
 
@@ -37,5 +37,14 @@ describe('diff (real API server)', () => {
     const after = await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'cfg' });
     expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
     expect(await client.getOptional({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'new' })).toBeUndefined();
+  });
+
+  it('reports objects of a namespace not created yet as created', async () => {
+    const ns = uniqueName('diff-fresh');
+    const desired = await manager.prepare([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, configMap(ns, 'c', { a: '1' })], { name: 'app', namespace: ns });
+    const diff = await manager.diff(desired);
+    expect(diff.map((d) => [d.subject, d.action])).toEqual([[`Namespace/${ns}`, 'created'], [`ConfigMap/${ns}/c`, 'created']]);
+    expect(diff[1].changes).toEqual([{ path: '', kind: 'added', after: expect.objectContaining({ data: { a: '1' } }) }]);
+    expect(await client.getOptional({ apiVersion: 'v1', kind: 'Namespace', name: ns })).toBeUndefined();
   });
 });

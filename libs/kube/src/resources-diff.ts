@@ -1,7 +1,7 @@
 // Diff by server-side dry run against the live objects; Secret values masked.
 import { changeSetEntry } from './changeset';
 import { FIELD_MANAGER } from './constants';
-import { DryRunError } from './errors';
+import { DryRunError, NotFoundError, UnknownKindError } from './errors';
 import { isImmutableError } from './resources-apply';
 import { diffObjects, formatDiff, type FieldChange } from './object-diff';
 import { hasDrifted } from './object-drift';
@@ -21,18 +21,27 @@ export interface DiffEntry {
   text: string;
 }
 
-/** Dry-runs each object (no writes) and reports what an apply would change. */
+/**
+ * Dry-runs each object (no writes) and reports what an apply would change. Objects whose
+ * namespace or kind does not exist yet are reported as created, with the rendered object.
+ */
 export async function diffAll(client: ObjectClient, objects: readonly KubeObject[]): Promise<DiffEntry[]> {
   const out: DiffEntry[] = [];
   for (const obj of objects) {
     const ref = objectRef(obj);
     const subject = changeSetEntry(ref, 'unchanged').subject;
-    const live = await client.getOptional(addressOf(obj));
+    let live: KubeObject | undefined;
     let dryRun: KubeObject;
     try {
+      live = await client.getOptional(addressOf(obj));
       dryRun = await client.apply(obj, { dryRun: true, force: true, fieldManager: FIELD_MANAGER });
     } catch (err) {
-      throw new DryRunError(subject, isImmutableError(err), { cause: err });
+      // its namespace or CRD is part of the same change and does not exist yet: it would be created
+      if (!live && (err instanceof UnknownKindError || err instanceof NotFoundError)) {
+        dryRun = obj;
+      } else {
+        throw new DryRunError(subject, isImmutableError(err), { cause: err });
+      }
     }
     const action: ChangeAction = !live ? 'created' : hasDrifted(live, dryRun) ? 'configured' : 'unchanged';
     if (action === 'unchanged') {
