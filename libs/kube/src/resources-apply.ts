@@ -117,7 +117,15 @@ async function plan(client: ObjectClient, obj: KubeObject, options: ApplyOptions
  * in order. The change set lists every object; untouched ones keep their resourceVersion.
  */
 export async function applyAll(client: ObjectClient, objects: readonly KubeObject[], options: ApplyOptions = defaultApplyOptions()): Promise<ChangeSet> {
-  const planned = await mapLimit(objects, options.concurrency, (o) => plan(client, o, options));
+  const planned = await mapLimit(objects, options.concurrency, async (o) => {
+    try {
+      return await plan(client, o, options);
+    } catch (err) {
+      // reads and ownership patches fail as apply errors naming the object
+      if (err instanceof DryRunError) throw err;
+      throw new ApplyError(changeSetEntry(objectRef(o), 'unchanged').subject, { cause: err });
+    }
+  });
   for (const p of planned) {
     if (!p.apply) continue;
     try {
