@@ -2,7 +2,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kubeRequest } from './kube-http';
-import { defaultKubeOptions, kubeBinaries, KubeStartError, startKube } from './kube';
+import { defaultKubeOptions, kubeBinaries, startKube } from './kube';
+import { ServiceStartError } from './process';
 
 // startKube's own lifecycle: a start that fails says which binary and why,
 // and stop() really takes the server down.
@@ -21,9 +22,8 @@ describe('startKube', () => {
   it('names etcd when etcd cannot start', async () => {
     const binaries = { ...kubeBinaries(), etcd: '/bin/false' };
     const err = await startKube(workDir, { ...defaultKubeOptions(), binaries }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(KubeStartError);
-    expect((err as KubeStartError).binary).toBe('etcd');
-    expect((err as Error).message).toMatch(/^etcd failed to start: exited \(1\)/);
+    expect(err).toBeInstanceOf(ServiceStartError);
+    expect((err as Error).message).toMatch(/^etcd did not start: process exited \(1\)/);
   });
 
   it('shows the kube-apiserver log when the API server exits', async () => {
@@ -32,9 +32,8 @@ describe('startKube', () => {
     chmodSync(fake, 0o755);
     const binaries = { ...kubeBinaries(), kubeApiserver: fake };
     const err = await startKube(workDir, { ...defaultKubeOptions(), binaries }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(KubeStartError);
-    expect((err as KubeStartError).binary).toBe('kube-apiserver');
-    expect((err as Error).message).toContain('exited (3)');
+    expect(err).toBeInstanceOf(ServiceStartError);
+    expect((err as Error).message).toMatch(/^kube-apiserver did not start: process exited \(3\)/);
     expect((err as Error).message).toContain('flag provided but not defined: --nonsense');
   });
 

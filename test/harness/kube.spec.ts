@@ -146,7 +146,8 @@ describe('harness kube-apiserver', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
 
-    // Discovery can lag Established by a moment; retry the create briefly on 404.
+    // The handler may not have seen the CRD yet (404): retry briefly. A create within
+    // 2 s of Established is held 2 s by the server itself (customresource_handler.go).
     const widget = { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 3 } };
     let created = await post(`/apis/${group}/v1/namespaces/${ns}/widgets`, widget);
     for (let i = 0; created.status === 404 && i < 50; i++) {

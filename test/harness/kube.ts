@@ -1,10 +1,11 @@
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { kubeRequest } from './kube-http';
 import { writeKubePki } from './kube-pki';
 import { freePort } from './ports';
-import { logTail, startProcess, type ServiceProcess } from './process';
+import { ServiceStartError, spawnLogged, stopProcess, waitUntil } from './process';
 import type { KubeEndpoint, KubeIdentity, RunningService } from './types';
 
 /** How startKube starts and stops the API server. */
@@ -26,7 +27,11 @@ export interface KubeBinaries {
   etcd: string;
 }
 
-const binariesFile = resolve(__dirname, '../kube-apiserver/.binaries.json');
+// test/harness in the sources, dist/test/harness once compiled
+const binariesFile =
+  [resolve(__dirname, '../..'), resolve(__dirname, '../../..')]
+    .map((root) => join(root, 'test/kube-apiserver/.binaries.json'))
+    .find((file) => existsSync(file)) ?? resolve(__dirname, '../kube-apiserver/.binaries.json');
 
 /** KUBE_APISERVER_BIN / ETCD_BIN, else what test/kube-apiserver/build.mjs recorded. */
 export function kubeBinaries(): KubeBinaries {
@@ -46,46 +51,27 @@ export function kubeBinaries(): KubeBinaries {
   return found as KubeBinaries;
 }
 
-/** Thrown when etcd or kube-apiserver does not come up; the message carries the log tail. */
-export class KubeStartError extends Error {
-  constructor(
-    readonly binary: string,
-    readonly logFile: string,
-    reason: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${binary} failed to start: ${reason}\n--- last lines of ${logFile} ---\n${logTail(logFile)}`, options);
-    this.name = 'KubeStartError';
-  }
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `check` until it returns true; fails early when `proc` exits. */
-async function waitFor(proc: ServiceProcess, what: string, deadline: number, check: () => Promise<boolean>): Promise<void> {
-  let last: unknown;
-  while (Date.now() < deadline) {
-    if (!proc.running()) throw new KubeStartError(proc.name, proc.logFile, `exited (${await proc.exited}) before ${what}`);
-    try {
-      if (await check()) return;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(100);
-  }
-  const detail = last instanceof Error ? ` (last error: ${last.message})` : '';
-  throw new KubeStartError(proc.name, proc.logFile, `timed out waiting for ${what}${detail}`, { cause: last });
+/** waitUntil against one deadline shared by every step of the start. */
+function waitFor(name: string, child: ChildProcess, logFile: string, deadline: number, ready: () => Promise<boolean>): Promise<void> {
+  return waitUntil(name, child, logFile, ready, Math.max(deadline - Date.now(), 1));
 }
 
 function identity(user: string, groups: string[]): KubeIdentity {
   return { user, groups, token: randomBytes(24).toString('hex') };
 }
 
-async function startEtcd(bin: string, dir: string, deadline: number): Promise<{ proc: ServiceProcess; url: string }> {
+interface Started {
+  child: ChildProcess;
+  logFile: string;
+}
+
+/** Starts etcd and adds it to `procs` at once, so a failed start can still stop it. */
+async function startEtcd(bin: string, workDir: string, dir: string, deadline: number, procs: Started[]): Promise<string> {
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
-  const proc = startProcess('etcd', bin, [
+  const logFile = join(workDir, 'etcd.log');
+  const child = spawnLogged(bin, [
     '--name=flotilla',
     `--data-dir=${join(dir, 'etcd-data')}`,
     `--listen-client-urls=${url}`,
@@ -96,12 +82,13 @@ async function startEtcd(bin: string, dir: string, deadline: number): Promise<{ 
     '--log-level=warn',
     // test data is disposable: skipping fsync makes every write fast
     '--unsafe-no-fsync',
-  ], join(dir, 'etcd.log'));
-  await waitFor(proc, `${url}/health`, deadline, async () => {
+  ], logFile);
+  procs.push({ child, logFile });
+  await waitFor('etcd', child, logFile, deadline, async () => {
     const res = await fetch(`${url}/health`);
     return res.ok && ((await res.json()) as { health?: string }).health === 'true';
   });
-  return { proc, url };
+  return url;
 }
 
 function apiserverArgs(dir: string, port: number, etcdUrl: string, pki: Awaited<ReturnType<typeof writeKubePki>>): string[] {
@@ -131,12 +118,15 @@ function apiserverArgs(dir: string, port: number, etcdUrl: string, pki: Awaited<
 
 /**
  * Starts etcd and a real kube-apiserver on free loopback ports, with state in
- * `workDir`. There is no controller manager: namespaces are not finalized on
+ * `workDir/kube` and logs in `workDir/{etcd,kube-apiserver}.log`. There is no controller manager: namespaces are not finalized on
  * delete, no garbage collection, no `default` ServiceAccount in new namespaces.
+ * Upstream sleeps 2 s in the first create of a custom resource within 2 s of
+ * its CRD becoming Established (for HA servers): create CRDs early, once.
  */
 export async function startKube(workDir: string, options: KubeOptions = defaultKubeOptions()): Promise<RunningService<KubeEndpoint>> {
   const bins = options.binaries ?? kubeBinaries();
-  const dir = resolve(workDir);
+  // state in workDir/kube, logs beside the other services' in workDir
+  const dir = join(resolve(workDir), 'kube');
   mkdirSync(dir, { recursive: true });
   const deadline = Date.now() + options.startTimeoutMs;
   const admin = identity('flotilla-admin', ['system:masters']);
@@ -144,29 +134,33 @@ export async function startKube(workDir: string, options: KubeOptions = defaultK
   // token,user,uid[,"group1,group2"]; an empty group column would name a group ""
   const line = (i: KubeIdentity) => [i.token, i.user, i.user, ...(i.groups.length ? [`"${i.groups.join(',')}"`] : [])].join(',');
   writeFileSync(join(dir, 'tokens.csv'), `${line(admin)}\n${line(unprivileged)}\n`, { mode: 0o600 });
-  const pki = await writeKubePki(dir);
-
-  const procs: ServiceProcess[] = [];
+  const procs: Started[] = [];
   const stop = async () => {
     // API server first, so it does not log etcd errors while shutting down
-    for (const p of [...procs].reverse()) await p.stop(options.stopGraceMs);
+    for (const p of [...procs].reverse()) await stopProcess(p.child, options.stopGraceMs);
   };
   try {
-    const etcd = await startEtcd(bins.etcd, dir, deadline);
-    procs.push(etcd.proc);
+    // openssl and etcd's start each take a few hundred ms: overlap them
+    const [etcdStart, pkiStart] = await Promise.allSettled([startEtcd(bins.etcd, workDir, dir, deadline, procs), writeKubePki(dir)]);
+    if (etcdStart.status === 'rejected') throw etcdStart.reason;
+    if (pkiStart.status === 'rejected') throw pkiStart.reason;
+    const [etcdUrl, pki] = [etcdStart.value, pkiStart.value];
     const port = await freePort();
-    const apiserver = startProcess('kube-apiserver', bins.kubeApiserver, apiserverArgs(dir, port, etcd.url, pki), join(dir, 'kube-apiserver.log'));
-    procs.push(apiserver);
+    const logFile = join(workDir, 'kube-apiserver.log');
+    const child = spawnLogged(bins.kubeApiserver, apiserverArgs(dir, port, etcdUrl, pki), logFile);
+    procs.push({ child, logFile });
 
     const endpoint: KubeEndpoint = { server: `https://127.0.0.1:${port}`, caData: pki.caData, version: '', admin, unprivileged };
     const get = (path: string) => kubeRequest(endpoint, path, { token: admin.token, timeoutMs: 5_000 });
     const ok = (path: string) => async () => (await get(path)).status === 200;
-    await waitFor(apiserver, '/readyz', deadline, async () => (await get('/readyz')).text === 'ok');
-    await waitFor(apiserver, 'the default namespace', deadline, ok('/api/v1/namespaces/default'));
-    await waitFor(apiserver, 'the RBAC bootstrap roles', deadline, ok('/apis/rbac.authorization.k8s.io/v1/clusterroles/admin'));
+    const wait = (ready: () => Promise<boolean>) => waitFor('kube-apiserver', child, logFile, deadline, ready);
+    await wait(async () => (await get('/readyz')).text === 'ok');
+    await wait(ok('/api/v1/namespaces/default')); // made by a controller shortly after ready
+    await wait(ok('/apis/rbac.authorization.k8s.io/v1/clusterroles/admin')); // RBAC bootstrap roles
     const version = await get('/version');
+    if (version.status !== 200) throw new ServiceStartError('kube-apiserver', `/version answered ${version.status}`, logFile);
     endpoint.version = (version.json as { gitVersion: string }).gitVersion;
-    return { endpoint, logFile: apiserver.logFile, stop };
+    return { endpoint, logFile, stop };
   } catch (err) {
     await stop();
     throw err;
