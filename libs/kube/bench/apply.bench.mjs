@@ -1,6 +1,6 @@
 // `npm run bench:kube`: staged apply, no-op re-apply, wait and prune of N ConfigMaps against
 // the harness API server (started here). Prints wall times and API request counts.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,14 +9,15 @@ import { performance } from 'node:perf_hooks';
 const dist = resolve(import.meta.dirname, '../../../dist');
 const require = createRequire(join(dist, 'node_modules/x.js'));
 const kube = require('@flotilla/kube');
-const { startKube, defaultKubeOptions } = require(join(dist, 'test/harness/kube.js'));
-// compiled kube.js looks for .binaries.json under dist/; read the one build.mjs wrote
-const binaries = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../../test/kube-apiserver/.binaries.json'), 'utf8'));
+const { startKube } = require(join(dist, 'test/harness/kube.js'));
 
 const N = Number(process.env.BENCH_OBJECTS ?? 200);
 console.log(`${N} ConfigMaps + 1 Namespace, QPS ${process.env.BENCH_QPS ?? '100 (burst 300)'}`);
 const work = mkdtempSync(join(tmpdir(), 'kube-bench-'));
-const service = await startKube(work, { ...defaultKubeOptions(), binaries });
+const service = await startKube(work).catch((err) => {
+  rmSync(work, { recursive: true, force: true });
+  throw err;
+});
 let requests = 0;
 const conn = kube.ClusterConnection.create(
   { server: service.endpoint.server, caData: service.endpoint.caData, token: service.endpoint.admin.token },

@@ -52,6 +52,15 @@ describe('ClusterConnection (real API server)', () => {
     expect(notFound).toMatchObject({ method: 'GET', pathTemplate: '/api/v1/namespaces/{namespace}/configmaps/{name}' });
   });
 
+  it('aborts requests of a view whose signal fired, without touching other views', async () => {
+    const controller = new AbortController();
+    const view = connection.withSignal(controller.signal);
+    await expect(view.request({ method: 'GET', path: '/version' })).resolves.toMatchObject({ gitVersion: harnessEnv().kube.version });
+    controller.abort(new Error('deadline'));
+    await expect(view.request({ method: 'GET', path: '/version', subject: 'version' })).rejects.toMatchObject({ statusCode: 0, message: expect.stringContaining('deadline') });
+    await expect(connection.request({ method: 'GET', path: '/version' })).resolves.toBeTruthy();
+  });
+
   it('rejects a wrong token with 401', async () => {
     const kube = harnessEnv().kube;
     const bad = ClusterConnection.create({ server: kube.server, caData: kube.caData, token: 'nope' });

@@ -88,6 +88,8 @@ export class ClusterConnection {
     readonly options: ConnectionOptions,
     readonly impersonation: Impersonation | undefined,
     readonly server: string,
+    /** aborts every request of this view (e.g. the reconcile's deadline) */
+    readonly signal?: AbortSignal,
   ) {}
 
   /** Validates the credentials and opens a connection pool (lazy: no request is made). */
@@ -130,7 +132,12 @@ export class ClusterConnection {
   /** A view of this connection that acts as someone else; shares the pool and rate limiter. */
   impersonate(impersonation: Impersonation): ClusterConnection {
     if (!impersonation.user) throw new ConnectionConfigError('impersonation needs a user name');
-    return new ClusterConnection(this.transport, this.options, impersonation, this.server);
+    return new ClusterConnection(this.transport, this.options, impersonation, this.server, this.signal);
+  }
+
+  /** A view whose requests are aborted with `signal`; shares the pool, limiter and identity. */
+  withSignal(signal: AbortSignal): ClusterConnection {
+    return new ClusterConnection(this.transport, this.options, this.impersonation, this.server, signal);
   }
 
   private headers(req: ApiRequest): string[] {
@@ -148,15 +155,17 @@ export class ClusterConnection {
   async request<T = unknown>(req: ApiRequest): Promise<T> {
     const url = new URL(req.path, this.transport.base);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    await this.transport.limiter.take();
     const started = Date.now();
     let statusCode = 0;
     try {
+      this.signal?.throwIfAborted();
+      await this.transport.limiter.take();
       const res = await undiciRequest(url, {
         method: req.method,
         headers: this.headers(req),
         body: req.body === undefined ? undefined : JSON.stringify(req.body),
         dispatcher: this.transport.agent,
+        signal: this.signal,
         headersTimeout: this.options.requestTimeoutMs,
         bodyTimeout: this.options.requestTimeoutMs,
       });

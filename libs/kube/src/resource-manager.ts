@@ -27,6 +27,11 @@ export class ResourceManager {
     return new ResourceManager(this.client.connection.impersonate(impersonation), this.health, this.client.discovery);
   }
 
+  /** The same manager with every API request aborted by `signal` (one deadline per reconcile). */
+  withSignal(signal: AbortSignal): ResourceManager {
+    return new ResourceManager(this.client.connection.withSignal(signal), this.health, this.client.discovery);
+  }
+
   /** Stamps instance labels and drops namespaces of cluster-scoped kinds. */
   async prepare(objects: readonly KubeObject[], instance: InstanceIdentity): Promise<KubeObject[]> {
     return normalizeNamespaces(this.client, stampInstanceLabels(objects, instance));
