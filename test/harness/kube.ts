@@ -82,6 +82,9 @@ async function startEtcd(bin: string, workDir: string, dir: string, deadline: nu
     '--log-level=warn',
     // test data is disposable: skipping fsync makes every write fast
     '--unsafe-no-fsync',
+    // a lone member elects itself after one election timeout: keep it short
+    '--heartbeat-interval=10',
+    '--election-timeout=50',
   ], logFile);
   procs.push({ child, logFile });
   await waitFor('etcd', child, logFile, deadline, async () => {
@@ -118,8 +121,9 @@ function apiserverArgs(dir: string, port: number, etcdUrl: string, pki: Awaited<
 
 /**
  * Starts etcd and a real kube-apiserver on free loopback ports, with state in
- * `workDir/kube` and logs in `workDir/{etcd,kube-apiserver}.log`. There is no controller manager: namespaces are not finalized on
- * delete, no garbage collection, no `default` ServiceAccount in new namespaces.
+ * `workDir/kube` and logs in `workDir/{etcd,kube-apiserver}.log`.
+ * There is no controller manager: deleted namespaces stay Terminating, nothing
+ * is garbage collected, new namespaces get no `default` ServiceAccount.
  * Upstream sleeps 2 s in the first create of a custom resource within 2 s of
  * its CRD becoming Established (for HA servers): create CRDs early, once.
  */
@@ -154,7 +158,9 @@ export async function startKube(workDir: string, options: KubeOptions = defaultK
     const get = (path: string) => kubeRequest(endpoint, path, { token: admin.token, timeoutMs: 5_000 });
     const ok = (path: string) => async () => (await get(path)).status === 200;
     const wait = (ready: () => Promise<boolean>) => waitFor('kube-apiserver', child, logFile, deadline, ready);
-    await wait(async () => (await get('/readyz')).text === 'ok');
+    // The priority class hook polls once a second and matters only to Pods,
+    // which nothing here runs; the classes appear about a second later.
+    await wait(async () => (await get('/readyz?exclude=poststarthook/scheduling/bootstrap-system-priority-classes')).text === 'ok');
     await wait(ok('/api/v1/namespaces/default')); // made by a controller shortly after ready
     await wait(ok('/apis/rbac.authorization.k8s.io/v1/clusterroles/admin')); // RBAC bootstrap roles
     const version = await get('/version');
