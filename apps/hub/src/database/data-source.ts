@@ -1,0 +1,70 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { hubEntities } from './entities';
+import { hubMigrations } from './migrations';
+import { pgliteDriver } from './pglite-driver';
+
+/** Where the hub keeps its state: a real PostgreSQL, or PGlite files under a directory. */
+export type DatabaseTarget = { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string };
+
+export function databaseTarget(config: { databaseUrl?: string; dataDir: string }): DatabaseTarget {
+  return config.databaseUrl
+    ? { kind: 'postgres', url: config.databaseUrl }
+    : { kind: 'pglite', dataDir: join(config.dataDir, 'pgdata') };
+}
+
+/** Thrown when the database cannot be opened or migrated; names which one (never the password). */
+export class DatabaseOpenError extends Error {
+  constructor(target: DatabaseTarget, cause: unknown) {
+    const where = target.kind === 'pglite' ? `embedded PostgreSQL at ${target.dataDir}` : `PostgreSQL at ${redactUrl(target.url)}`;
+    super(`cannot open ${where}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'DatabaseOpenError';
+  }
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/** Same entities and migrations for both kinds; the schema only changes through migrations. */
+export async function dataSourceOptions(target: DatabaseTarget): Promise<DataSourceOptions> {
+  const common = {
+    type: 'postgres' as const,
+    entities: hubEntities,
+    migrations: hubMigrations,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    migrationsRun: false,
+    uuidExtension: 'pgcrypto' as const,
+    installExtensions: false,
+    logging: false,
+  };
+  if (target.kind === 'postgres') {
+    return { ...common, url: target.url, poolSize: 10 };
+  }
+  mkdirSync(target.dataDir, { recursive: true });
+  const db = await PGlite.create(target.dataDir);
+  return { ...common, driver: pgliteDriver(db) };
+}
+
+/** Opens the database and applies pending migrations. */
+export async function openDatabase(target: DatabaseTarget): Promise<DataSource> {
+  let ds: DataSource | undefined;
+  try {
+    ds = new DataSource(await dataSourceOptions(target));
+    await ds.initialize();
+    await ds.runMigrations({ transaction: 'each' });
+    return ds;
+  } catch (err) {
+    if (ds?.isInitialized) await ds.destroy().catch(() => undefined);
+    throw new DatabaseOpenError(target, err);
+  }
+}
