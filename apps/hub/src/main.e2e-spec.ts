@@ -1,0 +1,57 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTempDataDir } from '../test/databases';
+
+// `npm start` runs the compiled entry point; this drives that very file.
+const mainJs = join(__dirname, '../../../dist/apps/hub/src/main.js');
+
+function startMain(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  if (!existsSync(mainJs)) throw new Error(`${mainJs} is missing: run \`npm run build\` first (npm test does)`);
+  let output = '';
+  const child = spawn(process.execPath, [mainJs], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitForUrl(output: () => string, exited: Promise<number | null>, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let done = false;
+  void exited.then(() => (done = true));
+  while (Date.now() < deadline && !done) {
+    const m = /listening on (http:\/\/\S+)/.exec(output());
+    if (m) return m[1];
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`hub did not print its URL; output:\n${output()}`);
+}
+
+describe('compiled hub (npm start)', () => {
+  it('starts on the embedded database, prints its URL and answers /readyz', async () => {
+    const tmp = createTempDataDir();
+    const hub = startMain({ PORT: '0', HOST: '127.0.0.1', FLOTILLA_DATA_DIR: tmp.dir });
+    try {
+      const url = await waitForUrl(hub.output, hub.exited, 30000);
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const res = await fetch(`${url}/readyz`);
+      expect(res.status).toBe(200);
+      expect(existsSync(join(tmp.dir, 'pgdata', 'PG_VERSION'))).toBe(true);
+    } finally {
+      hub.child.kill('SIGTERM');
+      await hub.exited;
+      tmp.cleanup();
+    }
+  });
+
+  it('exits with status 1 naming every bad setting', async () => {
+    const hub = startMain({ PORT: 'eighty', LOG_LEVEL: 'loud' });
+    expect(await hub.exited).toBe(1);
+    expect(hub.output()).toContain('PORT="eighty"');
+    expect(hub.output()).toContain('LOG_LEVEL="loud"');
+  });
+});
