@@ -1,17 +1,30 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { ANNOUNCE, type Announce, AuthModule } from './auth/auth.module';
 import { ConfigModule } from './config/config.module';
 import type { HubConfig } from './config/hub-config';
+import { CryptoModule } from './crypto/crypto.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health/health.controller';
+import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
+
+export interface AppModuleOptions {
+  config: HubConfig;
+  logger: Logger;
+  announce: Announce;
+}
 
 @Module({})
 export class AppModule {
-  static forRoot(config: HubConfig): DynamicModule {
+  static forRoot({ config, logger, announce }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, MetricsModule],
+      global: true,
+      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), DatabaseModule, CryptoModule, MetricsModule, AuthModule],
       controllers: [HealthController],
+      providers: [{ provide: ANNOUNCE, useValue: announce }],
+      exports: [ANNOUNCE],
     };
   }
 }

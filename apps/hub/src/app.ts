@@ -1,12 +1,36 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
+import type { Announce } from './auth/auth.module';
+import { HttpErrorFilter } from './common/http-exception.filter';
+import { DtoValidationPipe } from './common/validation.pipe';
 import type { HubConfig } from './config/hub-config';
+import { createLogger, PinoNestLogger } from './logging/logger';
+import { requestLogging } from './logging/request-logging';
+import { setupOpenApi } from './openapi';
+
+export interface HubAppOptions {
+  /** where JSON log lines go (default stdout) */
+  logDestination?: DestinationStream;
+  /** prints lines meant for the operator, such as the first admin token (default console.log) */
+  announce?: Announce;
+}
 
 /** Builds the hub application (not yet listening); main.ts and the tests share it. */
-export async function createHubApp(config: HubConfig): Promise<INestApplication> {
-  const app = await NestFactory.create(AppModule.forRoot(config), { logger: ['error', 'warn'], abortOnError: false });
+export async function createHubApp(config: HubConfig, options: HubAppOptions = {}): Promise<INestApplication> {
+  const logger = createLogger(config.logLevel, options.logDestination);
+  const announce = options.announce ?? ((line: string) => console.log(line));
+  const app = await NestFactory.create(AppModule.forRoot({ config, logger, announce }), {
+    logger: new PinoNestLogger(logger),
+    abortOnError: false,
+    bodyParser: true,
+  });
+  app.use(requestLogging(logger));
+  app.useGlobalPipes(new DtoValidationPipe());
+  app.useGlobalFilters(new HttpErrorFilter(logger));
+  setupOpenApi(app);
   app.enableShutdownHooks();
   return app;
 }

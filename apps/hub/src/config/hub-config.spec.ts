@@ -16,6 +16,7 @@ describe('parseHubConfig', () => {
         DATABASE_URL: 'postgres://u:p@db:5432/hub',
         FLOTILLA_ADMIN_TOKEN: 'a-long-enough-admin-token',
         LOG_LEVEL: 'debug',
+        FLOTILLA_ENCRYPTION_KEY_FILE: 'keys',
       },
       '/srv/hub',
     );
@@ -26,6 +27,7 @@ describe('parseHubConfig', () => {
       databaseUrl: 'postgres://u:p@db:5432/hub',
       adminToken: 'a-long-enough-admin-token',
       logLevel: 'debug',
+      encryptionKeyFile: '/srv/hub/keys',
     });
   });
 
@@ -48,6 +50,11 @@ describe('parseHubConfig', () => {
     expect(e.message).toContain('LOG_LEVEL="loud"');
     expect(e.message).toContain('FLOTILLA_ADMIN_TOKEN');
     expect(e.message).not.toContain('secret');
+  });
+
+  it('takes keys from the variable or a file, not both', () => {
+    expect(parseHubConfig({ FLOTILLA_ENCRYPTION_KEYS: 'a:b' }).encryptionKeys).toBe('a:b');
+    expect(() => parseHubConfig({ FLOTILLA_ENCRYPTION_KEYS: 'a:b', FLOTILLA_ENCRYPTION_KEY_FILE: '/k' })).toThrow(/set only one/);
   });
 
   it('rejects ports out of range and unparseable URLs', () => {

@@ -14,6 +14,10 @@ export interface HubConfig {
   adminToken?: string;
   /** pino level (LOG_LEVEL, default info). */
   logLevel: LogLevel;
+  /** Credential encryption keys `id:base64,…`, first current (FLOTILLA_ENCRYPTION_KEYS). */
+  encryptionKeys?: string;
+  /** File of such keys, one per line (FLOTILLA_ENCRYPTION_KEY_FILE); with neither, dataDir/encryption-keys is generated. */
+  encryptionKeyFile?: string;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -79,6 +83,14 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
     if (adminToken.length < 16) problems.push('FLOTILLA_ADMIN_TOKEN: must be at least 16 characters');
     else config.adminToken = adminToken;
   }
+
+  const encryptionKeys = value('FLOTILLA_ENCRYPTION_KEYS');
+  const encryptionKeyFile = value('FLOTILLA_ENCRYPTION_KEY_FILE');
+  if (encryptionKeys !== undefined && encryptionKeyFile !== undefined) {
+    problems.push('FLOTILLA_ENCRYPTION_KEYS and FLOTILLA_ENCRYPTION_KEY_FILE: set only one');
+  }
+  if (encryptionKeys !== undefined) config.encryptionKeys = encryptionKeys;
+  if (encryptionKeyFile !== undefined) config.encryptionKeyFile = resolve(cwd, encryptionKeyFile);
 
   const logLevel = value('LOG_LEVEL');
   if (logLevel !== undefined) {

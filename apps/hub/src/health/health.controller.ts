@@ -1,7 +1,9 @@
 import { Controller, Get, HttpCode, ServiceUnavailableException } from '@nestjs/common';
+import { Public } from '../auth/roles';
 import { DatabaseRepository } from '../database/database.repository';
 
 /** Probes for orchestrators; no authentication. */
+@Public()
 @Controller()
 export class HealthController {
   constructor(private readonly database: DatabaseRepository) {}

@@ -1,5 +1,6 @@
 import { Controller, Get, Header, Module } from '@nestjs/common';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { Public } from '../auth/roles';
 
 /** The hub's own metrics registry (never prom-client's global one, so apps in one process don't collide). */
 export class MetricsRegistry extends Registry {
@@ -9,6 +10,7 @@ export class MetricsRegistry extends Registry {
   }
 }
 
+@Public()
 @Controller()
 export class MetricsController {
   constructor(private readonly registry: MetricsRegistry) {}

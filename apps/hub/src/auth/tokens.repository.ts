@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, IsNull, type Repository } from 'typeorm';
+import { ApiTokenEntity } from '../database/entities';
+
+@Injectable()
+export class TokensRepository {
+  private readonly repo: Repository<ApiTokenEntity>;
+
+  constructor(ds: DataSource) {
+    this.repo = ds.getRepository(ApiTokenEntity);
+  }
+
+  findActiveByHash(tokenHash: string): Promise<ApiTokenEntity | null> {
+    return this.repo.findOneBy({ tokenHash, revokedAt: IsNull() });
+  }
+
+  findById(id: string): Promise<ApiTokenEntity | null> {
+    return this.repo.findOneBy({ id });
+  }
+
+  count(): Promise<number> {
+    return this.repo.count();
+  }
+
+  existsByHash(tokenHash: string): Promise<boolean> {
+    return this.repo.existsBy({ tokenHash });
+  }
+
+  list(limit: number, offset: number): Promise<[ApiTokenEntity[], number]> {
+    return this.repo.findAndCount({ order: { createdAt: 'ASC', id: 'ASC' }, take: limit, skip: offset });
+  }
+
+  insert(token: Pick<ApiTokenEntity, 'name' | 'role' | 'tokenHash'>): Promise<ApiTokenEntity> {
+    return this.repo.save(this.repo.create({ ...token, revokedAt: null, lastUsedAt: null }));
+  }
+
+  async revoke(id: string, at: Date): Promise<void> {
+    await this.repo.update({ id }, { revokedAt: at });
+  }
+
+  async touch(id: string, at: Date): Promise<void> {
+    await this.repo.update({ id }, { lastUsedAt: at });
+  }
+}
