@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { ANNOUNCE, type Announce, AuthModule } from './auth/auth.module';
+import { ClustersModule } from './clusters/clusters.module';
 import { ConfigModule } from './config/config.module';
 import type { HubConfig } from './config/hub-config';
 import { CryptoModule } from './crypto/crypto.module';
@@ -21,7 +22,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), DatabaseModule, CryptoModule, MetricsModule, AuthModule],
+      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), DatabaseModule, CryptoModule, MetricsModule, AuthModule, ClustersModule],
       controllers: [HealthController],
       providers: [{ provide: ANNOUNCE, useValue: announce }],
       exports: [ANNOUNCE],

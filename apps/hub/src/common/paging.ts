@@ -1,11 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
+import { Optional } from './validators';
 
 /** `?limit=&offset=` on every list. */
 export class PageQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50 })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'must be an integer' })
   @Min(1, { message: 'must be at least 1' })
@@ -13,7 +14,7 @@ export class PageQuery {
   limit: number = 50;
 
   @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt({ message: 'must be an integer' })
   @Min(0, { message: 'must be at least 0' })

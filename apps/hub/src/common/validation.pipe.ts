@@ -20,6 +20,7 @@ export class DtoValidationPipe implements PipeTransform {
   async transform(value: unknown, meta: ArgumentMetadata): Promise<unknown> {
     const type = meta.metatype;
     if (!type || PRIMITIVES.has(type) || (meta.type !== 'body' && meta.type !== 'query')) return value;
+    if (meta.type === 'body' && value === undefined) value = {};
     if (meta.type === 'body' && (value === null || typeof value !== 'object' || Array.isArray(value))) {
       throw new InvalidInputError(['request body: expected a JSON object']);
     }

@@ -1,4 +1,4 @@
-import { registerDecorator, type ValidationOptions } from 'class-validator';
+import { registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
 
 /** RFC 1123 label, as Kubernetes names namespaces and most objects. */
 export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -62,4 +62,9 @@ export function IsLabelMap(options?: ValidationOptions) {
 /** Kubernetes annotations: valid keys, any string values. */
 export function IsAnnotationMap(options?: ValidationOptions) {
   return stringMapDecorator('isAnnotationMap', (k, v) => (typeof v === 'string' ? undefined : `value of "${k}" must be a string`), options);
+}
+
+/** Like IsOptional, but only `undefined` counts as absent: an explicit null is checked (and refused) like any value. */
+export function Optional(): PropertyDecorator {
+  return ValidateIf((_o, v) => v !== undefined);
 }

@@ -1,0 +1,219 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { ClockRepository } from '../common/clock.repository';
+import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
+import type { Page } from '../common/paging';
+import { CredentialsService } from '../credentials/credentials.service';
+import type { ClusterEntity } from '../database/entities';
+import { KubeRepository } from '../kube/kube.repository';
+import { type ClusterAuth, type ClusterConnection, connectionFromKubeconfig, KubeconfigError, pemFrom } from '../kube/kubeconfig';
+import { HUB_LOGGER } from '../logging/logging.module';
+import { MembershipService } from '../targeting/membership.service';
+import { parseLabelSelector, SelectorSyntaxError } from '../targeting/selector';
+import { TargetsRepository } from '../targeting/targets.repository';
+import type { ClusterCredentialsDto, ClusterDto, ClusterQuery, CreateClusterDto, EndpointDto, UpdateClusterDto } from './clusters.dto';
+import { ClustersRepository } from './clusters.repository';
+
+/** What is sealed for a push cluster: how to authenticate (the endpoint is not secret). */
+interface StoredClusterSecret {
+  auth: ClusterAuth;
+  context?: string;
+}
+
+@Injectable()
+export class ClustersService {
+  constructor(
+    private readonly clusters: ClustersRepository,
+    private readonly targets: TargetsRepository,
+    private readonly credentials: CredentialsService,
+    private readonly membership: MembershipService,
+    private readonly kube: KubeRepository,
+    private readonly clock: ClockRepository,
+    @Inject(HUB_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async create(dto: CreateClusterDto): Promise<ClusterDto> {
+    const resolved = dto.mode === 'push' ? resolveConnection(dto.endpoint, dto.credentials!) : undefined;
+    if (await this.clusters.existsByName(dto.name)) throw new ConflictError(`cluster "${dto.name}" already exists`);
+    const credential = resolved ? await this.credentials.store(resolved.kind, resolved.secret) : undefined;
+    let cluster: ClusterEntity;
+    try {
+      cluster = await this.clusters.insert({
+        name: dto.name,
+        groupName: dto.group,
+        labels: dto.labels,
+        mode: dto.mode,
+        server: resolved?.connection.server ?? null,
+        caData: resolved?.connection.caData ?? null,
+        insecureSkipTlsVerify: resolved?.connection.insecureSkipTLSVerify ?? false,
+        credentialId: credential?.id ?? null,
+      });
+    } catch (err) {
+      if (credential) await this.credentials.delete(credential.id);
+      if (isUniqueViolation(err)) throw new ConflictError(`cluster "${dto.name}" already exists`);
+      throw err;
+    }
+    if (resolved) await this.check(cluster, resolved.connection);
+    await this.membership.syncCluster(cluster.id);
+    return this.get(dto.name);
+  }
+
+  async list(q: ClusterQuery): Promise<Page<ClusterDto>> {
+    let labelSelector;
+    try {
+      labelSelector = q.labelSelector !== undefined ? parseLabelSelector(q.labelSelector) : undefined;
+    } catch (err) {
+      if (err instanceof SelectorSyntaxError) throw new InvalidInputError([err.message]);
+      throw err;
+    }
+    const [rows, total] = await this.clusters.page({ group: q.group, mode: q.mode, labelSelector }, q.limit, q.offset);
+    return { items: await Promise.all(rows.map((c) => this.toDto(c))), total, limit: q.limit, offset: q.offset };
+  }
+
+  async get(name: string): Promise<ClusterDto> {
+    return this.toDto(await this.find(name));
+  }
+
+  async update(name: string, dto: UpdateClusterDto): Promise<ClusterDto> {
+    const cluster = await this.find(name);
+    if (cluster.mode === 'agent' && (dto.endpoint || dto.credentials)) {
+      throw new InvalidInputError(['endpoint, credentials: not used by agent clusters (the agent dials the hub)']);
+    }
+    const patch: Partial<ClusterEntity> = {};
+    if (dto.group !== undefined) patch.groupName = dto.group;
+    if (dto.labels !== undefined) patch.labels = dto.labels;
+
+    let connection: ClusterConnection | undefined;
+    if (dto.credentials) {
+      const resolved = resolveConnection(dto.endpoint ?? this.storedEndpoint(cluster), dto.credentials);
+      if (cluster.credentialId) await this.credentials.replace(cluster.credentialId, resolved.kind, resolved.secret);
+      else patch.credentialId = (await this.credentials.store(resolved.kind, resolved.secret)).id;
+      connection = resolved.connection;
+    } else if (dto.endpoint) {
+      const problems: string[] = [];
+      connection = { ...endpointFrom(dto.endpoint, problems), auth: (await this.secretOf(cluster)).auth };
+      if (problems.length) throw new InvalidInputError(problems);
+    }
+    if (connection) {
+      patch.server = connection.server;
+      patch.caData = connection.caData ?? null;
+      patch.insecureSkipTlsVerify = connection.insecureSkipTLSVerify;
+    }
+    if (Object.keys(patch).length > 0) await this.clusters.update(cluster.id, patch);
+    if (connection) await this.check(cluster, connection);
+    if (dto.group !== undefined || dto.labels !== undefined) await this.membership.syncCluster(cluster.id);
+    return this.get(name);
+  }
+
+  async delete(name: string, force: boolean): Promise<void> {
+    const cluster = await this.find(name);
+    const targets = await this.targets.forCluster(cluster.id);
+    if (targets.length > 0 && !force) {
+      const projects = targets.map((t) => t.project?.name ?? t.projectId).join(', ');
+      throw new ConflictError(`cluster "${name}" still has ${targets.length} Target(s) (Projects: ${projects}); change their targets first or delete with ?force=true`);
+    }
+    await this.clusters.delete(cluster.id);
+    if (cluster.credentialId) await this.credentials.delete(cluster.credentialId);
+  }
+
+  /** Re-checks connectivity of a push cluster and records the outcome. */
+  async recheck(name: string): Promise<ClusterDto> {
+    const cluster = await this.find(name);
+    if (cluster.mode !== 'push' || !cluster.server) throw new InvalidInputError([`cluster "${name}": only push clusters are checked by the hub`]);
+    const auth = (await this.secretOf(cluster)).auth;
+    await this.check(cluster, { server: cluster.server, caData: cluster.caData ?? undefined, insecureSkipTLSVerify: cluster.insecureSkipTlsVerify, auth });
+    return this.get(name);
+  }
+
+  private async check(cluster: ClusterEntity, conn: ClusterConnection): Promise<void> {
+    const at = this.clock.now();
+    try {
+      const version = await this.kube.version(conn);
+      await this.clusters.update(cluster.id, { reachable: true, serverVersion: version, lastCheckedAt: at, statusMessage: null });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.logger.warn({ cluster: cluster.name, reason: message }, 'cluster unreachable');
+      await this.clusters.update(cluster.id, { reachable: false, lastCheckedAt: at, statusMessage: message });
+    }
+  }
+
+  private storedEndpoint(cluster: ClusterEntity): EndpointDto {
+    return { server: cluster.server ?? '', caData: cluster.caData ?? undefined, insecureSkipTLSVerify: cluster.insecureSkipTlsVerify };
+  }
+
+  private async secretOf(cluster: ClusterEntity): Promise<StoredClusterSecret> {
+    const stored = cluster.credentialId ? await this.credentials.reveal<StoredClusterSecret>(cluster.credentialId) : null;
+    if (!stored) throw new InvalidInputError([`cluster "${cluster.name}" has no stored credentials; give credentials`]);
+    return stored.secret;
+  }
+
+  private async find(name: string): Promise<ClusterEntity> {
+    const c = await this.clusters.findByName(name);
+    if (!c) throw new NotFoundError('cluster', name);
+    return c;
+  }
+
+  private async toDto(c: ClusterEntity): Promise<ClusterDto> {
+    return {
+      name: c.name,
+      group: c.groupName,
+      labels: c.labels,
+      mode: c.mode,
+      endpoint: c.server ? { server: c.server, insecureSkipTLSVerify: c.insecureSkipTlsVerify, hasCaData: c.caData !== null } : null,
+      credentials: await this.credentials.summary(c.credentialId),
+      status: { reachable: c.reachable, version: c.serverVersion, lastChecked: c.lastCheckedAt?.toISOString() ?? null, error: c.statusMessage },
+      targets: await this.targets.countForCluster(c.id),
+      createdAt: c.createdAt.toISOString(),
+      updatedAt: c.updatedAt.toISOString(),
+    };
+  }
+}
+
+/** Turns the API's endpoint + credentials into a connection and what to seal, or every problem found. */
+function resolveConnection(
+  endpoint: EndpointDto | undefined,
+  creds: ClusterCredentialsDto,
+): { connection: ClusterConnection; kind: string; secret: StoredClusterSecret } {
+  const problems: string[] = [];
+  let fromKubeconfig: ClusterConnection | undefined;
+  let context: string | undefined;
+  if (creds.kubeconfig !== undefined) {
+    try {
+      ({ connection: fromKubeconfig, context } = connectionFromKubeconfig(creds.kubeconfig, creds.context));
+    } catch (err) {
+      if (!(err instanceof KubeconfigError)) throw err;
+      problems.push(`credentials.${err.message}`);
+    }
+  }
+  const ep = endpoint ? endpointFrom(endpoint, problems) : fromKubeconfig;
+  let auth: ClusterAuth | undefined = fromKubeconfig?.auth;
+  if (creds.token !== undefined) auth = { token: creds.token };
+  if (creds.clientCertificateData !== undefined && creds.clientKeyData !== undefined) {
+    const cert = pemFrom(creds.clientCertificateData);
+    const key = pemFrom(creds.clientKeyData);
+    if (!cert) problems.push('credentials.clientCertificateData: expected a PEM certificate or base64 of one');
+    if (!key) problems.push('credentials.clientKeyData: expected a PEM key or base64 of one');
+    auth = { clientCertificateData: cert, clientKeyData: key };
+  }
+  if (problems.length > 0 || !ep || !auth) throw new InvalidInputError(problems.length ? problems : ['endpoint: required']);
+  const kind = creds.kubeconfig !== undefined ? 'kubeconfig' : 'token' in auth ? 'token' : 'clientCertificate';
+  return {
+    connection: { server: ep.server, caData: ep.caData, insecureSkipTLSVerify: ep.insecureSkipTLSVerify, auth },
+    kind,
+    secret: { auth, context },
+  };
+}
+
+function endpointFrom(e: EndpointDto, problems: string[]): Omit<ClusterConnection, 'auth'> {
+  let caData: string | undefined;
+  if (e.caData !== undefined) {
+    caData = pemFrom(e.caData);
+    if (!caData) problems.push('endpoint.caData: expected a PEM certificate or base64 of one');
+  }
+  return { server: e.server.replace(/\/+$/, ''), caData, insecureSkipTLSVerify: e.insecureSkipTLSVerify ?? false };
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { driverError?: { code?: string }; code?: string };
+  return e?.driverError?.code === '23505' || e?.code === '23505';
+}

@@ -1,0 +1,83 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, In, type Repository } from 'typeorm';
+import { TargetEntity } from '../database/entities';
+
+@Injectable()
+export class TargetsRepository {
+  private readonly repo: Repository<TargetEntity>;
+
+  constructor(ds: DataSource) {
+    this.repo = ds.getRepository(TargetEntity);
+  }
+
+  forProject(projectId: string): Promise<TargetEntity[]> {
+    return this.repo.find({ where: { projectId }, relations: { cluster: true }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  forCluster(clusterId: string): Promise<TargetEntity[]> {
+    return this.repo.find({ where: { clusterId }, relations: { project: true }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  findOne(projectId: string, clusterId: string): Promise<TargetEntity | null> {
+    return this.repo.findOne({ where: { projectId, clusterId }, relations: { cluster: true } });
+  }
+
+  pageForProject(projectId: string, phase: string | undefined, limit: number, offset: number): Promise<[TargetEntity[], number]> {
+    return this.repo.findAndCount({
+      where: phase ? { projectId, phase } : { projectId },
+      relations: { cluster: true },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      take: limit,
+      skip: offset,
+    });
+  }
+
+  /** Target counts by phase for each of the given projects. */
+  async phaseCounts(projectIds: string[]): Promise<Map<string, Record<string, number>>> {
+    const out = new Map<string, Record<string, number>>();
+    if (projectIds.length === 0) return out;
+    const rows: Array<{ project_id: string; phase: string; n: string | number }> = await this.repo
+      .createQueryBuilder('t')
+      .select('t.project_id', 'project_id')
+      .addSelect('t.phase', 'phase')
+      .addSelect('count(*)', 'n')
+      .where('t.project_id IN (:...ids)', { ids: projectIds })
+      .groupBy('t.project_id')
+      .addGroupBy('t.phase')
+      .getRawMany();
+    for (const r of rows) {
+      const counts = out.get(r.project_id) ?? {};
+      counts[r.phase] = Number(r.n);
+      out.set(r.project_id, counts);
+    }
+    return out;
+  }
+
+  /** Adds the missing (project, cluster) pairs; existing ones are left as they are. */
+  async insertMissing(rows: Array<{ projectId: string; clusterId: string; generation: number; phase: string }>): Promise<void> {
+    if (rows.length === 0) return;
+    await this.repo.createQueryBuilder().insert().into(TargetEntity).values(rows).orIgnore().execute();
+  }
+
+  async deleteByIds(ids: string[]): Promise<void> {
+    if (ids.length > 0) await this.repo.delete({ id: In(ids) });
+  }
+
+  async setGeneration(projectId: string, generation: number): Promise<void> {
+    await this.repo.update({ projectId }, { generation });
+  }
+
+  async setPhaseForProject(projectId: string, phase: string): Promise<void> {
+    await this.repo.update({ projectId }, { phase });
+  }
+
+  /** Schedules the targets to run now. */
+  async requestRun(projectId: string, clusterId: string | undefined, at: Date): Promise<number> {
+    const res = await this.repo.update(clusterId ? { projectId, clusterId } : { projectId }, { nextRunAt: at });
+    return res.affected ?? 0;
+  }
+
+  countForCluster(clusterId: string): Promise<number> {
+    return this.repo.countBy({ clusterId });
+  }
+}
