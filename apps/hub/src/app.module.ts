@@ -9,6 +9,7 @@ import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health/health.controller';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { ProjectsModule } from './projects/projects.module';
 
 export interface AppModuleOptions {
   config: HubConfig;
@@ -22,7 +23,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), DatabaseModule, CryptoModule, MetricsModule, AuthModule, ClustersModule],
+      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), DatabaseModule, CryptoModule, MetricsModule, AuthModule, ClustersModule, ProjectsModule],
       controllers: [HealthController],
       providers: [{ provide: ANNOUNCE, useValue: announce }],
       exports: [ANNOUNCE],

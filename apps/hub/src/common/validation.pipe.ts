@@ -44,6 +44,11 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
   const out: string[] = [];
   for (const e of errors) {
     const path = prefix ? (/^\d+$/.test(e.property) ? `${prefix}[${e.property}]` : `${prefix}.${e.property}`) : e.property;
+    if (e.value === undefined && e.constraints) {
+      // a missing field fails every rule on it; saying it is required is enough
+      out.push(`${path}: required`);
+      continue;
+    }
     for (const message of Object.values(e.constraints ?? {})) {
       out.push(`${path}: ${message.replace(/^property (\S+) should not exist$/, 'unknown field')}`);
     }

@@ -71,6 +71,10 @@ export class ProjectEntity {
   @Column({ name: 'cdevents_sink', type: 'text', nullable: true })
   cdeventsSink!: string | null;
 
+  /** set when deletion with `instances=delete` was asked: Targets prune their instances, then the Project goes */
+  @Column({ name: 'deletion_requested_at', type: 'timestamptz', nullable: true })
+  deletionRequestedAt!: Date | null;
+
   /** bumped on every spec change */
   @Column({ type: 'integer', default: 1 })
   generation!: number;
