@@ -6,7 +6,7 @@ import { defaultHubConfig, type HubConfig } from './config/hub-config';
 
 // The real app, listening on a free loopback port, on each kind of database.
 async function startHub(overrides: Partial<HubConfig>): Promise<{ app: INestApplication; url: string }> {
-  const app = await createHubApp({ ...defaultHubConfig(), host: '127.0.0.1', port: 0, logLevel: 'silent', ...overrides });
+  const app = await createHubApp({ ...defaultHubConfig(), host: '127.0.0.1', port: 0, logLevel: 'silent', ...overrides }, { announce: () => undefined });
   await app.listen(0, '127.0.0.1');
   return { app, url: listeningUrl(app) };
 }

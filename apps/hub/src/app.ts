@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import type { Announce } from './auth/auth.module';
@@ -22,11 +23,13 @@ export interface HubAppOptions {
 export async function createHubApp(config: HubConfig, options: HubAppOptions = {}): Promise<INestApplication> {
   const logger = createLogger(config.logLevel, options.logDestination);
   const announce = options.announce ?? ((line: string) => console.log(line));
-  const app = await NestFactory.create(AppModule.forRoot({ config, logger, announce }), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, logger, announce }), {
     logger: new PinoNestLogger(logger),
     abortOnError: false,
-    bodyParser: true,
+    bodyParser: false,
   });
+  // A kubeconfig may be up to 256 KiB; anything past 1 MiB is refused with 413.
+  app.useBodyParser('json', { limit: '1mb' });
   app.use(requestLogging(logger));
   app.useGlobalPipes(new DtoValidationPipe());
   app.useGlobalFilters(new HttpErrorFilter(logger));

@@ -38,6 +38,14 @@ describe('compiled hub (npm start)', () => {
     try {
       const url = await waitForUrl(hub.output, hub.exited, 30000);
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const token = /first admin token \(shown only now; keep it\): (flt_\S+)/.exec(hub.output())?.[1];
+      expect(token).toBeDefined();
+      const tokens = await fetch(`${url}/api/v1/tokens`, { headers: { authorization: `Bearer ${token}` } });
+      expect(tokens.status).toBe(200);
+      // logs are JSON lines; the token is printed once, never logged
+      const lines = hub.output().split('\n').filter((l) => l.startsWith('{'));
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.every((l) => !l.includes(token!))).toBe(true);
       const res = await fetch(`${url}/readyz`);
       expect(res.status).toBe(200);
       expect(existsSync(join(tmp.dir, 'pgdata', 'PG_VERSION'))).toBe(true);

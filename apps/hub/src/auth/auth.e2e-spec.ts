@@ -74,6 +74,9 @@ describe.each(DATABASE_KINDS)('tokens and roles on %s', (_label, kind) => {
     expect(bad.status).toBe(400);
     expect(bad.body.message).toBe('request body is not valid JSON');
     expect((await hub.call('POST', '/api/v1/tokens', { rawBody: '[1,2]' })).status).toBe(400);
+    const huge = await hub.call('POST', '/api/v1/tokens', { rawBody: JSON.stringify({ name: 'x'.repeat(2 << 20) }) });
+    expect(huge.status).toBe(413);
+    expect(huge.body.message).toBe('request body is too large');
     const page = await hub.call('GET', '/api/v1/tokens?limit=0&offset=-1');
     expect(page.status).toBe(400);
     expect(page.body.problems).toEqual(['limit: must be at least 1', 'offset: must be at least 0']);
