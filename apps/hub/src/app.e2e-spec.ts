@@ -60,6 +60,8 @@ describe.each([
     const body = await res.text();
     expect(body).toContain('# TYPE process_cpu_seconds_total counter');
     expect(body).toContain('nodejs_eventloop_lag_seconds');
+    // requests are counted by route pattern, not by raw path
+    expect(body).toContain('flotilla_hub_http_requests_total{method="GET",route="/healthz",status="200"}');
   });
 
   it('reports 503 on /readyz when the database is gone', async () => {

@@ -10,6 +10,7 @@ import { DtoValidationPipe } from './common/validation.pipe';
 import type { HubConfig } from './config/hub-config';
 import { createLogger, PinoNestLogger } from './logging/logger';
 import { requestLogging } from './logging/request-logging';
+import { MetricsRegistry } from './metrics/metrics.module';
 import { setupOpenApi } from './openapi';
 
 export interface HubAppOptions {
@@ -30,7 +31,8 @@ export async function createHubApp(config: HubConfig, options: HubAppOptions = {
   });
   // A kubeconfig may be up to 256 KiB; anything past 1 MiB is refused with 413.
   app.useBodyParser('json', { limit: '1mb' });
-  app.use(requestLogging(logger));
+  const metrics = app.get(MetricsRegistry);
+  app.use(requestLogging(logger, (m, r, s, t) => metrics.observeRequest(m, r, s, t)));
   app.useGlobalPipes(new DtoValidationPipe());
   app.useGlobalFilters(new HttpErrorFilter(logger));
   setupOpenApi(app);

@@ -9,14 +9,20 @@ export interface LoggedRequest extends IncomingMessage {
   id?: string;
   log?: Logger;
   originalUrl?: string;
+  /** set by Express when a route matched */
+  route?: { path?: string };
+  baseUrl?: string;
 }
+
+/** Receives one observation per answered request. */
+export type RequestObserver = (method: string, route: string, status: number, seconds: number) => void;
 
 /**
  * Gives every request an id (the caller's X-Request-Id when it is sane, else a
  * new one), echoes it in the response and logs one line when the response ends.
  * Only method, path, status and timing are logged: never headers or bodies.
  */
-export function requestLogging(logger: Logger): (req: LoggedRequest, res: ServerResponse, next: () => void) => void {
+export function requestLogging(logger: Logger, observe?: RequestObserver): (req: LoggedRequest, res: ServerResponse, next: () => void) => void {
   return (req, res, next) => {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -29,6 +35,8 @@ export function requestLogging(logger: Logger): (req: LoggedRequest, res: Server
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const path = (req.originalUrl ?? req.url ?? '').split('?')[0];
       const level = res.statusCode >= 500 ? 'error' : 'info';
+      const route = req.route?.path ? `${req.baseUrl ?? ''}${req.route.path}` : 'unmatched';
+      observe?.(req.method ?? 'GET', route, res.statusCode, ms / 1000);
       (req.log ?? log)[level]({ method: req.method, path, status: res.statusCode, durationMs: Math.round(ms * 10) / 10 }, 'request');
     });
     next();
