@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type Repository } from 'typeorm';
 import { ClusterEntity } from '../database/entities';
 import type { LabelSelector } from '../database/entities';
+import { whereLabelsMatch } from '../targeting/label-selector-sql';
 
 export interface ClusterFilter {
   group?: string;
@@ -34,21 +35,7 @@ export class ClustersRepository {
     const qb = this.repo.createQueryBuilder('c').orderBy('c.name', 'ASC').take(limit).skip(offset);
     if (filter.group) qb.andWhere('c.group_name = :group', { group: filter.group });
     if (filter.mode) qb.andWhere('c.mode = :mode', { mode: filter.mode });
-    const sel = filter.labelSelector;
-    let i = 0;
-    for (const [k, v] of Object.entries(sel?.matchLabels ?? {})) {
-      qb.andWhere(`c.labels ->> :k${i} = :v${i}`, { [`k${i}`]: k, [`v${i}`]: v });
-      i++;
-    }
-    for (const e of sel?.matchExpressions ?? []) {
-      const k = `k${i}`;
-      const vs = `vs${i}`;
-      i++;
-      if (e.operator === 'Exists') qb.andWhere(`c.labels ? :${k}`, { [k]: e.key });
-      else if (e.operator === 'DoesNotExist') qb.andWhere(`NOT (c.labels ? :${k})`, { [k]: e.key });
-      else if (e.operator === 'In') qb.andWhere(`c.labels ->> :${k} IN (:...${vs})`, { [k]: e.key, [vs]: e.values ?? [] });
-      else qb.andWhere(`(NOT (c.labels ? :${k}) OR c.labels ->> :${k} NOT IN (:...${vs}))`, { [k]: e.key, [vs]: e.values ?? [] });
-    }
+    whereLabelsMatch(qb, 'c', filter.labelSelector);
     return qb.getManyAndCount();
   }
 

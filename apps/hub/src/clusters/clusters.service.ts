@@ -9,7 +9,7 @@ import { KubeRepository } from '../kube/kube.repository';
 import { type ClusterAuth, type ClusterConnection, connectionFromKubeconfig, KubeconfigError, pemFrom } from '../kube/kubeconfig';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { MembershipService } from '../targeting/membership.service';
-import { parseLabelSelector, SelectorSyntaxError } from '../targeting/selector';
+import { parseSelectorParam } from '../targeting/selector';
 import { TargetsRepository } from '../targeting/targets.repository';
 import type { ClusterCredentialsDto, ClusterDto, ClusterQuery, CreateClusterDto, EndpointDto, UpdateClusterDto } from './clusters.dto';
 import { ClustersRepository } from './clusters.repository';
@@ -59,13 +59,7 @@ export class ClustersService {
   }
 
   async list(q: ClusterQuery): Promise<Page<ClusterDto>> {
-    let labelSelector;
-    try {
-      labelSelector = q.labelSelector !== undefined ? parseLabelSelector(q.labelSelector) : undefined;
-    } catch (err) {
-      if (err instanceof SelectorSyntaxError) throw new InvalidInputError([err.message]);
-      throw err;
-    }
+    const labelSelector = q.labelSelector !== undefined ? parseSelectorParam(q.labelSelector) : undefined;
     const [rows, total] = await this.clusters.page({ group: q.group, mode: q.mode, labelSelector }, q.limit, q.offset);
     return { items: await Promise.all(rows.map((c) => this.toDto(c))), total, limit: q.limit, offset: q.offset };
   }

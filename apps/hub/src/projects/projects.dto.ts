@@ -263,6 +263,16 @@ export class TargetQuery extends PageQuery {
   @Optional()
   @IsString({ message: 'must be a string' })
   phase?: string;
+
+  @ApiPropertyOptional({ description: "the cluster's group" })
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  group?: string;
+
+  @ApiPropertyOptional({ description: "on the cluster's labels, kubectl syntax" })
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  labelSelector?: string;
 }
 
 export class EventQuery extends PageQuery {

@@ -44,6 +44,12 @@ describe.each(DATABASE_KINDS)('projects API on %s', (_label, kind) => {
     const targets = await hub.call('GET', '/api/v1/projects/platform/targets', { token: viewer });
     expect(names(targets.body)).toEqual(expect.arrayContaining(['eu-1', 'stage-1']));
     expect(targets.body.total).toBe(2);
+    const byGroup = await hub.call('GET', '/api/v1/projects/platform/targets?group=staging');
+    expect(names(byGroup.body)).toEqual(['stage-1']);
+    const byLabel = await hub.call('GET', `/api/v1/projects/platform/targets?labelSelector=${encodeURIComponent('tier=gold')}&phase=Pending`);
+    expect(names(byLabel.body)).toEqual(['eu-1']);
+    expect((await hub.call('GET', '/api/v1/projects/platform/targets?phase=Ready')).body.total).toBe(0);
+    expect((await hub.call('GET', '/api/v1/projects/platform/targets?labelSelector=%3D%3D')).status).toBe(400);
     expect(targets.body.items[0]).toMatchObject({ phase: 'Pending', generation: 1, observedGeneration: null, lastAppliedRevision: null, conditions: [], attempt: 0 });
   });
 

@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError } from '../common/errors';
 import type { Page } from '../common/paging';
 import type { EventEntity, RunEntity, TargetEntity } from '../database/entities';
 import { HistoryRepository } from '../targeting/history.repository';
+import { parseSelectorParam } from '../targeting/selector';
 import { TargetsRepository } from '../targeting/targets.repository';
 import type { EventQuery, TargetQuery } from './projects.dto';
 import { ProjectsService } from './projects.service';
@@ -22,7 +23,8 @@ export class TargetsService {
 
   async list(project: string, q: TargetQuery): Promise<Page<TargetDto>> {
     const p = await this.projects.find(project);
-    const [rows, total] = await this.targets.pageForProject(p.id, q.phase, q.limit, q.offset);
+    const labelSelector = q.labelSelector !== undefined ? parseSelectorParam(q.labelSelector) : undefined;
+    const [rows, total] = await this.targets.pageForProject(p.id, { phase: q.phase, group: q.group, labelSelector }, q.limit, q.offset);
     return { items: rows.map(toTargetDto), total, limit: q.limit, offset: q.offset };
   }
 

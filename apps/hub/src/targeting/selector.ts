@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../common/errors';
 import type { LabelSelector, LabelSelectorRequirement, TargetSelector } from '../database/entities';
 
 /** What selection looks at on a cluster. */
@@ -84,4 +85,14 @@ export function parseLabelSelector(text: string): LabelSelector {
     else throw new SelectorSyntaxError(text, `cannot parse "${p}"`);
   }
   return { matchLabels, matchExpressions };
+}
+
+/** parseLabelSelector for a query parameter: a syntax error is bad input (400). */
+export function parseSelectorParam(text: string): LabelSelector {
+  try {
+    return parseLabelSelector(text);
+  } catch (err) {
+    if (err instanceof SelectorSyntaxError) throw new InvalidInputError([err.message]);
+    throw err;
+  }
 }

@@ -1,6 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, type Repository } from 'typeorm';
 import { TargetEntity } from '../database/entities';
+import type { LabelSelector } from '../database/entities';
+import { whereLabelsMatch } from './label-selector-sql';
+
+/** Narrows a Project's Targets by their phase or their cluster's group and labels. */
+export interface TargetFilter {
+  phase?: string;
+  group?: string;
+  labelSelector?: LabelSelector;
+}
 
 @Injectable()
 export class TargetsRepository {
@@ -22,14 +31,18 @@ export class TargetsRepository {
     return this.repo.findOne({ where: { projectId, clusterId }, relations: { cluster: true } });
   }
 
-  pageForProject(projectId: string, phase: string | undefined, limit: number, offset: number): Promise<[TargetEntity[], number]> {
-    return this.repo.findAndCount({
-      where: phase ? { projectId, phase } : { projectId },
-      relations: { cluster: true },
-      order: { createdAt: 'ASC', id: 'ASC' },
-      take: limit,
-      skip: offset,
-    });
+  pageForProject(projectId: string, filter: TargetFilter, limit: number, offset: number): Promise<[TargetEntity[], number]> {
+    const qb = this.repo
+      .createQueryBuilder('t')
+      .innerJoinAndSelect('t.cluster', 'c')
+      .where('t.project_id = :projectId', { projectId })
+      .orderBy('c.name', 'ASC')
+      .take(limit)
+      .skip(offset);
+    if (filter.phase) qb.andWhere('t.phase = :phase', { phase: filter.phase });
+    if (filter.group) qb.andWhere('c.group_name = :group', { group: filter.group });
+    whereLabelsMatch(qb, 'c', filter.labelSelector);
+    return qb.getManyAndCount();
   }
 
   /** Target counts by phase for each of the given projects. */
