@@ -1,9 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { harnessEnv } from '../../../test/harness/env';
+import { openDatabase } from '../src/database/data-source';
+import { hubMigrations } from '../src/database/migrations';
 
 /** A database of its own on the harness PostgreSQL, so tests never share state. */
 export interface TestDatabase {
@@ -43,4 +45,32 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 export function createTempDataDir(): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'flotilla-hub-test-'));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Fills `dataDir` with an embedded database that already ran every migration:
+ * a copy of a template made once per PGlite version and migration list. A fresh
+ * initdb costs seconds per hub; tests of first start (main, app, drift) still
+ * start from nothing.
+ */
+export async function seedPgliteDataDir(dataDir: string): Promise<void> {
+  const pkg = readFileSync(join(__dirname, '../../../node_modules/@electric-sql/pglite/package.json'), 'utf8');
+  const version = (JSON.parse(pkg) as { version: string }).version;
+  const key = createHash('sha256')
+    .update(version)
+    .update(hubMigrations.map((m) => m.name).join(','))
+    .digest('hex')
+    .slice(0, 12);
+  const template = join(tmpdir(), `flotilla-hub-pglite-template-${key}`);
+  if (!existsSync(template)) {
+    const building = `${template}.tmp-${randomBytes(4).toString('hex')}`;
+    const ds = await openDatabase({ kind: 'pglite', dataDir: building });
+    await ds.destroy();
+    try {
+      renameSync(building, template);
+    } catch {
+      rmSync(building, { recursive: true, force: true }); // another test file made it first
+    }
+  }
+  cpSync(template, join(dataDir, 'pgdata'), { recursive: true });
 }

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { createHubApp, listeningUrl } from '../src/app';
 import { defaultHubConfig, type HubConfig } from '../src/config/hub-config';
-import { createTempDataDir, createTestDatabase } from './databases';
+import { createTempDataDir, createTestDatabase, seedPgliteDataDir } from './databases';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 export const DATABASE_KINDS = [
@@ -33,6 +33,7 @@ export interface TestHub {
 export async function startTestHub(kind: DatabaseKind, overrides: Partial<HubConfig> = {}): Promise<TestHub> {
   const tmp = createTempDataDir();
   const db = kind === 'postgres' ? await createTestDatabase() : undefined;
+  if (kind === 'pglite') await seedPgliteDataDir(tmp.dir);
   const config: HubConfig = {
     ...defaultHubConfig(),
     host: '127.0.0.1',

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsObject, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { PageQuery } from '../common/paging';
 import type { CrossFieldChecks } from '../common/validation.pipe';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, IsLabelMap, Optional } from '../common/validators';
@@ -91,12 +91,14 @@ export class CreateClusterDto implements CrossFieldChecks {
 
   @ApiPropertyOptional({ type: EndpointDto, description: 'push clusters; may come from the kubeconfig instead' })
   @Optional()
+  @IsObject({ message: 'must be an object' })
   @ValidateNested()
   @Type(() => EndpointDto)
   endpoint?: EndpointDto;
 
   @ApiPropertyOptional({ type: ClusterCredentialsDto, description: 'push clusters only; never returned' })
   @Optional()
+  @IsObject({ message: 'must be an object' })
   @ValidateNested()
   @Type(() => ClusterCredentialsDto)
   credentials?: ClusterCredentialsDto;
@@ -132,12 +134,14 @@ export class UpdateClusterDto implements CrossFieldChecks {
 
   @ApiPropertyOptional({ type: EndpointDto })
   @Optional()
+  @IsObject({ message: 'must be an object' })
   @ValidateNested()
   @Type(() => EndpointDto)
   endpoint?: EndpointDto;
 
   @ApiPropertyOptional({ type: ClusterCredentialsDto, description: 'replaces the stored credentials (rotation)' })
   @Optional()
+  @IsObject({ message: 'must be an object' })
   @ValidateNested()
   @Type(() => ClusterCredentialsDto)
   credentials?: ClusterCredentialsDto;

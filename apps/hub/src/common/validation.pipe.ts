@@ -40,7 +40,7 @@ export class DtoValidationPipe implements PipeTransform {
   }
 }
 
-export function flattenValidationErrors(errors: ValidationError[], prefix = ''): string[] {
+export function flattenValidationErrors(errors: ValidationError[], prefix = '', shapeReported = false): string[] {
   const out: string[] = [];
   for (const e of errors) {
     const path = prefix ? (/^\d+$/.test(e.property) ? `${prefix}[${e.property}]` : `${prefix}.${e.property}`) : e.property;
@@ -49,10 +49,12 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
       out.push(`${path}: required`);
       continue;
     }
-    for (const message of Object.values(e.constraints ?? {})) {
+    for (const [rule, message] of Object.entries(e.constraints ?? {})) {
+      // "must be an object" already says what "nested property … must be either object or array" would
+      if (rule === 'nestedValidation' && (shapeReported || e.constraints?.isObject)) continue;
       out.push(`${path}: ${message.replace(/^property (\S+) should not exist$/, 'unknown field')}`);
     }
-    if (e.children?.length) out.push(...flattenValidationErrors(e.children, path));
+    if (e.children?.length) out.push(...flattenValidationErrors(e.children, path, e.constraints?.isObject !== undefined));
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import { registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
 
 /** RFC 1123 label, as Kubernetes names namespaces and most objects. */
-export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+export const DNS_LABEL = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 export const DNS_LABEL_MESSAGE = 'must be a DNS label: at most 63 lowercase letters, digits or "-", starting and ending with a letter or digit';
 
 const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$/;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsObject, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { parseDuration } from '../common/duration';
 import { PageQuery } from '../common/paging';
 import type { CrossFieldChecks } from '../common/validation.pipe';
@@ -57,6 +57,7 @@ export class LabelSelectorDto {
   @ApiPropertyOptional({ type: [LabelSelectorRequirementDto] })
   @Optional()
   @IsArray({ message: 'must be a list' })
+  @IsObject({ each: true, message: 'must be a list of objects' })
   @ValidateNested({ each: true })
   @Type(() => LabelSelectorRequirementDto)
   matchExpressions?: LabelSelectorRequirementDto[];
@@ -78,6 +79,7 @@ export class TargetsDto {
 
   @ApiPropertyOptional({ type: LabelSelectorDto })
   @Optional()
+  @IsObject({ message: 'must be an object' })
   @ValidateNested()
   @Type(() => LabelSelectorDto)
   labelSelector?: LabelSelectorDto;
@@ -133,12 +135,14 @@ export class RegistryCredentialsDto implements CrossFieldChecks {
 abstract class ProjectSpecFields {
   @ApiPropertyOptional({ type: TargetsDto })
   @Optional()
+  @IsObject({ message: 'must be an object' })
   @ValidateNested()
   @Type(() => TargetsDto)
   targets?: TargetsDto;
 
   @ApiPropertyOptional({ type: RolloutDto })
   @Optional()
+  @IsObject({ message: 'must be an object' })
   @ValidateNested()
   @Type(() => RolloutDto)
   rollout?: RolloutDto;
@@ -155,6 +159,7 @@ abstract class ProjectSpecFields {
 
   @ApiPropertyOptional({ type: RegistryCredentialsDto, description: 'never returned' })
   @Optional()
+  @IsObject({ message: 'must be an object' })
   @ValidateNested()
   @Type(() => RegistryCredentialsDto)
   registryCredentials?: RegistryCredentialsDto;
@@ -199,6 +204,7 @@ export class CreateProjectDto extends ProjectSpecFields implements CrossFieldChe
   namespace!: string;
 
   @ApiProperty({ type: SourceDto })
+  @IsObject({ message: 'must be an object' })
   @ValidateNested()
   @Type(() => SourceDto)
   source!: SourceDto;
@@ -225,6 +231,7 @@ export class UpdateProjectDto extends ProjectSpecFields implements CrossFieldChe
 
   @ApiPropertyOptional({ type: SourceDto })
   @Optional()
+  @IsObject({ message: 'must be an object' })
   @ValidateNested()
   @Type(() => SourceDto)
   source?: SourceDto;
