@@ -73,6 +73,28 @@ describe.each([
   });
 });
 
+describe('replicas starting together on one PostgreSQL', () => {
+  it('migrate once, register the admin token once, and all become ready', async () => {
+    const db = await createTestDatabase();
+    const dirs = [createTempDataDir(), createTempDataDir(), createTempDataDir()];
+    const adminToken = 'a-shared-admin-token-for-replicas';
+    try {
+      const hubs = await Promise.all(dirs.map((d) => startHub({ dataDir: d.dir, databaseUrl: db.url, adminToken })));
+      try {
+        for (const h of hubs) expect((await fetch(`${h.url}/readyz`)).status).toBe(200);
+        const ds = hubs[0].app.get(DataSource);
+        expect(await ds.query('SELECT count(*)::int AS n FROM migrations')).toEqual([{ n: 2 }]);
+        expect(await ds.query('SELECT count(*)::int AS n FROM api_tokens')).toEqual([{ n: 1 }]);
+      } finally {
+        for (const h of hubs) await h.app.close();
+      }
+    } finally {
+      await db.drop();
+      for (const d of dirs) d.cleanup();
+    }
+  });
+});
+
 describe('hub start failures', () => {
   it('names the database it could not reach, without its password', async () => {
     const tmp = createTempDataDir();

@@ -45,8 +45,7 @@ export class AuthService {
   async bootstrapAdmin(): Promise<string | undefined> {
     if (this.config.adminToken) {
       const hash = this.crypto.sha256Hex(this.config.adminToken);
-      if (!(await this.tokens.existsByHash(hash))) {
-        await this.tokens.insert({ name: 'admin', role: 'admin', tokenHash: hash });
+      if (await this.tokens.insertIfAbsent({ name: 'admin', role: 'admin', tokenHash: hash })) {
         this.logger.info({ tokenName: 'admin' }, 'registered FLOTILLA_ADMIN_TOKEN as an admin token');
       }
       return undefined;

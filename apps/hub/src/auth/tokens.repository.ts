@@ -22,16 +22,18 @@ export class TokensRepository {
     return this.repo.count();
   }
 
-  existsByHash(tokenHash: string): Promise<boolean> {
-    return this.repo.existsBy({ tokenHash });
-  }
-
   list(limit: number, offset: number): Promise<[ApiTokenEntity[], number]> {
     return this.repo.findAndCount({ order: { createdAt: 'ASC', id: 'ASC' }, take: limit, skip: offset });
   }
 
   insert(token: Pick<ApiTokenEntity, 'name' | 'role' | 'tokenHash'>): Promise<ApiTokenEntity> {
     return this.repo.save(this.repo.create({ ...token, revokedAt: null, lastUsedAt: null }));
+  }
+
+  /** Inserts unless a token with this hash exists (replicas bootstrapping the same admin token at once). */
+  async insertIfAbsent(token: Pick<ApiTokenEntity, 'name' | 'role' | 'tokenHash'>): Promise<boolean> {
+    const res = await this.repo.createQueryBuilder().insert().into(ApiTokenEntity).values(token).orIgnore().execute();
+    return (res.raw as unknown[]).length > 0;
   }
 
   async revoke(id: string, at: Date): Promise<void> {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { Client } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { hubEntities } from './entities';
 import { hubMigrations } from './migrations';
@@ -55,16 +56,32 @@ export async function dataSourceOptions(target: DatabaseTarget): Promise<DataSou
   return { ...common, driver: pgliteDriver(db) };
 }
 
-/** Opens the database and applies pending migrations. */
+// Any fixed 64-bit number names the lock; this one spells "flotilla" in ASCII.
+const MIGRATION_LOCK = '7380676954236969313';
+
+/**
+ * Opens the database and applies pending migrations. On PostgreSQL, replicas
+ * starting together take turns through an advisory lock (held by a separate
+ * session, so it spans TypeORM's pool); the later ones find nothing to do.
+ */
 export async function openDatabase(target: DatabaseTarget): Promise<DataSource> {
   let ds: DataSource | undefined;
+  let lock: Client | undefined;
   try {
     ds = new DataSource(await dataSourceOptions(target));
     await ds.initialize();
+    if (target.kind === 'postgres') {
+      lock = new Client({ connectionString: target.url });
+      await lock.connect();
+      await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    }
     await ds.runMigrations({ transaction: 'each' });
     return ds;
   } catch (err) {
     if (ds?.isInitialized) await ds.destroy().catch(() => undefined);
     throw new DatabaseOpenError(target, err);
+  } finally {
+    // ending the session releases the lock
+    await lock?.end().catch(() => undefined);
   }
 }
