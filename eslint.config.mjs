@@ -15,6 +15,12 @@ export default tseslint.config(
     },
   },
   {
+    // Tool configuration files such as jest.config.js are CommonJS.
+    files: ['**/*.js', '**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Libraries are plain TypeScript: NestJS stops at apps/, and a lib never imports an app.
     files: ['libs/**/*.ts'],
     rules: {

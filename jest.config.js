@@ -1,3 +1,6 @@
+const { existsSync } = require('node:fs');
+const { join } = require('node:path');
+
 // NestJS 12 and some of its dependencies ship ESM only; Jest on Node 20 cannot
 // load them natively, so @swc/jest transforms them to CommonJS as well.
 const esmPackages = ['@nestjs', 'file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit'];
@@ -6,7 +9,7 @@ const esmPackages = ['@nestjs', 'file-type', 'strtok3', 'token-types', '@tokeniz
 module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
+  roots: ['apps', 'libs', 'test'].filter((dir) => existsSync(join(__dirname, dir))).map((dir) => `<rootDir>/${dir}`),
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
   transform: {
     '^.+\\.(t|j|mj)s$': [

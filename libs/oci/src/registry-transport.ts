@@ -1,0 +1,148 @@
+// HTTP to one or more registries: scheme choice (HTTPS unless loopback or
+// insecure), user agent, authorization with one retry after a 401 challenge,
+// and distribution error bodies turned into RegistryError.
+import { parseChallenge } from './auth-challenge';
+import { Authenticator } from './auth';
+import { AuthError, InsecureRegistryError, RegistryError } from './errors';
+import { isLoopbackRegistry } from './reference';
+import type { CredentialSource } from './types';
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+
+export interface TransportOptions {
+  credentials: CredentialSource;
+  /** Reach non-loopback registries over plain HTTP. Loopback hosts always use HTTP. */
+  insecure: boolean;
+  userAgent: string;
+  /** Milliseconds to wait for response headers (bodies, e.g. blob streams, are not limited). */
+  responseTimeoutMs: number;
+  fetch: typeof fetch;
+}
+
+export interface SendOptions {
+  method: string;
+  /** A path under the registry (`/v2/...`) or an absolute URL (upload locations). */
+  path: string;
+  /** Repository scopes the request needs (bearer tokens are issued per scope). */
+  scopes: readonly string[];
+  headers?: Record<string, string>;
+  /** Bodies are buffers so a request can be replayed after an auth challenge. */
+  body?: Buffer | string;
+  /** Statuses that are not errors; anything else throws RegistryError. */
+  ok: readonly number[];
+}
+
+export class RegistryTransport {
+  private readonly auths = new Map<string, Promise<Authenticator>>();
+
+  constructor(private readonly opts: TransportOptions) {}
+
+  baseUrl(registry: string): string {
+    if (isLoopbackRegistry(registry) || this.opts.insecure) return `http://${registry}`;
+    return `https://${registry}`;
+  }
+
+  /** Token endpoint round trips so far for one registry (0 when none). */
+  async tokenRequests(registry: string): Promise<number> {
+    const auth = this.auths.get(registry);
+    return auth ? (await auth).tokenRequests : 0;
+  }
+
+  async send(registry: string, req: SendOptions): Promise<Response> {
+    const url = req.path.startsWith('/') ? `${this.baseUrl(registry)}${req.path}` : req.path;
+    if (url.startsWith('http://') && !this.opts.insecure && !isLoopbackRegistry(new URL(url).host)) {
+      throw new InsecureRegistryError(registry);
+    }
+    const auth = await this.authenticator(registry);
+    let res = await this.once(url, req, await auth.header(req.scopes));
+    if (res.status === 401) {
+      await res.body?.cancel();
+      const challenge = parseChallenge(res.headers.get('www-authenticate') ?? '');
+      if (!auth.learn(challenge)) {
+        throw new AuthError(registry, `${req.method} ${url} answered 401 without a usable challenge`);
+      }
+      auth.forget(req.scopes);
+      res = await this.once(url, req, await auth.header(req.scopes));
+      if (res.status === 401) {
+        await res.body?.cancel();
+        throw new AuthError(registry, `${req.method} ${url} refused the credentials (401)`);
+      }
+    }
+    if (!req.ok.includes(res.status)) throw await registryError(req.method, url, res);
+    return res;
+  }
+
+  /**
+   * One request, following redirects by hand (blob GETs often go to object
+   * storage): each hop must pass the plain-HTTP policy, and credentials are
+   * sent to the registry's own origin only.
+   */
+  private async once(url: string, req: SendOptions, authorization: string | undefined): Promise<Response> {
+    const origin = new URL(url).origin;
+    let target = url;
+    let method = req.method;
+    let body = req.body;
+    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+      const headers: Record<string, string> = { 'user-agent': this.opts.userAgent, ...req.headers };
+      if (authorization && new URL(target).origin === origin) headers.authorization = authorization;
+      const res = await this.fetchWithTimeout(target, method, headers, body);
+      const location = res.headers.get('location');
+      if (!REDIRECTS.has(res.status) || !location) return res;
+      await res.body?.cancel();
+      const next = new URL(location, target);
+      if (next.protocol !== 'https:' && !this.opts.insecure && !isLoopbackRegistry(next.host)) throw new InsecureRegistryError(next.host);
+      if (res.status === 303 || (method === 'POST' && (res.status === 301 || res.status === 302))) {
+        method = 'GET';
+        body = undefined;
+      }
+      target = next.toString();
+    }
+    throw new RegistryError(req.method, url, 0, undefined, `more than ${MAX_REDIRECTS} redirects`);
+  }
+
+  private async fetchWithTimeout(url: string, method: string, headers: Record<string, string>, body: Buffer | string | undefined): Promise<Response> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.opts.responseTimeoutMs);
+    try {
+      return await this.opts.fetch(url, { method, headers, body, redirect: 'manual', signal: controller.signal });
+    } catch (cause) {
+      const why = controller.signal.aborted ? `no response within ${this.opts.responseTimeoutMs} ms` : 'request failed before a response';
+      throw new RegistryError(method, url, 0, undefined, why, { cause });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private authenticator(registry: string): Promise<Authenticator> {
+    let auth = this.auths.get(registry);
+    if (!auth) {
+      const source = this.opts.credentials;
+      auth = Promise.resolve(typeof source === 'function' ? source(registry) : source).then(
+        (credentials) =>
+          new Authenticator({ registry, credentials, userAgent: this.opts.userAgent, fetch: this.opts.fetch, timeoutMs: this.opts.responseTimeoutMs }),
+      );
+      // A failed credential lookup is retried on the next request rather than cached.
+      auth.catch(() => this.auths.delete(registry));
+      this.auths.set(registry, auth);
+    }
+    return auth;
+  }
+}
+
+async function registryError(method: string, url: string, res: Response): Promise<RegistryError> {
+  const text = method === 'HEAD' ? '' : await res.text().catch(() => '');
+  let code: string | undefined;
+  let detail = text.slice(0, 300);
+  try {
+    const body = JSON.parse(text) as { errors?: { code?: string; message?: string }[] };
+    const first = body.errors?.[0];
+    if (first) {
+      code = first.code;
+      detail = first.message ?? '';
+    }
+  } catch {
+    // not a distribution error body; keep the text
+  }
+  return new RegistryError(method, url, res.status, code, detail);
+}
