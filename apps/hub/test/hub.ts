@@ -20,6 +20,8 @@ export interface TestHub {
   logs: string[];
   /** lines printed for the operator */
   announced: string[];
+  /** every response body this helper received, to assert secrets never came back */
+  responses: string[];
   // Response bodies are explored field by field in assertions; a type per route would only restate the DTOs.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   call(method: string, path: string, opts?: { token?: string | null; body?: unknown; rawBody?: string }): Promise<{ status: number; body: any; text: string }>;
@@ -59,6 +61,7 @@ export async function startTestHub(kind: DatabaseKind, overrides: Partial<HubCon
 export async function launch(config: HubConfig): Promise<Omit<TestHub, 'close'> & { close?: never }> {
   const logs: string[] = [];
   const announced: string[] = [];
+  const responses: string[] = [];
   const logDestination = new Writable({
     write(chunk: Buffer, _enc, cb) {
       logs.push(...chunk.toString().split('\n').filter(Boolean));
@@ -76,6 +79,7 @@ export async function launch(config: HubConfig): Promise<Omit<TestHub, 'close'> 
     adminToken,
     logs,
     announced,
+    responses,
     async call(method, path, opts = {}) {
       const token = opts.token === undefined ? adminToken : opts.token;
       const headers: Record<string, string> = {};
@@ -87,6 +91,7 @@ export async function launch(config: HubConfig): Promise<Omit<TestHub, 'close'> 
       }
       const res = await fetch(`${url}${path}`, { method, headers, body });
       const text = await res.text();
+      responses.push(text);
       let parsed: unknown;
       try {
         parsed = text ? JSON.parse(text) : undefined;

@@ -44,9 +44,9 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = '', 
   const out: string[] = [];
   for (const e of errors) {
     const path = prefix ? (/^\d+$/.test(e.property) ? `${prefix}[${e.property}]` : `${prefix}.${e.property}`) : e.property;
-    if (e.value === undefined && e.constraints) {
-      // a missing field fails every rule on it; saying it is required is enough
-      out.push(`${path}: required`);
+    if ((e.value === undefined || e.value === null) && e.constraints) {
+      // a missing or null field fails every rule on it; one line says it
+      out.push(e.value === undefined ? `${path}: required` : `${path}: must not be null`);
       continue;
     }
     for (const [rule, message] of Object.entries(e.constraints ?? {})) {
