@@ -69,7 +69,12 @@ export async function launch(config: HubConfig): Promise<Omit<TestHub, 'close'> 
     },
   });
   const app = await createHubApp(config, { logDestination: logDestination as never, announce: (l) => announced.push(l) });
-  await app.listen(0, '127.0.0.1');
+  try {
+    await app.listen(0, '127.0.0.1');
+  } catch (err) {
+    await app.close().catch(() => undefined); // release the database a failed start opened
+    throw err;
+  }
   const url = listeningUrl(app);
   const adminToken = config.adminToken ?? /: (flt_\S+)$/.exec(announced.join('\n'))?.[1] ?? '';
   return {

@@ -45,6 +45,8 @@ describe.each(DATABASE_KINDS)('credential encryption and key rotation on %s', (_
     } finally {
       await rotated.stop();
     }
+    // a keyring without the key that sealed the data stops the hub at start, naming the key
+    await expect(launch({ ...hub.config, encryptionKeys: `other:${key()}` })).rejects.toThrow('key "new" is not in the keyring');
     const onlyNew = await launch({ ...hub.config, encryptionKeys: newKey });
     try {
       const opened = await onlyNew.app.get(CredentialsService).reveal<{ auth: { token: string } }>(id);

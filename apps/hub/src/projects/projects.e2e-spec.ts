@@ -178,3 +178,26 @@ describe.each(DATABASE_KINDS)('projects API on %s', (_label, kind) => {
     for (const text of [...hub.responses, ...hub.logs]) expect(text).not.toContain(PASSWORD);
   });
 });
+
+describe.each(DATABASE_KINDS)('concurrent writes on %s', (_label, kind) => {
+  let hub: TestHub;
+  beforeAll(async () => {
+    hub = await startTestHub(kind);
+  });
+  afterAll(() => hub?.close());
+
+  it('serves 30 parallel registrations and Project creations without losing or mixing any', async () => {
+    const clusters = Array.from({ length: 15 }, (_, i) => hub.call('POST', '/api/v1/clusters', { body: { name: `c${i}`, mode: 'agent', labels: { n: String(i % 3) } } }));
+    const projects = Array.from({ length: 15 }, (_, i) =>
+      hub.call('POST', '/api/v1/projects', { body: { name: `p${i}`, namespace: 'ns', source, targets: { labelSelector: { matchLabels: { n: String(i % 3) } } } } }),
+    );
+    const results = await Promise.all([...clusters, ...projects]);
+    expect(results.map((r) => r.status)).toEqual(Array(30).fill(201));
+    // however the writes interleaved, membership converges: project pK targets the clusters with n = K mod 3
+    for (let i = 0; i < 15; i++) {
+      const t = await hub.call('GET', `/api/v1/projects/p${i}/targets`);
+      const expected = Array.from({ length: 15 }, (_, c) => c).filter((c) => c % 3 === i % 3).map((c) => `c${c}`).sort();
+      expect(t.body.items.map((x: { cluster: string }) => x.cluster).sort()).toEqual(expected);
+    }
+  });
+});
