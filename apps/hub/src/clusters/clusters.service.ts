@@ -61,11 +61,11 @@ export class ClustersService {
   async list(q: ClusterQuery): Promise<Page<ClusterDto>> {
     const labelSelector = q.labelSelector !== undefined ? parseSelectorParam(q.labelSelector) : undefined;
     const [rows, total] = await this.clusters.page({ group: q.group, mode: q.mode, labelSelector }, q.limit, q.offset);
-    return { items: await Promise.all(rows.map((c) => this.toDto(c))), total, limit: q.limit, offset: q.offset };
+    return { items: await this.toDtos(rows), total, limit: q.limit, offset: q.offset };
   }
 
   async get(name: string): Promise<ClusterDto> {
-    return this.toDto(await this.find(name));
+    return (await this.toDtos([await this.find(name)]))[0];
   }
 
   async update(name: string, dto: UpdateClusterDto): Promise<ClusterDto> {
@@ -147,20 +147,24 @@ export class ClustersService {
     return c;
   }
 
-  private async toDto(c: ClusterEntity): Promise<ClusterDto> {
-    return {
+  /** Response views; credential summaries and Target counts come in one query each, not one per cluster. */
+  private async toDtos(rows: ClusterEntity[]): Promise<ClusterDto[]> {
+    const summaries = await this.credentials.summaries(rows.map((c) => c.credentialId));
+    const counts = await this.targets.countsForClusters(rows.map((c) => c.id));
+    return rows.map((c) => ({
       name: c.name,
       group: c.groupName,
       labels: c.labels,
       mode: c.mode,
       endpoint: c.server ? { server: c.server, insecureSkipTLSVerify: c.insecureSkipTlsVerify, hasCaData: c.caData !== null } : null,
-      credentials: await this.credentials.summary(c.credentialId),
+      credentials: (c.credentialId && summaries.get(c.credentialId)) || null,
       status: { reachable: c.reachable, version: c.serverVersion, lastChecked: c.lastCheckedAt?.toISOString() ?? null, error: c.statusMessage },
-      targets: await this.targets.countForCluster(c.id),
+      targets: counts.get(c.id) ?? 0,
       createdAt: c.createdAt.toISOString(),
       updatedAt: c.updatedAt.toISOString(),
-    };
+    }));
   }
+
 }
 
 /** Turns the API's endpoint + credentials into a connection and what to seal, or every problem found. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, Not, type Repository } from 'typeorm';
+import { DataSource, In, Not, type Repository } from 'typeorm';
 import { CredentialEntity } from '../database/entities';
 
 @Injectable()
@@ -16,6 +16,10 @@ export class CredentialsRepository {
 
   findById(id: string): Promise<CredentialEntity | null> {
     return this.repo.findOneBy({ id });
+  }
+
+  findByIds(ids: string[]): Promise<CredentialEntity[]> {
+    return ids.length ? this.repo.findBy({ id: In(ids) }) : Promise.resolve([]);
   }
 
   async update(id: string, row: Pick<CredentialEntity, 'kind' | 'keyId' | 'envelope' | 'fingerprint'>): Promise<void> {

@@ -46,10 +46,10 @@ export class CredentialsService implements OnApplicationBootstrap {
     return { kind: row.kind, secret: JSON.parse(this.crypto.open(row, aad(row.kind))) as T };
   }
 
-  async summary(id: string | null): Promise<CredentialSummary | null> {
-    if (!id) return null;
-    const row = await this.repo.findById(id);
-    return row ? { kind: row.kind, fingerprint: row.fingerprint } : null;
+  /** Summaries of many credentials in one query, by id. */
+  async summaries(ids: Array<string | null>): Promise<Map<string, CredentialSummary>> {
+    const rows = await this.repo.findByIds(ids.filter((id): id is string => id !== null));
+    return new Map(rows.map((r) => [r.id, { kind: r.kind, fingerprint: r.fingerprint }]));
   }
 
   /** Re-seals every credential still under an older key with the current one. */

@@ -59,14 +59,11 @@ export class ProjectsService {
 
   async list(q: ProjectQuery): Promise<Page<ProjectDto>> {
     const [rows, total] = await this.projects.page({ suspended: q.suspended === undefined ? undefined : q.suspended === 'true' }, q.limit, q.offset);
-    const counts = await this.targets.phaseCounts(rows.map((p) => p.id));
-    return { items: await Promise.all(rows.map((p) => this.toDto(p, counts.get(p.id) ?? {}))), total, limit: q.limit, offset: q.offset };
+    return { items: await this.toDtos(rows), total, limit: q.limit, offset: q.offset };
   }
 
   async get(name: string): Promise<ProjectDto> {
-    const p = await this.find(name);
-    const counts = await this.targets.phaseCounts([p.id]);
-    return this.toDto(p, counts.get(p.id) ?? {});
+    return (await this.toDtos([await this.find(name)]))[0];
   }
 
   /** Spec changes bump the generation (and every Target's); selector changes re-sync Targets. */
@@ -155,26 +152,33 @@ export class ProjectsService {
     return (await this.credentials.store(kind, secret)).id;
   }
 
-  private async toDto(p: ProjectEntity, phases: Record<string, number>): Promise<ProjectDto> {
-    const total = Object.values(phases).reduce((a, b) => a + b, 0);
-    return {
-      name: p.name,
-      namespace: p.namespace,
-      source: { repository: p.sourceRepository, tag: p.sourceTag, path: p.sourcePath },
-      serviceAccountName: p.serviceAccountName,
-      targets: p.targetSelector,
-      rollout: { groups: p.rolloutGroups },
-      interval: formatDuration(p.intervalSeconds),
-      suspend: p.suspend,
-      annotations: p.annotations,
-      registryCredentials: await this.credentials.summary(p.registryCredentialId),
-      cdeventsSink: p.cdeventsSink,
-      generation: p.generation,
-      status: { targets: total, ready: phases.Ready ?? 0, phases, deleting: p.deletionRequestedAt !== null },
-      createdAt: p.createdAt.toISOString(),
-      updatedAt: p.updatedAt.toISOString(),
-    };
+  /** Response views; phase counts and credential summaries come in one query each. */
+  private async toDtos(rows: ProjectEntity[]): Promise<ProjectDto[]> {
+    const counts = await this.targets.phaseCounts(rows.map((p) => p.id));
+    const summaries = await this.credentials.summaries(rows.map((p) => p.registryCredentialId));
+    return rows.map((p) => {
+      const phases = counts.get(p.id) ?? {};
+      const total = Object.values(phases).reduce((a, b) => a + b, 0);
+      return {
+        name: p.name,
+        namespace: p.namespace,
+        source: { repository: p.sourceRepository, tag: p.sourceTag, path: p.sourcePath },
+        serviceAccountName: p.serviceAccountName,
+        targets: p.targetSelector,
+        rollout: { groups: p.rolloutGroups },
+        interval: formatDuration(p.intervalSeconds),
+        suspend: p.suspend,
+        annotations: p.annotations,
+        registryCredentials: (p.registryCredentialId && summaries.get(p.registryCredentialId)) || null,
+        cdeventsSink: p.cdeventsSink,
+        generation: p.generation,
+        status: { targets: total, ready: phases.Ready ?? 0, phases, deleting: p.deletionRequestedAt !== null },
+        createdAt: p.createdAt.toISOString(),
+        updatedAt: p.updatedAt.toISOString(),
+      };
+    });
   }
+
 }
 
 /** Plain JSON of the selector as stored (DTO instances carry no extra fields after validation). */

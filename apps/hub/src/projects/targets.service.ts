@@ -57,8 +57,7 @@ export class TargetsService {
 
   private async find(project: string, cluster: string): Promise<TargetEntity> {
     const p = await this.projects.find(project);
-    const targets = await this.targets.forProject(p.id);
-    const t = targets.find((x) => x.cluster?.name === cluster);
+    const t = await this.targets.findByClusterName(p.id, cluster);
     if (!t) throw new NotFoundError('target', `${project}/${cluster}`);
     return t;
   }

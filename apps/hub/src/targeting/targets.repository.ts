@@ -27,8 +27,8 @@ export class TargetsRepository {
     return this.repo.find({ where: { clusterId }, relations: { project: true }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  findOne(projectId: string, clusterId: string): Promise<TargetEntity | null> {
-    return this.repo.findOne({ where: { projectId, clusterId }, relations: { cluster: true } });
+  findByClusterName(projectId: string, clusterName: string): Promise<TargetEntity | null> {
+    return this.repo.findOne({ where: { projectId, cluster: { name: clusterName } }, relations: { cluster: true } });
   }
 
   pageForProject(projectId: string, filter: TargetFilter, limit: number, offset: number): Promise<[TargetEntity[], number]> {
@@ -90,7 +90,16 @@ export class TargetsRepository {
     return res.affected ?? 0;
   }
 
-  countForCluster(clusterId: string): Promise<number> {
-    return this.repo.countBy({ clusterId });
+  /** Number of Targets on each of the given clusters. */
+  async countsForClusters(clusterIds: string[]): Promise<Map<string, number>> {
+    if (clusterIds.length === 0) return new Map();
+    const rows: Array<{ cluster_id: string; n: string | number }> = await this.repo
+      .createQueryBuilder('t')
+      .select('t.cluster_id', 'cluster_id')
+      .addSelect('count(*)', 'n')
+      .where('t.cluster_id IN (:...ids)', { ids: clusterIds })
+      .groupBy('t.cluster_id')
+      .getRawMany();
+    return new Map(rows.map((r) => [r.cluster_id, Number(r.n)]));
   }
 }
