@@ -18,12 +18,12 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
   return pino({ level, base: { service: 'flotilla-hub' }, redact: { paths: REDACT, censor: '[redacted]' } }, destination);
 }
 
-/** Routes Nest's own log calls into pino. */
+/** Routes Nest's own log calls into pino; its chatty startup lines (module and route lists) go to debug. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, context?: string): void {
-    this.logger.info({ context }, String(message));
+    this.logger.debug({ context }, String(message));
   }
   error(message: unknown, trace?: string, context?: string): void {
     this.logger.error({ context, trace }, String(message));
