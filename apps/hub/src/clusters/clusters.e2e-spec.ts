@@ -51,6 +51,12 @@ describe.each(DATABASE_KINDS)('clusters API on %s', (_label, kind) => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ endpoint: { server: DEAD }, credentials: { kind: 'kubeconfig' } });
     expect(res.text).not.toContain(SECRET);
+    // a rotated kubeconfig brings its own server
+    const moved = kubeconfigYaml({ server: 'https://127.0.0.1:2', token: SECRET });
+    const patched = await hub.call('PATCH', '/api/v1/clusters/from-kc', { body: { credentials: { kubeconfig: moved } } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.endpoint.server).toBe('https://127.0.0.1:2');
+    expect(patched.body.credentials.fingerprint).not.toBe(res.body.credentials.fingerprint);
   });
 
   it('lists every problem of a bad registration in one 400', async () => {

@@ -79,7 +79,9 @@ export class ClustersService {
 
     let connection: ClusterConnection | undefined;
     if (dto.credentials) {
-      const resolved = resolveConnection(dto.endpoint ?? this.storedEndpoint(cluster), dto.credentials);
+      // a new kubeconfig brings its own server unless an endpoint is given too
+      const endpoint = dto.endpoint ?? (dto.credentials.kubeconfig !== undefined ? undefined : this.storedEndpoint(cluster));
+      const resolved = resolveConnection(endpoint, dto.credentials);
       if (cluster.credentialId) await this.credentials.replace(cluster.credentialId, resolved.kind, resolved.secret);
       else patch.credentialId = (await this.credentials.store(resolved.kind, resolved.secret)).id;
       connection = resolved.connection;
