@@ -38,6 +38,19 @@ describe('OpenAPI', () => {
     expect(create.properties.mode.enum).toEqual(['push', 'agent']);
     expect(doc.components.schemas.ClusterCredentialsDto.properties.token.writeOnly).toBe(true);
     expect(doc.components.schemas.CreateProjectDto.properties.source.$ref).toBe('#/components/schemas/SourceDto');
+    // responses are described too, errors included
+    expect(doc.paths['/api/v1/clusters'].post.responses['201'].content['application/json'].schema.$ref).toBe('#/components/schemas/ClusterDto');
+    expect(doc.paths['/api/v1/projects/{name}/targets/{cluster}/runs'].get.responses['200'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/RunPageDto',
+    );
+    expect(doc.paths['/api/v1/projects'].post.responses['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorDto');
+    // no schema exposes a credential field except the write-only inputs
+    for (const [name, schema] of Object.entries(doc.components.schemas as Record<string, { properties?: Record<string, { writeOnly?: boolean }> }>)) {
+      for (const field of ['token', 'password', 'clientKeyData', 'kubeconfig', 'dockerConfigJson']) {
+        const prop = schema.properties?.[field];
+        if (prop && !(name === 'CreatedTokenDto' && field === 'token')) expect([name, field, prop.writeOnly]).toEqual([name, field, true]);
+      }
+    }
   });
 
   it('serves a browsable UI', async () => {

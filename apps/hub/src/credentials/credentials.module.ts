@@ -1,6 +1,7 @@
 import { Controller, HttpCode, Module, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { RequiresRole } from '../auth/roles';
+import { ApiErrors } from '../common/openapi-errors';
 import { CredentialsRepository } from './credentials.repository';
 import { CredentialsService } from './credentials.service';
 
@@ -11,6 +12,7 @@ class RotationResultDto {
 
 @ApiTags('credentials')
 @ApiBearerAuth()
+@ApiErrors()
 @RequiresRole('admin')
 @Controller('api/v1/credentials')
 export class CredentialsController {
