@@ -6,19 +6,14 @@ import type { Page } from '../common/paging';
 import { CredentialsService } from '../credentials/credentials.service';
 import type { ClusterEntity } from '../database/entities';
 import { KubeRepository } from '../kube/kube.repository';
-import { type ClusterAuth, type ClusterConnection, connectionFromKubeconfig, KubeconfigError, pemFrom } from '../kube/kubeconfig';
+import type { ClusterConnection } from '../kube/kubeconfig';
+import { endpointFrom, resolveConnection, type StoredClusterSecret } from './cluster-connection';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { MembershipService } from '../targeting/membership.service';
 import { parseSelectorParam } from '../targeting/selector';
 import { TargetsRepository } from '../targeting/targets.repository';
-import type { ClusterCredentialsDto, ClusterDto, ClusterQuery, CreateClusterDto, EndpointDto, UpdateClusterDto } from './clusters.dto';
+import type { ClusterDto, ClusterQuery, CreateClusterDto, EndpointDto, UpdateClusterDto } from './clusters.dto';
 import { ClustersRepository } from './clusters.repository';
-
-/** What is sealed for a push cluster: how to authenticate (the endpoint is not secret). */
-interface StoredClusterSecret {
-  auth: ClusterAuth;
-  context?: string;
-}
 
 @Injectable()
 export class ClustersService {
@@ -167,50 +162,6 @@ export class ClustersService {
     }));
   }
 
-}
-
-/** Turns the API's endpoint + credentials into a connection and what to seal, or every problem found. */
-function resolveConnection(
-  endpoint: EndpointDto | undefined,
-  creds: ClusterCredentialsDto,
-): { connection: ClusterConnection; kind: string; secret: StoredClusterSecret } {
-  const problems: string[] = [];
-  let fromKubeconfig: ClusterConnection | undefined;
-  let context: string | undefined;
-  if (creds.kubeconfig !== undefined) {
-    try {
-      ({ connection: fromKubeconfig, context } = connectionFromKubeconfig(creds.kubeconfig, creds.context));
-    } catch (err) {
-      if (!(err instanceof KubeconfigError)) throw err;
-      problems.push(`credentials.${err.message}`);
-    }
-  }
-  const ep = endpoint ? endpointFrom(endpoint, problems) : fromKubeconfig;
-  let auth: ClusterAuth | undefined = fromKubeconfig?.auth;
-  if (creds.token !== undefined) auth = { token: creds.token };
-  if (creds.clientCertificateData !== undefined && creds.clientKeyData !== undefined) {
-    const cert = pemFrom(creds.clientCertificateData);
-    const key = pemFrom(creds.clientKeyData);
-    if (!cert) problems.push('credentials.clientCertificateData: expected a PEM certificate or base64 of one');
-    if (!key) problems.push('credentials.clientKeyData: expected a PEM key or base64 of one');
-    auth = { clientCertificateData: cert, clientKeyData: key };
-  }
-  if (problems.length > 0 || !ep || !auth) throw new InvalidInputError(problems.length ? problems : ['endpoint: required']);
-  const kind = creds.kubeconfig !== undefined ? 'kubeconfig' : 'token' in auth ? 'token' : 'clientCertificate';
-  return {
-    connection: { server: ep.server, caData: ep.caData, insecureSkipTLSVerify: ep.insecureSkipTLSVerify, auth },
-    kind,
-    secret: { auth, context },
-  };
-}
-
-function endpointFrom(e: EndpointDto, problems: string[]): Omit<ClusterConnection, 'auth'> {
-  let caData: string | undefined;
-  if (e.caData !== undefined) {
-    caData = pemFrom(e.caData);
-    if (!caData) problems.push('endpoint.caData: expected a PEM certificate or base64 of one');
-  }
-  return { server: e.server.replace(/\/+$/, ''), caData, insecureSkipTLSVerify: e.insecureSkipTLSVerify ?? false };
 }
 
 function isUniqueViolation(err: unknown): boolean {
