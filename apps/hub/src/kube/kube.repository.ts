@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { ClusterConnection as KubeConnection, KubeApiError } from '@flotilla/kube';
 import type { ClusterConnection } from './kubeconfig';
 
 export class KubeUnreachableError extends Error {
@@ -10,46 +9,53 @@ export class KubeUnreachableError extends Error {
   }
 }
 
-/** The hub's calls to remote API servers. */
+const HINTS: Record<number, string> = { 401: ' (credentials rejected)', 403: ' (not allowed to read /version)' };
+
+/** The hub's calls to remote API servers, through libs/kube connections. */
 @Injectable()
 export class KubeRepository {
   /** GET /version: the server's gitVersion, or KubeUnreachableError saying why not. */
-  version(conn: ClusterConnection, timeoutMs = 5000): Promise<string> {
-    const url = new URL('/version', conn.server);
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if ('token' in conn.auth) headers.authorization = `Bearer ${conn.auth.token}`;
-    const tls =
-      url.protocol === 'https:'
-        ? {
-            ca: conn.caData,
-            rejectUnauthorized: !conn.insecureSkipTLSVerify,
-            cert: 'clientCertificateData' in conn.auth ? conn.auth.clientCertificateData : undefined,
-            key: 'clientKeyData' in conn.auth ? conn.auth.clientKeyData : undefined,
-          }
-        : {};
-    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise((resolve, reject) => {
-      const req = request(url, { method: 'GET', headers, timeout: timeoutMs, ...tls }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (body += d.length + body.length < 1 << 20 ? d : ''));
-        res.on('end', () => {
-          if (res.statusCode !== 200) {
-            const hint = res.statusCode === 401 ? ' (credentials rejected)' : res.statusCode === 403 ? ' (not allowed to read /version)' : '';
-            return reject(new KubeUnreachableError(conn.server, `GET /version answered ${res.statusCode}${hint}`));
-          }
-          try {
-            const v = JSON.parse(body) as { gitVersion?: unknown };
-            if (typeof v.gitVersion !== 'string') throw new Error('no gitVersion');
-            resolve(v.gitVersion);
-          } catch (err) {
-            reject(new KubeUnreachableError(conn.server, 'GET /version did not return a Kubernetes version', { cause: err }));
-          }
-        });
-      });
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-      req.on('error', (err: NodeJS.ErrnoException) => reject(new KubeUnreachableError(conn.server, err.code ? `${err.code}: ${err.message}` : err.message, { cause: err })));
-      req.end();
-    });
+  async version(conn: ClusterConnection, timeoutMs = 5000): Promise<string> {
+    let kube: KubeConnection;
+    try {
+      kube = KubeConnection.create(
+        {
+          server: conn.server,
+          caData: conn.caData,
+          insecureSkipTLSVerify: conn.insecureSkipTLSVerify,
+          ...('token' in conn.auth ? { token: conn.auth.token } : { clientCertData: conn.auth.clientCertificateData, clientKeyData: conn.auth.clientKeyData }),
+        },
+        { requestTimeoutMs: timeoutMs, userAgent: 'flotilla-hub' },
+      );
+    } catch (err) {
+      throw new KubeUnreachableError(conn.server, err instanceof Error ? err.message : String(err), { cause: err });
+    }
+    try {
+      const v = await kube.request<{ gitVersion?: unknown }>({ method: 'GET', path: '/version' });
+      if (typeof v?.gitVersion !== 'string') throw new KubeUnreachableError(conn.server, 'GET /version did not return a Kubernetes version');
+      return v.gitVersion;
+    } catch (err) {
+      if (err instanceof KubeApiError) {
+        const reason =
+          err.statusCode === 0
+            ? `GET /version: ${describeCause(err.cause) ?? 'no response'}`
+            : `GET /version answered ${err.statusCode}${HINTS[err.statusCode] ?? ''}`;
+        throw new KubeUnreachableError(conn.server, reason, { cause: err });
+      }
+      throw err;
+    } finally {
+      await kube.close();
+    }
   }
+}
+
+/** The innermost message of a network error (undici wraps the socket's). */
+function describeCause(cause: unknown): string | undefined {
+  let c = cause as { message?: string; code?: string; cause?: unknown } | undefined;
+  let best: string | undefined;
+  for (let depth = 0; c && depth < 5; depth++) {
+    if (c.message) best = c.code && !c.message.includes(c.code) ? `${c.code}: ${c.message}` : c.message;
+    c = c.cause as typeof c;
+  }
+  return best;
 }
