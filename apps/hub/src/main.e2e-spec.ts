@@ -49,9 +49,16 @@ describe('compiled hub (npm start)', () => {
       const res = await fetch(`${url}/readyz`);
       expect(res.status).toBe(200);
       expect(existsSync(join(tmp.dir, 'pgdata', 'PG_VERSION'))).toBe(true);
+      // a second hub on the same embedded database is refused, naming the first
+      const second = startMain({ PORT: '0', HOST: '127.0.0.1', FLOTILLA_DATA_DIR: tmp.dir });
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toContain(`in use by process ${hub.child.pid}`);
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
     } finally {
       hub.child.kill('SIGTERM');
       await hub.exited;
+      // a clean stop releases the data dir
+      expect(existsSync(join(tmp.dir, 'pgdata.lock'))).toBe(false);
       tmp.cleanup();
     }
   });

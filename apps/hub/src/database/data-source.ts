@@ -6,6 +6,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { hubEntities } from './entities';
 import { hubMigrations } from './migrations';
 import { pgliteDriver } from './pglite-driver';
+import { lockDataDir } from './pglite-lock';
 
 /** Where the hub keeps its state: a real PostgreSQL, or PGlite files under a directory. */
 export type DatabaseTarget = { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string };
@@ -52,8 +53,14 @@ export async function dataSourceOptions(target: DatabaseTarget): Promise<DataSou
     return { ...common, url: target.url, poolSize: 10 };
   }
   mkdirSync(target.dataDir, { recursive: true });
-  const db = await PGlite.create(target.dataDir);
-  return { ...common, driver: pgliteDriver(db) };
+  const release = lockDataDir(`${target.dataDir}.lock`);
+  try {
+    const db = await PGlite.create(target.dataDir);
+    return { ...common, driver: pgliteDriver(db, release) };
+  } catch (err) {
+    release();
+    throw err;
+  }
 }
 
 // Any fixed 64-bit number names the lock; this one spells "flotilla" in ASCII.

@@ -42,7 +42,10 @@ class PGlitePool extends EventEmitter {
   private readonly client: PGliteClient;
   private tail: Promise<void> = Promise.resolve();
 
-  constructor(private readonly db: PGlite) {
+  constructor(
+    private readonly db: PGlite,
+    private readonly onClose: () => void,
+  ) {
     super();
     this.client = new PGliteClient(db);
   }
@@ -65,18 +68,21 @@ class PGlitePool extends EventEmitter {
 
   end(callback: (err: Error | null) => void): void {
     this.db.close().then(
-      () => callback(null),
+      () => {
+        this.onClose();
+        callback(null);
+      },
       (err: unknown) => callback(err instanceof Error ? err : new Error(String(err))),
     );
   }
 }
 
-/** The value for TypeORM's `driver` option: `new driver.Pool()` yields a pool over `db`. */
-export function pgliteDriver(db: PGlite): { Pool: new () => PGlitePool } {
+/** The value for TypeORM's `driver` option: `new driver.Pool()` yields a pool over `db`; `onClose` runs once it is closed. */
+export function pgliteDriver(db: PGlite, onClose: () => void = () => undefined): { Pool: new () => PGlitePool } {
   return {
     Pool: class extends PGlitePool {
       constructor() {
-        super(db);
+        super(db, onClose);
       }
     },
   };
