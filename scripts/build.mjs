@@ -28,7 +28,7 @@ run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsc
 
 // Compiled code imports libs as `@flotilla/<name>`; small package stubs under
 // dist/node_modules let Node resolve them without a path-rewriting step.
-for (const name of readdirSync(join(root, 'libs'))) {
+for (const name of existsSync(join(root, 'libs')) ? readdirSync(join(root, 'libs')) : []) {
   if (!existsSync(join(root, 'libs', name, 'src', 'index.ts'))) continue;
   const stub = join(root, 'dist', 'node_modules', '@flotilla', name);
   mkdirSync(stub, { recursive: true });
