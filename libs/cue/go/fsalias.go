@@ -1,0 +1,5 @@
+package main
+
+import "testing/fstest"
+
+type fstestFile = fstest.MapFile

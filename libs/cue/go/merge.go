@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"cuelang.org/go/cue"
+)
+
+// MergeRequest merges values files the way Timoni does (§2.3): Base is the
+// module's values file compiled alone, Overlays are applied in order.
+type MergeRequest struct {
+	Base     File   `json:"base"`
+	Overlays []File `json:"overlays,omitempty"`
+	// Selector is the top-level field holding the values; default "values".
+	Selector string `json:"selector,omitempty"`
+}
+
+type MergeResult struct {
+	// CUE is the merged value as CUE syntax (for `values: <CUE>`).
+	CUE string `json:"cue"`
+	// JSON is set when the merged value is concrete.
+	JSON string `json:"json,omitempty"`
+}
+
+func mergeValues(r *MergeRequest) (any, []Diagnostic) {
+	ctx := newContext()
+	sel := r.Selector
+	if sel == "" {
+		sel = "values"
+	}
+	extract := func(f File) (cue.Value, []Diagnostic) {
+		p, err := cleanTreePath(f.Path)
+		if err != nil {
+			return cue.Value{}, inputError(err.Error())
+		}
+		data, err := f.bytes()
+		if err != nil {
+			return cue.Value{}, inputError(err.Error())
+		}
+		if ext := strings.ToLower(path.Ext(p)); ext != ".cue" {
+			conv, d := dataToCUE(p, data)
+			if d != nil {
+				return cue.Value{}, d
+			}
+			data = conv.Data
+		}
+		v := ctx.CompileBytes(data, cue.Filename(treeRoot+"/"+p))
+		if err := v.Err(); err != nil {
+			return cue.Value{}, toDiagnostics(err)
+		}
+		x := v.LookupPath(cue.MakePath(cue.Str(sel)))
+		if !x.Exists() {
+			return cue.Value{}, []Diagnostic{{Message: fmt.Sprintf("%s has no top-level %q field", p, sel), File: p, Kind: "cue"}}
+		}
+		if err := x.Err(); err != nil {
+			return cue.Value{}, toDiagnostics(err)
+		}
+		return x, nil
+	}
+	merged, d := extract(r.Base)
+	if d != nil {
+		return nil, d
+	}
+	for _, o := range r.Overlays {
+		ov, d := extract(o)
+		if d != nil {
+			return nil, d
+		}
+		merged = mergeValue(ov, merged)
+		if err := merged.Err(); err != nil {
+			return nil, toDiagnostics(err)
+		}
+	}
+	if err := merged.Validate(); err != nil {
+		return nil, toDiagnostics(err)
+	}
+	text, err := cueText(merged)
+	if err != nil {
+		return nil, toDiagnostics(err)
+	}
+	res := MergeResult{CUE: text}
+	if merged.Validate(cue.Concrete(true)) == nil {
+		if j, err := merged.MarshalJSON(); err == nil {
+			res.JSON = string(j)
+		}
+	}
+	return res, nil
+}
+
+// mergeValue lays overlay over base: structs merge field by field, lists
+// element-wise over the common prefix, anything else is the overlay. The
+// merged parts are unified into the overlay, so an overlay list longer than
+// the base list conflicts ("incompatible list lengths") as in Timoni.
+func mergeValue(overlay, base cue.Value) cue.Value {
+	switch base.IncompleteKind() {
+	case cue.StructKind:
+		out := overlay
+		it, err := base.Fields(cue.Concrete(true), cue.Attributes(true), cue.Definitions(true),
+			cue.Hidden(true), cue.Optional(true), cue.Docs(true))
+		if err != nil {
+			return overlay
+		}
+		for it.Next() {
+			p := cue.MakePath(it.Selector())
+			if o := overlay.LookupPath(p); o.Exists() {
+				out = out.FillPath(p, mergeValue(o, it.Value()))
+			} else {
+				out = out.FillPath(p, it.Value())
+			}
+		}
+		return out
+	case cue.ListKind:
+		oi, err1 := overlay.List()
+		bi, err2 := base.List()
+		if err1 != nil || err2 != nil {
+			return overlay
+		}
+		var items []cue.Value
+		for oi.Next() && bi.Next() {
+			items = append(items, mergeValue(oi.Value(), bi.Value()))
+		}
+		return base.Context().NewList(items...)
+	}
+	return overlay
+}

@@ -1,0 +1,30 @@
+import { availableParallelism } from 'node:os';
+
+export interface CueEngineOptions {
+  /** Worker threads, each owning one warm wasm instance. */
+  poolSize: number;
+  /** Default per-call timeout; the worker is terminated and replaced when it fires. */
+  timeoutMs: number;
+  /**
+   * Hard cap of one instance's wasm linear memory. Enforced inside the call:
+   * the module's memory gets this maximum, so Go's allocator fails and the
+   * call ends with CueMemoryLimitError.
+   */
+  memoryLimitBytes: number;
+  /** After a call, an instance whose memory grew past this is replaced (Go never shrinks it). */
+  recycleAboveBytes: number;
+  /** V8 heap cap of each worker (request/response strings live there). */
+  workerHeapMb: number;
+  /** Directory holding cue.wasm and wasm_exec.js; default: found from the build. */
+  wasmDir?: string;
+}
+
+export function defaultCueEngineOptions(): CueEngineOptions {
+  return {
+    poolSize: Math.max(1, availableParallelism()),
+    timeoutMs: 30_000,
+    memoryLimitBytes: 1024 * 1048576,
+    recycleAboveBytes: 512 * 1048576,
+    workerHeapMb: 512,
+  };
+}

@@ -1,0 +1,197 @@
+import { Worker } from 'node:worker_threads';
+import { CueEngineError, CueError, CueMemoryLimitError, CueTimeoutError } from './errors';
+import type { CueEngineOptions } from './options';
+import type { WasmModule } from './wasm-types';
+import { cueWorkerMain, type WorkerCall, type WorkerInit, type WorkerReply } from './worker-main';
+
+const WORKER_SOURCE = `(${cueWorkerMain.toString()})()`;
+
+interface Job {
+  id: number;
+  op: string;
+  payload: unknown;
+  timeoutMs: number;
+  resolve(response: string): void;
+  reject(err: CueError): void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  job?: Job;
+  timer?: NodeJS.Timeout;
+  memoryBytes: number;
+}
+
+export interface PoolStats {
+  size: number;
+  ready: number;
+  busy: number;
+  queued: number;
+  /** Workers replaced after a timeout, memory cap, crash or recycling. */
+  replaced: number;
+  /** Milliseconds the slowest instance took to start (Go runtime init). */
+  lastStartMs: number;
+}
+
+/**
+ * Worker threads each owning one warm Go/wasm instance. A call that times
+ * out or breaks the memory cap costs its worker: it is terminated, the call
+ * rejected with a typed error, and a fresh worker takes its place.
+ */
+export class WorkerPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+  private replaced = 0;
+  private lastStartMs = 0;
+  private startWaiters: Array<{ resolve(): void; reject(e: Error): void }> = [];
+  private startFailures = 0;
+
+  constructor(
+    private readonly options: CueEngineOptions,
+    private readonly module: WasmModule,
+    private readonly wasmExec: string,
+  ) {}
+
+  /** Starts every worker and resolves once all are warm. */
+  async start(): Promise<void> {
+    const all = Array.from({ length: this.options.poolSize }, () => this.spawn());
+    await Promise.all(all);
+  }
+
+  call(op: string, payload: unknown, timeoutMs: number): Promise<string> {
+    if (this.closed) return Promise.reject(new CueEngineError(`${op}: the CUE engine is closed`));
+    return new Promise<string>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, op, payload, timeoutMs, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  stats(): PoolStats {
+    return {
+      size: this.slots.length,
+      ready: this.slots.filter((s) => s.ready).length,
+      busy: this.slots.filter((s) => s.job).length,
+      queued: this.queue.length,
+      replaced: this.replaced,
+      lastStartMs: this.lastStartMs,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new CueEngineError(`${job.op}: the CUE engine was closed`));
+    await Promise.all(
+      this.slots.splice(0).map((s) => {
+        if (s.timer) clearTimeout(s.timer);
+        s.job?.reject(new CueEngineError(`${s.job.op}: the CUE engine was closed`));
+        return s.worker.terminate();
+      }),
+    );
+  }
+
+  private spawn(): Promise<void> {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      resourceLimits: { maxOldGenerationSizeMb: this.options.workerHeapMb },
+      stdout: false,
+      stderr: false,
+    });
+    const slot: Slot = { worker, ready: false, memoryBytes: 0 };
+    this.slots.push(slot);
+    const started = new Promise<void>((resolve, reject) => this.startWaiters.push({ resolve, reject }));
+    const waiter = this.startWaiters[this.startWaiters.length - 1];
+    worker.on('message', (m: WorkerReply) => this.onMessage(slot, m, waiter));
+    worker.on('error', (err: Error & { code?: string }) => this.onCrash(slot, err, waiter));
+    worker.on('exit', (code) => this.onCrash(slot, new Error(`worker exited with code ${code}`), waiter));
+    const gomemlimit = Math.floor(this.options.memoryLimitBytes * 0.8);
+    const init: WorkerInit = { type: 'init', module: this.module, wasmExec: this.wasmExec, env: { GOMEMLIMIT: String(gomemlimit) } };
+    worker.postMessage(init);
+    return started;
+  }
+
+  private onMessage(slot: Slot, m: WorkerReply, waiter: { resolve(): void; reject(e: Error): void }): void {
+    if (m.type === 'ready') {
+      slot.ready = true;
+      slot.memoryBytes = m.memoryBytes;
+      this.lastStartMs = m.startMs;
+      this.startFailures = 0;
+      waiter.resolve();
+      this.dispatch();
+      return;
+    }
+    if (m.type === 'fatal') {
+      const job = slot.job;
+      const detail = `${m.message}${m.output ? `: ${m.output.trim().split('\n').slice(0, 3).join(' | ')}` : ''}`;
+      if (!job) {
+        waiter.reject(new CueEngineError(detail));
+      } else if (/out of memory/i.test(m.output) || /out of memory/i.test(m.message)) {
+        job.reject(new CueMemoryLimitError(job.op, this.options.memoryLimitBytes, 'wasm memory', { cause: new Error(detail) }));
+      } else {
+        job.reject(new CueEngineError(`${job.op}: the CUE engine crashed: ${detail}`));
+      }
+      slot.job = undefined;
+      this.replace(slot);
+      return;
+    }
+    const job = slot.job;
+    if (!job || job.id !== m.id) return;
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.job = undefined;
+    slot.memoryBytes = m.memoryBytes;
+    job.resolve(m.response);
+    if (m.memoryBytes > this.options.recycleAboveBytes) this.replace(slot);
+    else this.dispatch();
+  }
+
+  private onCrash(slot: Slot, err: Error & { code?: string }, waiter: { reject(e: Error): void }): void {
+    if (!this.slots.includes(slot)) return; // already replaced or closed
+    const job = slot.job;
+    slot.job = undefined;
+    if (job) {
+      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        job.reject(new CueMemoryLimitError(job.op, this.options.workerHeapMb * 1048576, 'worker heap', { cause: err }));
+      } else {
+        job.reject(new CueEngineError(`${job.op}: the CUE worker failed: ${err.message}`, { cause: err }));
+      }
+    } else if (!slot.ready) {
+      waiter.reject(new CueEngineError(`starting a CUE worker failed: ${err.message}`, { cause: err }));
+    }
+    this.replace(slot);
+  }
+
+  /** Terminates a slot's worker and starts a fresh one in its place. */
+  private replace(slot: Slot): void {
+    const i = this.slots.indexOf(slot);
+    if (i < 0) return;
+    this.slots.splice(i, 1);
+    if (slot.timer) clearTimeout(slot.timer);
+    void slot.worker.terminate();
+    if (this.closed) return;
+    this.replaced++;
+    if (!slot.ready && ++this.startFailures > 3) {
+      for (const job of this.queue.splice(0)) job.reject(new CueEngineError(`${job.op}: CUE workers keep failing to start`));
+      return;
+    }
+    this.spawn().catch(() => undefined);
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) return;
+      if (!slot.ready || slot.job) continue;
+      const job = this.queue.shift()!;
+      slot.job = job;
+      slot.timer = setTimeout(() => {
+        if (slot.job !== job) return;
+        slot.job = undefined;
+        job.reject(new CueTimeoutError(job.op, job.timeoutMs));
+        this.replace(slot);
+      }, job.timeoutMs);
+      const msg: WorkerCall = { type: 'call', id: job.id, op: job.op, payload: job.payload };
+      slot.worker.postMessage(msg);
+    }
+  }
+}
