@@ -1,0 +1,83 @@
+// Errors of libs/timoni. Each names the project, component, bundle, instance
+// or file involved; CUE failures keep their diagnostics (file:line).
+import type { CueDiagnostic } from '@flotilla/cue';
+
+/** Base class of every error libs/timoni throws. */
+export class TimoniError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** One problem with a position, as aggregated by vet and validation. */
+export interface TimoniIssue {
+  message: string;
+  file?: string;
+  line?: number;
+  column?: number;
+  /** e.g. `component my-app`, `instance podinfo` */
+  subject?: string;
+}
+
+export function formatIssue(i: TimoniIssue): string {
+  const where = i.file ? `${i.file}${i.line ? `:${i.line}${i.column ? `:${i.column}` : ''}` : ''}: ` : '';
+  return `${i.subject ? `${i.subject}: ` : ''}${where}${i.message}`;
+}
+
+export function issuesFromDiagnostics(diags: readonly CueDiagnostic[], subject?: string): TimoniIssue[] {
+  return diags.map((d) => ({ message: d.message, file: d.file, line: d.line, column: d.column, subject }));
+}
+
+/** Several problems found together; `issues` lists each with its position. */
+export class TimoniValidationError extends TimoniError {
+  readonly issues: TimoniIssue[];
+  constructor(what: string, issues: TimoniIssue[], options?: { cause?: unknown }) {
+    super(`${what}: ${issues.map(formatIssue).join('; ')}`, options);
+    this.issues = issues;
+  }
+}
+
+/** project.cue is invalid: schema, files, needs, durations. */
+export class ProjectError extends TimoniValidationError {}
+
+/** `needs` form a cycle; `cycle` lists it with the first name repeated at the end. */
+export class ProjectCycleError extends ProjectError {
+  constructor(
+    readonly cycle: string[],
+    file?: string,
+  ) {
+    super('project dependency cycle', [{ message: `components form a cycle: ${cycle.join(' -> ')}`, file }]);
+  }
+}
+
+/** A bundle failed to load, inject or validate. */
+export class BundleError extends TimoniValidationError {}
+
+/** A `@timoni(runtime:TYPE:NAME)` attribute could not take its value. */
+export class RuntimeAttributeError extends BundleError {}
+
+/** A runtime file failed to load or a query could not be answered. */
+export class RuntimeError extends TimoniValidationError {}
+
+/** A module build failed (values, CUE, objects, health checks). */
+export class ModuleBuildError extends TimoniValidationError {
+  constructor(
+    readonly instance: string,
+    issues: TimoniIssue[],
+    options?: { cause?: unknown },
+  ) {
+    super(`build of instance ${instance}`, issues, options);
+  }
+}
+
+/** A module could not be fetched (registry, pin, layout). */
+export class ModuleFetchError extends TimoniError {
+  constructor(
+    readonly url: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`module ${url}: ${message}`, options);
+  }
+}

@@ -1,0 +1,55 @@
+// Module health checks (§5.6) against a live object: the check is picked by
+// group/kind (exact kind beats group-wide), the object filled into its
+// #object, then inProgress, failed, current read in that order.
+import { CueEvaluationError, type CueEngine } from '@flotilla/cue';
+import type { HealthCheckEvaluator, HealthCheckTarget, HealthResult, InstanceBuild, KubeObject } from './types';
+
+export function groupOf(apiVersion: string): string {
+  const i = apiVersion.indexOf('/');
+  return i < 0 ? '' : apiVersion.slice(0, i);
+}
+
+/** The check for an object's group/kind, if any. */
+export function matchHealthCheck(checks: readonly HealthCheckTarget[], obj: Pick<KubeObject, 'apiVersion' | 'kind'>): HealthCheckTarget | undefined {
+  const group = groupOf(obj.apiVersion);
+  return checks.find((c) => c.group === group && c.kind === obj.kind) ?? checks.find((c) => c.group === group && c.kind === undefined);
+}
+
+const quote = (label: string) => (/^[A-Za-z][A-Za-z0-9_]*$/.test(label) ? label : JSON.stringify(label));
+
+/** libs/kube's HealthCheckEvaluator over one instance build. */
+export class CueHealthCheckEvaluator implements HealthCheckEvaluator {
+  constructor(
+    private readonly cue: CueEngine,
+    private readonly build: Pick<InstanceBuild, 'healthChecks' | 'context'>,
+  ) {}
+
+  async evaluate(obj: KubeObject): Promise<HealthResult | undefined> {
+    const check = matchHealthCheck(this.build.healthChecks, obj);
+    if (!check) return undefined;
+    if (obj.metadata.deletionTimestamp) return { status: 'Terminating', message: 'Resource scheduled for deletion' };
+    const base = `timoni.healthChecks.${quote(check.name)}`;
+    const ctx = this.build.context;
+    let res;
+    try {
+      res = await this.cue.evaluate({
+        files: ctx.tree,
+        dir: ctx.dir,
+        package: ctx.package,
+        tags: ctx.tags,
+        tagVars: ctx.tagVars,
+        fills: [{ path: `${base}.#object`, json: obj }],
+        exports: ['inProgress', 'failed', 'current'].map((f) => ({ path: `${base}.${f}`, format: 'cue' as const, optional: true })),
+      });
+    } catch (err) {
+      if (err instanceof CueEvaluationError) return { status: 'InProgress', message: `health check ${check.name}: ${err.message}` };
+      throw err;
+    }
+    // Incomplete expressions export as CUE text other than `true`: they count as false.
+    const [inProgress, failed, current] = res.exports.map((e) => e.exists && e.cue?.trim() === 'true');
+    if (inProgress) return { status: 'InProgress', message: `health check ${check.name}: in progress` };
+    if (failed) return { status: 'Failed', message: `health check ${check.name}: failed` };
+    if (current) return { status: 'Current', message: `health check ${check.name}: current` };
+    return { status: 'InProgress', message: `health check ${check.name}: not current yet` };
+  }
+}
