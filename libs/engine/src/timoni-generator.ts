@@ -1,0 +1,111 @@
+// The ManifestGenerator over libs/timoni: project.cue loading and planning,
+// runtime values, bundles with injection, module fetch and build (a build
+// cache shared by every run, so Targets with equal inputs render once).
+import type { CueEngine } from '@flotilla/cue';
+import { AuthError, RegistryError, type BlobCache, type RegistryClient } from '@flotilla/oci';
+import {
+  ComponentBuilder, CueHealthCheckEvaluator, ModuleBuilder, ModuleFetchError, ModuleFetcher, loadProject,
+  type Bundle, type LoadedProject, type ProjectComponent,
+} from '@flotilla/timoni';
+import { tmpdir } from 'node:os';
+import { TransientGeneratorError } from './errors';
+import type { BuiltInstance, BundlePlan, ComponentRequest, ManifestGenerator, ProjectPlan, SourceFiles } from './types';
+
+export interface TimoniGeneratorOptions {
+  /** finished module builds kept in memory (shared by all runs) */
+  buildCacheCapacity: number;
+  /** module layer blobs by digest, on disk */
+  blobCache?: BlobCache;
+  /** where modules are extracted before being read into memory */
+  workDir: string;
+}
+
+export function defaultTimoniGeneratorOptions(): TimoniGeneratorOptions {
+  return { buildCacheCapacity: 256, workDir: tmpdir() };
+}
+
+/** A registry or network failure is worth a retry; a bad pin, layout or module.cue is not. */
+function transient(err: unknown): boolean {
+  if (!(err instanceof ModuleFetchError)) return false;
+  const cause = err.cause;
+  if (cause instanceof AuthError) return true;
+  if (cause instanceof RegistryError) return cause.status === 0 || cause.status === 404 || cause.status === 429 || cause.status >= 500 || cause.status === 401 || cause.status === 403;
+  return cause instanceof Error && (cause.name === 'TypeError' || cause.name === 'AbortError' || cause.name === 'TimeoutError');
+}
+
+export class TimoniManifestGenerator implements ManifestGenerator {
+  readonly options: TimoniGeneratorOptions;
+  readonly builder: ModuleBuilder;
+  private readonly loaded = new WeakMap<ProjectPlan, LoadedProject>();
+  // One fetcher per registry client (one per run): module trees cached for the run.
+  private readonly components = new WeakMap<RegistryClient, ComponentBuilder>();
+
+  constructor(private readonly cue: CueEngine, options: Partial<TimoniGeneratorOptions> = {}) {
+    this.options = { ...defaultTimoniGeneratorOptions(), ...options };
+    this.builder = new ModuleBuilder(cue, { cacheCapacity: this.options.buildCacheCapacity });
+  }
+
+  async loadProject(files: SourceFiles, path: string): Promise<ProjectPlan> {
+    const loaded = await loadProject(this.cue, files, { path });
+    const plan: ProjectPlan = {
+      name: loaded.project.name,
+      components: loaded.project.components.map((c) => ({ name: c.name, needs: c.needs, wait: c.wait, timeoutMs: c.timeoutMs })),
+    };
+    this.loaded.set(plan, loaded);
+    return plan;
+  }
+
+  runtimeValues(req: ComponentRequest): Promise<Record<string, string>> {
+    return this.componentBuilder(req.registry).runtimeValues(req.files, this.component(req), {
+      cluster: req.target.cluster,
+      annotations: req.target.annotations,
+      reader: req.target.reader,
+      kubeVersion: req.target.kubeVersion,
+    });
+  }
+
+  async bundle(req: ComponentRequest, values: Record<string, string>): Promise<BundlePlan> {
+    const bundle = await this.componentBuilder(req.registry).bundle(req.files, this.component(req), values);
+    return { name: bundle.name, instances: bundle.instances.map((i) => ({ name: i.name, namespace: i.namespace })), data: bundle };
+  }
+
+  async buildInstance(req: ComponentRequest, plan: BundlePlan, instance: string): Promise<BuiltInstance> {
+    const bundle = plan.data as Bundle;
+    const index = bundle.instances.findIndex((i) => i.name === instance);
+    if (index < 0) throw new Error(`bundle ${bundle.name} has no instance ${instance}`);
+    let build;
+    try {
+      build = await this.componentBuilder(req.registry).instance(req.files, bundle, index, req.target.kubeVersion);
+    } catch (err) {
+      if (transient(err)) throw new TransientGeneratorError((err as Error).message, { cause: err });
+      throw err;
+    }
+    const { name, repository, version, digest } = build.module;
+    return {
+      name: build.instance,
+      namespace: build.namespace,
+      module: { name, repository, version, digest },
+      values: build.values,
+      images: build.images,
+      steps: build.steps,
+      healthCheck: build.healthChecks.length > 0 ? new CueHealthCheckEvaluator(this.cue, build) : undefined,
+    };
+  }
+
+  private component(req: ComponentRequest): ProjectComponent {
+    const loaded = this.loaded.get(req.project);
+    const c = loaded?.project.components.find((x) => x.name === req.component.name);
+    if (!c) throw new Error(`component ${req.component.name} was not loaded by this generator`);
+    return c;
+  }
+
+  private componentBuilder(registry: RegistryClient): ComponentBuilder {
+    let cb = this.components.get(registry);
+    if (!cb) {
+      const fetcher = new ModuleFetcher(this.cue, registry, { blobCache: this.options.blobCache, workDir: this.options.workDir });
+      cb = new ComponentBuilder(this.cue, fetcher, this.builder);
+      this.components.set(registry, cb);
+    }
+    return cb;
+  }
+}
