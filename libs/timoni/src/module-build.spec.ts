@@ -32,7 +32,7 @@ describe('buildModule (§2.2)', () => {
       'instance.timoni.sh/namespace': 'apps',
     });
     expect(cm.data).toMatchObject({ kube: DEFAULT_KUBE_VERSION, hosts: '0', upper: 'HELLO FROM SHOP' });
-        const deploy = b.steps[0].objects[1] as { spec: { template: { metadata: { annotations: Record<string, string> } } } };
+        const deploy = b.steps[0].objects[1] as unknown as { spec: { template: { metadata: { annotations: Record<string, string> } } } };
     expect(deploy.spec.template.metadata.annotations.ratio).toBe('1.0');
     expect(b.images).toEqual(['registry.flotilla.test/app:1.2.3']);
     expect(b.healthChecks).toEqual([
