@@ -25,8 +25,15 @@ export function formatIssue(i: TimoniIssue): string {
   return `${i.subject ? `${i.subject}: ` : ''}${where}${i.message}`;
 }
 
+const GENERATED = /(^|\/)(flotilla\.[a-z]+\.schema|timoni\.schema)\.cue$/;
+
+/** Diagnostics as issues, pointing at the user's file rather than our generated schema when CUE gives both. */
 export function issuesFromDiagnostics(diags: readonly CueDiagnostic[], subject?: string): TimoniIssue[] {
-  return diags.map((d) => ({ message: d.message, file: d.file, line: d.line, column: d.column, subject }));
+  return diags.map((d) => {
+    const user = d.file && GENERATED.test(d.file) ? d.positions?.find((p) => !GENERATED.test(p.file)) : undefined;
+    const at = user ?? { file: d.file, line: d.line, column: d.column };
+    return { message: d.message, file: at.file, line: at.line, column: at.column, subject };
+  });
 }
 
 /** Several problems found together; `issues` lists each with its position. */
