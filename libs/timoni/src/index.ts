@@ -28,5 +28,5 @@ export { ModuleFetcher, defaultModuleFetcherOptions, moduleName, type ModuleFetc
 export { LruPromiseCache, type BuildCacheStats } from './build-cache';
 export { CueHealthCheckEvaluator, matchHealthCheck } from './health-check';
 export { stepObjects, validateObject, collectImages, INSTANCE_NAME_LABEL, INSTANCE_NAMESPACE_LABEL } from './object-validate';
-export { ComponentBuilder, type ClusterTarget, type ComponentBuild } from './component-build';
+export { ComponentBuilder, defaultComponentBuilderOptions, type ComponentBuilderOptions, type ClusterTarget, type ComponentBuild } from './component-build';
 export { vetProject, vetProjectArtifact, type VetReport } from './project-vet';
