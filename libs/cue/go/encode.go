@@ -12,13 +12,19 @@ import (
 
 // jsonText exports v as JSON in CUE field order.
 func jsonText(v cue.Value, yamlCompat bool) (string, error) {
-	// Validate first: it reports every error, MarshalJSON only the first.
-	if err := v.Validate(cue.Concrete(true)); err != nil {
-		return "", err
-	}
 	if !yamlCompat {
 		b, err := v.MarshalJSON()
-		return string(b), err
+		if err != nil {
+			// MarshalJSON stops at the first error; Validate reports them all.
+			if verr := v.Validate(cue.Concrete(true)); verr != nil {
+				return "", verr
+			}
+			return "", err
+		}
+		return string(b), nil
+	}
+	if err := v.Validate(cue.Concrete(true)); err != nil {
+		return "", err
 	}
 	var buf bytes.Buffer
 	if err := writeCompat(&buf, v); err != nil {

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"cuelang.org/go/cue"
-	"cuelang.org/go/cue/ast"
 )
 
 // EvaluateRequest loads one package, applies fills, runs checks and
@@ -121,70 +121,6 @@ func compileFill(ctx *cue.Context, f Fill) (cue.Value, []Diagnostic) {
 	return x, nil
 }
 
-// parsePath is cue.ParsePath plus hidden labels (_x), which CUE scopes
-// by package and ParsePath refuses.
-func parsePath(s, pkg string) (cue.Path, []Diagnostic) {
-	var sels []cue.Selector
-	for _, seg := range splitPath(s) {
-		// A trailing ? or ! selects an optional or required field.
-		marker := ""
-		if n := len(seg); n > 1 && (seg[n-1] == '?' || seg[n-1] == '!') {
-			seg, marker = seg[:n-1], seg[n-1:]
-		}
-		var sel cue.Selector
-		if strings.HasPrefix(seg, "_") && ast.IsValidIdent(seg) && seg != "_" {
-			sel = cue.Hid(seg, pkg)
-		} else {
-			p := cue.ParsePath(seg)
-			if err := p.Err(); err != nil || len(p.Selectors()) != 1 {
-				return p, inputError(fmt.Sprintf("bad path %q: %v", s, err))
-			}
-			sel = p.Selectors()[0]
-		}
-		switch marker {
-		case "?":
-			sel = sel.Optional()
-		case "!":
-			sel = sel.Required()
-		}
-		sels = append(sels, sel)
-	}
-	return cue.MakePath(sels...), nil
-}
-
-// splitPath splits at dots outside quotes and brackets.
-func splitPath(s string) []string {
-	var out []string
-	depth, quoted, start := 0, false, 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case quoted && c == '\\':
-			i++
-		case c == '"':
-			quoted = !quoted
-		case !quoted && c == '[':
-			depth++
-		case !quoted && c == ']':
-			depth--
-		case !quoted && depth == 0 && c == '.':
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
-}
-
-func lookup(v cue.Value, pkg, path string) (cue.Value, []Diagnostic) {
-	if path == "" {
-		return v, nil
-	}
-	p, d := parsePath(path, pkg)
-	if d != nil {
-		return cue.Value{}, d
-	}
-	return v.LookupPath(p), nil
-}
-
 func runCheck(v cue.Value, pkg string, c Check) []Diagnostic {
 	x, d := lookup(v, pkg, c.Path)
 	if d != nil {
@@ -236,24 +172,43 @@ func runExport(v cue.Value, pkg string, e Export) (ExportResult, []Diagnostic) {
 		return s, "", toDiagnostics(err)
 	}
 	var diags []Diagnostic
-	out.JSON, out.CUE, diags = render(x)
+	if !e.Fields || x.Kind() != cue.StructKind {
+		out.JSON, out.CUE, diags = render(x)
+		return out, diags
+	}
+	// Fields: render each regular field once and assemble the whole from
+	// them, so the struct is not encoded twice.
+	it, err := x.Fields()
+	if err != nil {
+		return out, toDiagnostics(err)
+	}
+	out.Fields = []FieldResult{}
+	var whole strings.Builder
+	whole.WriteByte('{')
+	for it.Next() {
+		f := FieldResult{Label: it.Selector().Unquoted()}
+		var d []Diagnostic
+		f.JSON, f.CUE, d = render(it.Value())
+		diags = append(diags, d...)
+		out.Fields = append(out.Fields, f)
+		if e.Format != "cue" {
+			if len(out.Fields) > 1 {
+				whole.WriteByte(',')
+			}
+			label, _ := json.Marshal(f.Label)
+			whole.Write(label)
+			whole.WriteByte(':')
+			whole.WriteString(f.JSON)
+		}
+	}
 	if diags != nil {
 		return out, diags
 	}
-	if e.Fields && x.Kind() == cue.StructKind {
-		it, err := x.Fields()
-		if err != nil {
-			return out, toDiagnostics(err)
-		}
-		out.Fields = []FieldResult{}
-		for it.Next() {
-			f := FieldResult{Label: it.Selector().Unquoted()}
-			f.JSON, f.CUE, diags = render(it.Value())
-			if diags != nil {
-				return out, diags
-			}
-			out.Fields = append(out.Fields, f)
-		}
+	whole.WriteByte('}')
+	if e.Format == "cue" {
+		out.CUE, err = cueText(x)
+		return out, toDiagnostics(err)
 	}
+	out.JSON = whole.String()
 	return out, nil
 }

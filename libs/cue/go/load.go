@@ -106,8 +106,21 @@ func loadInstance(ctx *cue.Context, src *Source) (cue.Value, string, []Diagnosti
 	if len(insts) != 1 {
 		return cue.Value{}, "", inputError(fmt.Sprintf("expected one package, the loader found %d", len(insts)))
 	}
-	v, d := buildInstance(ctx, insts[0])
-	return v, hiddenScope(insts[0]), d
+	inst := insts[0]
+	if len(src.Entries) > 0 && inst.Module == "" {
+		// Files named one by one form a package outside the module; like
+		// Timoni's --workdir, let them use the tree's module for @embed.
+		if mf, ok := fsys["cue.mod/module.cue"]; ok {
+			if name, err := ctx.CompileBytes(mf.Data).LookupPath(cue.ParsePath("module")).String(); err == nil && name != "" {
+				inst.Module = name
+				if inst.Root == "" {
+					inst.Root = treeRoot
+				}
+			}
+		}
+	}
+	v, d := buildInstance(ctx, inst)
+	return v, hiddenScope(inst), d
 }
 
 func buildInstance(ctx *cue.Context, inst *build.Instance) (cue.Value, []Diagnostic) {

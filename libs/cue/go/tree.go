@@ -40,6 +40,9 @@ func cleanTreePath(p string) (string, error) {
 	return c, nil
 }
 
+// fstestFile is one file of the tree as the loader reads it.
+type fstestFile = fstest.MapFile
+
 // buildFS turns the request's files into the only filesystem CUE sees.
 func buildFS(files []File) (fstest.MapFS, error) {
 	fsys := fstest.MapFS{}

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CueEngine } from './engine';
 import { parseOrderedJson } from './ordered-json';
@@ -134,5 +136,42 @@ describe('CueEngine.evaluate on a Timoni-style module', () => {
   it('reports a missing optional export as absent', async () => {
     const res = await engine.evaluate({ files: { 'a.cue': 'package main\nx: 1\n' }, exports: [{ path: 'y', optional: true }] });
     expect(res.exports[0]).toEqual({ path: 'y', exists: false });
+  });
+});
+
+describe('CueEngine.start with warm-up', () => {
+  it('runs the warm-up build on every worker and is ready afterwards', async () => {
+    const engine = await CueEngine.start({ poolSize: 1, warmup: true });
+    try {
+      expect(engine.startMs).toBeGreaterThan(0);
+      expect(engine.stats()).toMatchObject({ size: 1, ready: 1, busy: 0, replaced: 0 });
+      const res = await engine.evaluate({ files: { 'a.cue': 'package main\nx: "ok"\n' }, exports: [{ path: 'x' }] });
+      expect(res.exports[0].json).toBe('"ok"');
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
+describe('CueEngine and the process lifetime', () => {
+  it('lets a script exit without close() once its calls are done', () => {
+    // Idle workers are unref'd; a busy worker and its timeout timer keep the process up.
+    const dir = mkdtempSync(join(tmpdir(), 'cue-exit-'));
+    const script = join(dir, 'exit.ts');
+    writeFileSync(
+      script,
+      `import { CueEngine } from ${JSON.stringify(join(__dirname, 'index'))};
+void CueEngine.start({ poolSize: 1 })
+  .then((e) => e.evaluate({ files: { 'a.cue': 'package main\\nx: 7' }, exports: [{ path: 'x' }] }))
+  .then((r) => console.log('result', r.exports[0].json));
+`,
+    );
+    try {
+      const res = spawnSync(process.execPath, [join(__dirname, '..', '..', '..', 'scripts', 'run-ts.mjs'), script], { encoding: 'utf8', timeout: 30_000 });
+      expect(res.stdout).toContain('result 7');
+      expect(res.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

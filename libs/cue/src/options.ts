@@ -15,6 +15,11 @@ export interface CueEngineOptions {
   recycleAboveBytes: number;
   /** V8 heap cap of each worker (request/response strings live there). */
   workerHeapMb: number;
+  /**
+   * Run a small module build on every worker during start(), so V8 compiles
+   * the hot wasm code then rather than during the first real call.
+   */
+  warmup: boolean;
   /** Directory holding cue.wasm and wasm_exec.js; default: found from the build. */
   wasmDir?: string;
 }
@@ -26,5 +31,6 @@ export function defaultCueEngineOptions(): CueEngineOptions {
     memoryLimitBytes: 1024 * 1048576,
     recycleAboveBytes: 512 * 1048576,
     workerHeapMb: 512,
+    warmup: false,
   };
 }

@@ -115,6 +115,8 @@ export class WorkerPool {
   private onMessage(slot: Slot, m: WorkerReply, waiter: { resolve(): void; reject(e: Error): void }): void {
     if (m.type === 'ready') {
       slot.ready = true;
+      // Idle workers do not keep the process alive; busy ones do (see dispatch).
+      slot.worker.unref();
       slot.memoryBytes = m.memoryBytes;
       this.lastStartMs = m.startMs;
       this.startFailures = 0;
@@ -140,6 +142,7 @@ export class WorkerPool {
     if (!job || job.id !== m.id) return;
     if (slot.timer) clearTimeout(slot.timer);
     slot.job = undefined;
+    slot.worker.unref();
     slot.memoryBytes = m.memoryBytes;
     job.resolve(m.response);
     if (m.memoryBytes > this.options.recycleAboveBytes) this.replace(slot);
@@ -190,6 +193,7 @@ export class WorkerPool {
         job.reject(new CueTimeoutError(job.op, job.timeoutMs));
         this.replace(slot);
       }, job.timeoutMs);
+      slot.worker.ref();
       const msg: WorkerCall = { type: 'call', id: job.id, op: job.op, payload: job.payload };
       slot.worker.postMessage(msg);
     }

@@ -1,5 +1,0 @@
-package main
-
-import "testing/fstest"
-
-type fstestFile = fstest.MapFile

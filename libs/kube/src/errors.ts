@@ -1,0 +1,146 @@
+// Typed errors of libs/kube. Each names the object (or endpoint) involved and keeps the cause.
+import type { ChangeSet, ObjectHealth } from './types';
+
+export class KubeError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** An object given to the engine is malformed (missing kind/name, bad inventory id, …). */
+export class InvalidObjectError extends KubeError {
+  constructor(message: string, readonly subject: string, options?: { cause?: unknown }) {
+    super(`${subject}: ${message}`, options);
+  }
+}
+
+/** Bad connection settings (no server, no credentials, unreadable PEM). */
+export class ConnectionConfigError extends KubeError {}
+
+/** The `Status` body the API server returns with errors. */
+export interface ApiStatus {
+  kind?: string;
+  status?: string;
+  message?: string;
+  reason?: string;
+  code?: number;
+  details?: { name?: string; group?: string; kind?: string; causes?: Array<{ reason?: string; message?: string; field?: string }> };
+}
+
+/** A request the API server answered with a non-2xx status, or one that failed on the wire. */
+export class KubeApiError extends KubeError {
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    /** HTTP status; 0 when the request never got an answer */
+    readonly statusCode: number,
+    readonly status: ApiStatus | undefined,
+    readonly subject?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `${subject ? `${subject}: ` : ''}${method} ${path}: ${statusCode ? `${statusCode} ${status?.reason ?? ''}`.trim() : 'no response'}${status?.message ? `: ${status.message}` : ''}`,
+      options,
+    );
+  }
+
+  get reason(): string | undefined {
+    return this.status?.reason;
+  }
+}
+
+/** 404 from the API server: the object (or its kind) does not exist. */
+export class NotFoundError extends KubeApiError {}
+
+/** 401/403: the identity may not do this. */
+export class ForbiddenError extends KubeApiError {}
+
+/** 409 Conflict (other than field-manager conflicts handled by force). */
+export class ConflictError extends KubeApiError {}
+
+/** The API server knows no resource for this apiVersion/kind. */
+export class UnknownKindError extends KubeError {
+  constructor(readonly apiVersion: string, readonly kind: string, options?: { cause?: unknown }) {
+    super(`no resource for kind ${kind} in ${apiVersion} on the API server (is its CRD installed?)`, options);
+  }
+}
+
+/** Server-side dry-run apply rejected the object. `immutable` marks immutable-field errors (§5.4). */
+export class DryRunError extends KubeError {
+  constructor(readonly subject: string, readonly immutable: boolean, options: { cause: unknown }) {
+    super(
+      `${subject} dry-run failed${immutable ? ' (immutable field; set action.timoni.sh/force: enabled or the force option to recreate it)' : ''}: ${messageOf(options.cause)}`,
+      options,
+    );
+  }
+}
+
+/** Apply (after a successful dry run) failed. */
+export class ApplyError extends KubeError {
+  constructor(readonly subject: string, options: { cause: unknown }) {
+    super(`${subject} apply failed: ${messageOf(options.cause)}`, options);
+  }
+}
+
+/** Deleting objects (prune or instance delete) failed for at least one object. */
+export class DeleteError extends KubeError {
+  constructor(
+    readonly failures: Array<{ subject: string; error: Error }>,
+    /** what was done before and despite the failures */
+    readonly changeSet?: ChangeSet,
+  ) {
+    super(`delete failed for ${failures.map((f) => `${f.subject} (${f.error.message})`).join('; ')}`, {
+      cause: failures[0]?.error,
+    });
+  }
+}
+
+/** Waiting for readiness ended because at least one object reported Failed. */
+export class WaitFailedError extends KubeError {
+  constructor(readonly objects: ObjectHealth[]) {
+    super(`objects failed: ${describe(objects)}`);
+  }
+}
+
+/** Waiting ran out of time; lists every object that is not ready with its status. */
+export class WaitTimeoutError extends KubeError {
+  constructor(readonly timeoutMs: number, readonly objects: ObjectHealth[]) {
+    super(`timeout after ${Math.round(timeoutMs / 1000)}s waiting for ${objects.length} object(s): ${describe(objects)}`);
+  }
+}
+
+/** Applied, but not ready (wait failed or timed out); pruning still ran (§5.7 step 3). */
+export class ReadinessError extends KubeError {
+  constructor(readonly instance: string, readonly step: string, readonly pruned: ChangeSet, options: { cause: unknown }) {
+    super(`instance ${instance}: apply step "${step}" is not ready: ${messageOf(options.cause)}`, options);
+  }
+}
+
+/** The instance exists but belongs to another bundle (or to none); §3.4. */
+export class OwnershipConflictError extends KubeError {
+  constructor(readonly instance: string, readonly owner: string | undefined, readonly wanted: string | undefined) {
+    super(
+      `instance ${instance} is owned by ${owner ? `bundle ${owner}` : 'no bundle'}, not ${wanted ? `bundle ${wanted}` : 'a standalone apply'}; ` +
+        'set overwriteOwnership to take it over',
+    );
+  }
+}
+
+/** The inventory (state) Secret cannot be read or parsed. */
+export class InventoryError extends KubeError {}
+
+/** A `k8s:` runtime reference does not have a valid shape. */
+export class RuntimeRefError extends KubeError {}
+
+function describe(objects: ObjectHealth[]): string {
+  return objects.map((o) => `${o.subject} status: '${o.status}'${o.message ? ` (${o.message})` : ''}`).join('; ');
+}
+
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function isNotFound(err: unknown): err is NotFoundError {
+  return err instanceof NotFoundError;
+}

@@ -1,0 +1,65 @@
+import { configMap, createNamespace, deployment, testCluster } from '../testdata/cluster';
+import { OwnershipConflictError, ReadinessError } from './errors';
+import { defaultInstanceApplyOptions, applyInstance, type InstanceApplyInput, type InstanceApplyOptions } from './instance-apply';
+import { recordObjects } from './instance-state';
+import type { KubeObject } from './types';
+
+const { connection, manager, client } = testCluster();
+afterAll(() => connection.close());
+
+const options = (timeoutMs = 10_000): InstanceApplyOptions => {
+  const o = defaultInstanceApplyOptions();
+  return { ...o, waitOptions: { ...o.waitOptions, timeoutMs, intervalMs: 100, initialIntervalMs: 50 } };
+};
+
+const input = (ns: string, objects: KubeObject[], bundle = 'apps'): InstanceApplyInput => ({
+  name: 'app',
+  namespace: ns,
+  labels: { 'bundle.timoni.sh/name': bundle },
+  module: { name: 'timoni.sh/test', repository: 'oci://127.0.0.1/test', version: '1.0.0', digest: 'sha256:1' },
+  values: 'values: {}\n',
+  images: ['busybox:1'],
+  steps: [{ name: 'main', objects }],
+});
+
+const names = async (ns: string) => (await client.list('v1', 'ConfigMap', { namespace: ns })).map((o) => o.metadata.name).sort();
+
+describe('applyInstance (real API server)', () => {
+  it('installs, then upgrades pruning what left the inventory and finalising the state', async () => {
+    const ns = await createNamespace(client, 'inst');
+    const first = await applyInstance(manager, input(ns, [configMap(ns, 'a', {}), configMap(ns, 'b', {})]), options());
+    expect(first.installed).toBe(true);
+    expect(first.applied.entries.map((e) => e.action)).toEqual(['created', 'created']);
+
+    const second = await applyInstance(manager, input(ns, [configMap(ns, 'a', { x: '1' })]), options());
+    expect(second.installed).toBe(false);
+    expect(second.applied.entries.map((e) => [e.ref.name, e.action])).toEqual([['a', 'configured']]);
+    expect(second.pruned.entries.map((e) => [e.ref.name, e.action])).toEqual([['b', 'deleted']]);
+    expect(await names(ns)).toEqual(['a']);
+    const state = await manager.storage.read(ns, 'app');
+    expect(state?.pending).toBeUndefined();
+    expect(recordObjects(state?.record).map((r) => r.name)).toEqual(['a']);
+    expect(state?.record.images).toEqual(['busybox:1']);
+  });
+
+  it('on a readiness error still prunes, returns the error and leaves the upgrade pending', async () => {
+    const ns = await createNamespace(client, 'inst-ready');
+    await applyInstance(manager, input(ns, [configMap(ns, 'old', {})]), options());
+    const err = await applyInstance(manager, input(ns, [deployment(ns, 'web')]), options(800)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ReadinessError);
+    expect((err as ReadinessError).pruned.entries.map((e) => [e.ref.name, e.action])).toEqual([['old', 'deleted']]);
+    expect((err as Error).message).toContain(`Deployment/${ns}/web status: 'InProgress'`);
+    const state = await manager.storage.read(ns, 'app');
+    expect(recordObjects(state?.record).map((r) => r.name)).toEqual(['old']);
+    expect(recordObjects(state?.pending).map((r) => `${r.kind}/${r.name}`)).toEqual(['Deployment/web']);
+  });
+
+  it('refuses an instance owned by another bundle unless told to take it over', async () => {
+    const ns = await createNamespace(client, 'inst-owner');
+    await applyInstance(manager, input(ns, [configMap(ns, 'a', {})], 'one'), options());
+    await expect(applyInstance(manager, input(ns, [configMap(ns, 'a', {})], 'two'), options())).rejects.toBeInstanceOf(OwnershipConflictError);
+    await applyInstance(manager, input(ns, [configMap(ns, 'a', {})], 'two'), { ...options(), overwriteOwnership: true });
+    const state = await manager.storage.read(ns, 'app');
+    expect(state?.secret.metadata.labels?.['bundle.timoni.sh/name']).toBe('two');
+  });
+});

@@ -1,0 +1,90 @@
+// §5.7: install or upgrade one instance — state first, staged apply per step, wait,
+// prune what left the inventory, then finalise the state. Timoni's reconciler, as data.
+import { BUNDLE_NAME_LABEL } from './constants';
+import { OwnershipConflictError, ReadinessError } from './errors';
+import type { HealthCheckEvaluator } from './health/health-registry';
+import { buildInstanceRecord, recordObjects, sameInventory, staleObjects, type ModuleReference } from './instance-state';
+import { objectRef } from './object-id';
+import { sortForApply } from './object-sort';
+import type { ResourceManager } from './resource-manager';
+import { defaultApplyOptions, type ApplyOptions } from './resources-apply';
+import { defaultWaitOptions, type WaitOptions } from './resources-wait';
+import type { ChangeSet, KubeObject, VersionedObjectRef } from './types';
+
+export interface InstanceApplyInput {
+  name: string;
+  namespace: string;
+  /** instance labels, e.g. `bundle.timoni.sh/name` (also put on the state Secret) */
+  labels?: Record<string, string>;
+  module: ModuleReference;
+  /** CUE text of the merged values */
+  values: string;
+  images: string[];
+  /** apply steps in order (`timoni.apply.<step>`), objects as rendered */
+  steps: Array<{ name: string; objects: KubeObject[] }>;
+}
+
+export interface InstanceApplyOptions {
+  apply: ApplyOptions;
+  /** wait for each step to be ready before the next (Timoni `--wait`, default on) */
+  wait: boolean;
+  waitOptions: WaitOptions;
+  /** module CUE health checks */
+  evaluator?: HealthCheckEvaluator;
+  /** take over an instance owned by another bundle (Timoni `--overwrite-ownership`) */
+  overwriteOwnership: boolean;
+  clock: () => Date;
+}
+
+export function defaultInstanceApplyOptions(): InstanceApplyOptions {
+  return { apply: defaultApplyOptions(), wait: true, waitOptions: defaultWaitOptions(), overwriteOwnership: false, clock: () => new Date() };
+}
+
+export interface InstanceApplyResult {
+  /** per object of every step, in apply order */
+  applied: ChangeSet;
+  pruned: ChangeSet;
+  /** the inventory now stored */
+  inventory: VersionedObjectRef[];
+  installed: boolean;
+}
+
+export async function applyInstance(manager: ResourceManager, input: InstanceApplyInput, options: InstanceApplyOptions = defaultInstanceApplyOptions()): Promise<InstanceApplyResult> {
+  const identity = { name: input.name, namespace: input.namespace };
+  const steps = [];
+  for (const s of input.steps) steps.push({ name: s.name, objects: await manager.prepare(s.objects, identity) });
+  const desired = sortForApply(steps.flatMap((s) => s.objects)).map(objectRef);
+
+  const stored = await manager.storage.read(input.namespace, input.name);
+  if (stored) {
+    const owner = stored.secret.metadata.labels?.[BUNDLE_NAME_LABEL];
+    const wanted = input.labels?.[BUNDLE_NAME_LABEL];
+    if (owner !== wanted && !options.overwriteOwnership) throw new OwnershipConflictError(`${input.namespace}/${input.name}`, owner, wanted);
+  }
+  const stale = staleObjects([...recordObjects(stored?.record), ...recordObjects(stored?.pending)], desired);
+  const record = (at: Date) =>
+    buildInstanceRecord({ ...identity, labels: input.labels, module: input.module, values: input.values, objects: desired, images: input.images, lastTransitionTime: at });
+
+  if (!stored) await manager.storage.write(record(options.clock()));
+  else if (!sameInventory(stored.record, record(options.clock()))) await manager.storage.writePending(record(options.clock()));
+
+  const applied: ChangeSet = { entries: [] };
+  let readiness: { step: string; error: unknown } | undefined;
+  for (const step of steps) {
+    const cs = await manager.applyAllStaged(step.objects, options.apply);
+    applied.entries.push(...cs.entries);
+    if (!options.wait) continue;
+    try {
+      await manager.wait(step.objects, { ...options.waitOptions, evaluator: options.evaluator ?? options.waitOptions.evaluator });
+    } catch (error) {
+      readiness = { step: step.name, error };
+      break;
+    }
+  }
+
+  const pruned = await manager.prune(stale, identity, options.wait ? options.waitOptions : undefined);
+  if (readiness) throw new ReadinessError(`${input.namespace}/${input.name}`, readiness.step, pruned, { cause: readiness.error });
+
+  await manager.storage.write(record(options.clock()));
+  return { applied, pruned, inventory: desired, installed: !stored };
+}

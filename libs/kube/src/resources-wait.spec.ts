@@ -1,0 +1,79 @@
+import { configMap, createNamespace, deployment, job, testCluster } from '../testdata/cluster';
+import { WaitFailedError, WaitTimeoutError } from './errors';
+import { defaultApplyOptions } from './resources-apply';
+import { defaultWaitOptions, type WaitOptions } from './resources-wait';
+
+const { connection, manager, client } = testCluster();
+afterAll(() => connection.close());
+
+const quick = (timeoutMs: number): WaitOptions => ({ ...defaultWaitOptions(), timeoutMs, intervalMs: 200, initialIntervalMs: 50 });
+
+/** What a Deployment controller and kubelet would report once the rollout is done (none run here). */
+async function markDeploymentReady(namespace: string, name: string): Promise<void> {
+  const live = await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name });
+  await client.patch(
+    { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name },
+    {
+      status: {
+        observedGeneration: live.metadata.generation,
+        replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1,
+        conditions: [
+          { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'ok', lastUpdateTime: '2026-01-01T00:00:00Z', lastTransitionTime: '2026-01-01T00:00:00Z' },
+          { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: 'ok', lastUpdateTime: '2026-01-01T00:00:00Z', lastTransitionTime: '2026-01-01T00:00:00Z' },
+        ],
+      },
+    },
+    'merge',
+    { subresource: 'status' },
+  );
+}
+
+describe('wait (real API server)', () => {
+  it('times out with a report naming each object that is not ready', async () => {
+    const ns = await createNamespace(client, 'wait-timeout');
+    const set = await manager.prepare([configMap(ns, 'cfg', { a: '1' }), deployment(ns, 'web')], { name: 'app', namespace: ns });
+    await manager.applyAllStaged(set, defaultApplyOptions());
+    const started = Date.now();
+    const err = await manager.wait(set, quick(1_000)).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    const report = (err as WaitTimeoutError).objects;
+    expect(report).toEqual([expect.objectContaining({ subject: `Deployment/${ns}/web`, status: 'InProgress', message: 'Replicas: 0/1' })]);
+    expect((err as Error).message).toContain(`Deployment/${ns}/web status: 'InProgress' (Replicas: 0/1)`);
+  });
+
+  it('succeeds once the Deployment status says it is ready', async () => {
+    const ns = await createNamespace(client, 'wait-ready');
+    const set = await manager.prepare([deployment(ns, 'web')], { name: 'app', namespace: ns });
+    await manager.applyAllStaged(set, defaultApplyOptions());
+    const waiting = manager.wait(set, quick(20_000));
+    await new Promise((r) => setTimeout(r, 300));
+    await markDeploymentReady(ns, 'web');
+    const result = await waiting;
+    expect(result).toEqual([expect.objectContaining({ subject: `Deployment/${ns}/web`, status: 'Current' })]);
+  });
+
+  it('fails fast when an object reports Failed, and skips wait-disabled objects', async () => {
+    const ns = await createNamespace(client, 'wait-failed');
+    const set = await manager.prepare(
+      [job(ns, 'broken', 'busybox:1'), { ...deployment(ns, 'ignored'), metadata: { name: 'ignored', namespace: ns, annotations: { 'action.timoni.sh/wait': 'disabled' } } }],
+      { name: 'app', namespace: ns },
+    );
+    await manager.applyAllStaged(set, defaultApplyOptions());
+    const now = '2026-01-01T00:00:00Z';
+    await client.patch(
+      { apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'broken' },
+      { status: { startTime: now, failed: 1, conditions: [
+        { type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: now, lastTransitionTime: now },
+        { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: now, lastTransitionTime: now },
+      ] } },
+      'merge',
+      { subresource: 'status' },
+    );
+    const started = Date.now();
+    const err = await manager.wait(set, quick(20_000)).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(err).toBeInstanceOf(WaitFailedError);
+    expect((err as WaitFailedError).objects.map((o) => o.subject)).toEqual([`Job/${ns}/broken`]);
+  });
+});

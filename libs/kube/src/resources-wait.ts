@@ -1,0 +1,119 @@
+// §5.6: poll objects until all are Current, fail fast on Failed, time out with a per-object report.
+import { isWaitDisabled } from './action-annotations';
+import { WaitFailedError, WaitTimeoutError } from './errors';
+import type { HealthCheckEvaluator, HealthRegistry } from './health/health-registry';
+import { defaultHealthRegistry } from './health/health-registry';
+import { addressOf, type ObjectAddress, type ObjectClient } from './object-client';
+import { formatSubject, objectRef } from './object-id';
+import type { KubeObject, ObjectHealth, VersionedObjectRef } from './types';
+
+export interface WaitOptions {
+  /** longest pause between polls (Timoni: 5 s); polls start faster and back off to this */
+  intervalMs: number;
+  /** first pause between polls */
+  initialIntervalMs: number;
+  /** overall limit (Timoni: 5 min) */
+  timeoutMs: number;
+  /** stop at the first Failed object */
+  failFast: boolean;
+  /** kind rules; defaultHealthRegistry() when absent */
+  health?: HealthRegistry;
+  /** the module's CUE health checks (libs/timoni) */
+  evaluator?: HealthCheckEvaluator;
+  /** stops waiting early (e.g. the reconcile's deadline) */
+  signal?: AbortSignal;
+}
+
+export function defaultWaitOptions(): WaitOptions {
+  return { intervalMs: 5_000, initialIntervalMs: 250, timeoutMs: 5 * 60_000, failFast: true };
+}
+
+export interface WaitTarget {
+  address: ObjectAddress;
+  ref: VersionedObjectRef;
+  subject: string;
+}
+
+/** Targets for the objects of a set, leaving out those marked `action.timoni.sh/wait: disabled`. */
+export function waitTargets(objects: readonly KubeObject[]): WaitTarget[] {
+  return objects.filter((o) => !isWaitDisabled(o)).map(targetOf);
+}
+
+export function targetOf(obj: KubeObject): WaitTarget {
+  const ref = objectRef(obj);
+  return { address: addressOf(obj), ref, subject: formatSubject(ref) };
+}
+
+export function targetOfRef(ref: VersionedObjectRef): WaitTarget {
+  const apiVersion = ref.group ? `${ref.group}/${ref.version}` : ref.version;
+  return { address: { apiVersion, kind: ref.kind, namespace: ref.namespace || undefined, name: ref.name }, ref, subject: formatSubject(ref) };
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+  });
+
+/** Health of every target now (missing objects are NotFound). */
+export async function checkHealth(client: ObjectClient, targets: readonly WaitTarget[], options: Pick<WaitOptions, 'health' | 'evaluator'> = {}): Promise<ObjectHealth[]> {
+  const health = options.health ?? defaultHealthRegistry();
+  return Promise.all(
+    targets.map(async (t): Promise<ObjectHealth> => {
+      const live = await client.getOptional(t.address);
+      if (!live) return { ref: t.ref, subject: t.subject, status: 'NotFound', message: 'object not found' };
+      const r = await health.computeWithChecks({ ...live, apiVersion: live.apiVersion ?? t.address.apiVersion, kind: live.kind ?? t.address.kind }, options.evaluator);
+      return { ref: t.ref, subject: t.subject, status: r.status, message: r.message };
+    }),
+  );
+}
+
+/**
+ * Waits until every target is Current. Throws WaitFailedError on a Failed object (failFast),
+ * WaitTimeoutError listing each object not ready with its last status.
+ */
+export async function waitForSet(client: ObjectClient, targets: readonly WaitTarget[], options: WaitOptions = defaultWaitOptions()): Promise<ObjectHealth[]> {
+  const deadline = Date.now() + options.timeoutMs;
+  const health = options.health ?? defaultHealthRegistry();
+  let pause = Math.min(options.initialIntervalMs, options.intervalMs);
+  for (;;) {
+    const last = await checkHealth(client, targets, { health, evaluator: options.evaluator });
+    const failed = last.filter((h) => h.status === 'Failed');
+    if (failed.length && options.failFast) throw new WaitFailedError(failed);
+    const pending = last.filter((h) => h.status !== 'Current' && h.status !== 'Failed');
+    if (!pending.length) {
+      if (failed.length) throw new WaitFailedError(failed);
+      return last;
+    }
+    const left = deadline - Date.now();
+    if (left <= 0 || options.signal?.aborted) throw new WaitTimeoutError(options.timeoutMs, last.filter((h) => h.status !== 'Current'));
+    await sleep(Math.min(pause, left), options.signal);
+    pause = Math.min(pause * 2, options.intervalMs);
+  }
+}
+
+/** Waits until every target is gone; on timeout reports the ones still there (Terminating or not). */
+export async function waitForTermination(client: ObjectClient, targets: readonly WaitTarget[], options: WaitOptions = defaultWaitOptions()): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
+  let pause = Math.min(options.initialIntervalMs, options.intervalMs);
+  for (;;) {
+    const remaining: ObjectHealth[] = [];
+    for (const t of targets) {
+      const live = await client.getOptional(t.address);
+      if (live) {
+        remaining.push({
+          ref: t.ref,
+          subject: t.subject,
+          status: live.metadata.deletionTimestamp ? 'Terminating' : 'Current',
+          message: live.metadata.deletionTimestamp ? `deletion requested at ${live.metadata.deletionTimestamp}` : 'still present',
+        });
+      }
+    }
+    if (!remaining.length) return;
+    const left = deadline - Date.now();
+    if (left <= 0 || options.signal?.aborted) throw new WaitTimeoutError(options.timeoutMs, remaining);
+    await sleep(Math.min(pause, left), options.signal);
+    pause = Math.min(pause * 2, options.intervalMs);
+  }
+}
+
