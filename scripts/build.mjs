@@ -1,5 +1,7 @@
-// Builds everything `npm start` and the tests need: native pieces first
-// (each lib or test tool may ship a build.mjs), then TypeScript into dist/.
+// Builds what `npm start` needs: native pieces of the libs first (each lib may
+// ship a build.mjs), then TypeScript into dist/. With --test-tools it also
+// builds the test harness's tools (the Kubernetes API server), which the hub
+// itself never needs.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -14,7 +16,8 @@ function run(cmd, args, opts = {}) {
   }
 }
 
-for (const dir of ['libs', 'test']) {
+const dirs = process.argv.includes('--test-tools') ? ['libs', 'test'] : ['libs'];
+for (const dir of dirs) {
   const base = join(root, dir);
   if (!existsSync(base)) continue;
   for (const name of readdirSync(base).sort()) {
@@ -28,7 +31,7 @@ run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsc
 
 // Compiled code imports libs as `@flotilla/<name>`; small package stubs under
 // dist/node_modules let Node resolve them without a path-rewriting step.
-for (const name of readdirSync(join(root, 'libs'))) {
+for (const name of existsSync(join(root, 'libs')) ? readdirSync(join(root, 'libs')) : []) {
   if (!existsSync(join(root, 'libs', name, 'src', 'index.ts'))) continue;
   const stub = join(root, 'dist', 'node_modules', '@flotilla', name);
   mkdirSync(stub, { recursive: true });

@@ -1,0 +1,32 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { ANNOUNCE, type Announce, AuthModule } from './auth/auth.module';
+import { ClustersModule } from './clusters/clusters.module';
+import { ConfigModule } from './config/config.module';
+import type { HubConfig } from './config/hub-config';
+import { CryptoModule } from './crypto/crypto.module';
+import { DatabaseModule } from './database/database.module';
+import { HealthController } from './health/health.controller';
+import { LoggingModule } from './logging/logging.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { ProjectsModule } from './projects/projects.module';
+
+export interface AppModuleOptions {
+  config: HubConfig;
+  logger: Logger;
+  announce: Announce;
+}
+
+@Module({})
+export class AppModule {
+  static forRoot({ config, logger, announce }: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      global: true,
+      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), DatabaseModule, CryptoModule, MetricsModule, AuthModule, ClustersModule, ProjectsModule],
+      controllers: [HealthController],
+      providers: [{ provide: ANNOUNCE, useValue: announce }],
+      exports: [ANNOUNCE],
+    };
+  }
+}

@@ -1,0 +1,48 @@
+import 'reflect-metadata';
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { DestinationStream } from 'pino';
+import { AppModule } from './app.module';
+import type { Announce } from './auth/auth.module';
+import { HttpErrorFilter } from './common/http-exception.filter';
+import { DtoValidationPipe } from './common/validation.pipe';
+import type { HubConfig } from './config/hub-config';
+import { createLogger, PinoNestLogger } from './logging/logger';
+import { requestLogging } from './logging/request-logging';
+import { MetricsRegistry } from './metrics/metrics.module';
+import { setupOpenApi } from './openapi';
+
+export interface HubAppOptions {
+  /** where JSON log lines go (default stdout) */
+  logDestination?: DestinationStream;
+  /** prints lines meant for the operator, such as the first admin token (default console.log) */
+  announce?: Announce;
+}
+
+/** Builds the hub application (not yet listening); main.ts and the tests share it. */
+export async function createHubApp(config: HubConfig, options: HubAppOptions = {}): Promise<INestApplication> {
+  const logger = createLogger(config.logLevel, options.logDestination);
+  const announce = options.announce ?? ((line: string) => console.log(line));
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, logger, announce }), {
+    logger: new PinoNestLogger(logger),
+    abortOnError: false,
+    bodyParser: false,
+  });
+  // A kubeconfig may be up to 256 KiB; anything past 1 MiB is refused with 413.
+  app.useBodyParser('json', { limit: '1mb' });
+  const metrics = app.get(MetricsRegistry);
+  app.use(requestLogging(logger, (m, r, s, t) => metrics.observeRequest(m, r, s, t)));
+  app.useGlobalPipes(new DtoValidationPipe());
+  app.useGlobalFilters(new HttpErrorFilter(logger));
+  setupOpenApi(app);
+  app.enableShutdownHooks();
+  return app;
+}
+
+/** The URL a listening app answers on, as a client would use it. */
+export function listeningUrl(app: INestApplication): string {
+  const address = app.getHttpServer().address() as { address: string; port: number; family: string };
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}

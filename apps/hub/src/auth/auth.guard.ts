@@ -1,0 +1,34 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ForbiddenError } from '../common/errors';
+import type { LoggedRequest } from '../logging/request-logging';
+import { AuthService } from './auth.service';
+import { PUBLIC_ROUTE, REQUIRED_ROLE, type Principal, type Role, roleAllows } from './roles';
+
+export interface AuthenticatedRequest extends LoggedRequest {
+  principal?: Principal;
+}
+
+/** Every route needs a bearer token unless marked @Public(); reads need viewer, writes operator. */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly auth: AuthService,
+  ) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    const targets = [ctx.getHandler(), ctx.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+    const req = ctx.switchToHttp().getRequest<AuthenticatedRequest>();
+    const principal = await this.auth.authenticate(req.headers.authorization);
+    const needed =
+      this.reflector.getAllAndOverride<Role>(REQUIRED_ROLE, targets) ?? (req.method === 'GET' || req.method === 'HEAD' ? 'viewer' : 'operator');
+    if (!roleAllows(principal.role, needed)) {
+      throw new ForbiddenError(`token "${principal.name}" has role ${principal.role}; this needs ${needed}`);
+    }
+    req.principal = principal;
+    req.log = req.log?.child({ tokenName: principal.name });
+    return true;
+  }
+}

@@ -1,0 +1,88 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { ClockRepository } from '../common/clock.repository';
+import { NotFoundError, UnauthorizedError } from '../common/errors';
+import type { Page } from '../common/paging';
+import { HUB_CONFIG } from '../config/config.module';
+import type { HubConfig } from '../config/hub-config';
+import { CryptoRepository } from '../crypto/crypto.repository';
+import type { ApiTokenEntity } from '../database/entities';
+import { HUB_LOGGER } from '../logging/logging.module';
+import type { Principal, Role } from './roles';
+import type { CreatedTokenDto, TokenDto } from './tokens.dto';
+import { TokensRepository } from './tokens.repository';
+
+// Writing last_used_at on every request would turn reads into writes; once a minute is enough.
+const TOUCH_INTERVAL_MS = 60_000;
+
+@Injectable()
+export class AuthService {
+  constructor(
+    private readonly tokens: TokensRepository,
+    private readonly crypto: CryptoRepository,
+    private readonly clock: ClockRepository,
+    @Inject(HUB_CONFIG) private readonly config: HubConfig,
+    @Inject(HUB_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /** Resolves an `Authorization` header to a principal; throws UnauthorizedError otherwise. */
+  async authenticate(header: string | undefined): Promise<Principal> {
+    const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!m) throw new UnauthorizedError('missing bearer token: send "Authorization: Bearer <token>"');
+    const token = await this.tokens.findActiveByHash(this.crypto.sha256Hex(m[1]));
+    if (!token) throw new UnauthorizedError('unknown or revoked token');
+    const now = this.clock.now();
+    if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
+      await this.tokens.touch(token.id, now);
+    }
+    return { tokenId: token.id, name: token.name, role: token.role };
+  }
+
+  /**
+   * Makes sure an admin can get in: FLOTILLA_ADMIN_TOKEN is registered if it is
+   * not yet; with no token at all, one is generated and returned for printing once.
+   */
+  async bootstrapAdmin(): Promise<string | undefined> {
+    if (this.config.adminToken) {
+      const hash = this.crypto.sha256Hex(this.config.adminToken);
+      if (await this.tokens.insertIfAbsent({ name: 'admin', role: 'admin', tokenHash: hash })) {
+        this.logger.info({ tokenName: 'admin' }, 'registered FLOTILLA_ADMIN_TOKEN as an admin token');
+      }
+      return undefined;
+    }
+    if ((await this.tokens.count()) > 0) return undefined;
+    const token = this.crypto.newToken();
+    await this.tokens.insert({ name: 'admin', role: 'admin', tokenHash: this.crypto.sha256Hex(token) });
+    this.logger.info({ tokenName: 'admin' }, 'generated the first admin token');
+    return token;
+  }
+
+  async create(name: string, role: Role): Promise<CreatedTokenDto> {
+    const token = this.crypto.newToken();
+    const saved = await this.tokens.insert({ name, role, tokenHash: this.crypto.sha256Hex(token) });
+    return { ...toTokenDto(saved), token };
+  }
+
+  async list(limit: number, offset: number): Promise<Page<TokenDto>> {
+    const [rows, total] = await this.tokens.list(limit, offset);
+    return { items: rows.map(toTokenDto), total, limit, offset };
+  }
+
+  async revoke(id: string): Promise<TokenDto> {
+    const token = /^[0-9a-f-]{36}$/i.test(id) ? await this.tokens.findById(id) : null;
+    if (!token) throw new NotFoundError('token', id);
+    if (!token.revokedAt) await this.tokens.revoke(id, this.clock.now());
+    return toTokenDto((await this.tokens.findById(id))!);
+  }
+}
+
+function toTokenDto(t: ApiTokenEntity): TokenDto {
+  return {
+    id: t.id,
+    name: t.name,
+    role: t.role,
+    createdAt: t.createdAt.toISOString(),
+    revokedAt: t.revokedAt?.toISOString() ?? null,
+    lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
+  };
+}

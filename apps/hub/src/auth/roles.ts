@@ -1,0 +1,26 @@
+import { SetMetadata } from '@nestjs/common';
+import type { Role } from '../database/entities';
+
+export type { Role };
+export const ROLES: readonly Role[] = ['viewer', 'operator', 'admin'];
+
+/** Each role may do what the roles before it may. */
+export function roleAllows(held: Role, needed: Role): boolean {
+  return ROLES.indexOf(held) >= ROLES.indexOf(needed);
+}
+
+export const PUBLIC_ROUTE = 'flotilla:public';
+export const REQUIRED_ROLE = 'flotilla:role';
+
+/** No token needed (health and metrics). */
+export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(PUBLIC_ROUTE, true);
+
+/** Overrides the default: reads need `viewer`, writes need `operator`. */
+export const RequiresRole = (role: Role): MethodDecorator & ClassDecorator => SetMetadata(REQUIRED_ROLE, role);
+
+/** Who made the request, as the guard found it. */
+export interface Principal {
+  tokenId: string;
+  name: string;
+  role: Role;
+}

@@ -1,0 +1,55 @@
+import { harnessEnv } from '../../../../test/harness/env';
+import { startTestHub, type TestHub } from '../../test/hub';
+import { kubeconfigYaml } from '../../test/kubeconfig';
+
+// Against the harness's real kube-apiserver: registration checks connectivity with the given credentials.
+describe('push clusters against the harness kube-apiserver', () => {
+  let hub: TestHub;
+  const kube = () => harnessEnv().kube;
+  beforeAll(async () => {
+    hub = await startTestHub('postgres');
+  });
+  afterAll(() => hub?.close());
+
+  it('records the server version when registered with a token and the CA', async () => {
+    const res = await hub.call('POST', '/api/v1/clusters', {
+      body: { name: 'real', mode: 'push', endpoint: { server: kube().server, caData: kube().caData }, credentials: { token: kube().admin.token } },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.status).toMatchObject({ reachable: true, version: kube().version, error: null });
+    expect(res.body.endpoint).toMatchObject({ server: kube().server, hasCaData: true });
+    expect(res.text).not.toContain(kube().admin.token);
+  });
+
+  it('does the same from a kubeconfig with base64 CA data', async () => {
+    const kubeconfig = kubeconfigYaml({ server: kube().server, caData: kube().caData, token: kube().admin.token });
+    const res = await hub.call('POST', '/api/v1/clusters', { body: { name: 'real-kc', mode: 'push', credentials: { kubeconfig } } });
+    expect(res.status).toBe(201);
+    expect(res.body.status).toMatchObject({ reachable: true, version: kube().version });
+  });
+
+  it('registers but reports a rejected token, and recovers after credential rotation', async () => {
+    const res = await hub.call('POST', '/api/v1/clusters', {
+      body: { name: 'bad-token', mode: 'push', endpoint: { server: kube().server, caData: kube().caData }, credentials: { token: 'not-a-valid-token' } },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.status).toMatchObject({ reachable: false, version: null, error: expect.stringContaining('answered 401 (credentials rejected)') });
+    const fixed = await hub.call('PATCH', '/api/v1/clusters/bad-token', { body: { credentials: { token: kube().admin.token } } });
+    expect(fixed.body.status).toMatchObject({ reachable: true, version: kube().version, error: null });
+    const again = await hub.call('POST', '/api/v1/clusters/bad-token/check');
+    expect(again.status).toBe(200);
+    expect(again.body.status.reachable).toBe(true);
+  });
+
+  it('refuses an unknown CA unless TLS verification is skipped', async () => {
+    const untrusted = await hub.call('POST', '/api/v1/clusters', {
+      body: { name: 'no-ca', mode: 'push', endpoint: { server: kube().server }, credentials: { token: kube().admin.token } },
+    });
+    expect(untrusted.body.status.reachable).toBe(false);
+    expect(untrusted.body.status.error).toMatch(/certificate/i);
+    const skipped = await hub.call('POST', '/api/v1/clusters', {
+      body: { name: 'skip-ca', mode: 'push', endpoint: { server: kube().server, insecureSkipTLSVerify: true }, credentials: { token: kube().admin.token } },
+    });
+    expect(skipped.body.status).toMatchObject({ reachable: true, version: kube().version });
+  });
+});

@@ -1,0 +1,18 @@
+import { formatDuration, parseDuration } from './duration';
+
+describe('durations', () => {
+  it.each([
+    ['10m', 600],
+    ['1h30m', 5400],
+    ['45s', 45],
+    ['2h', 7200],
+    ['1m30s', 90],
+  ])('%s is %d seconds and formats back', (text, seconds) => {
+    expect(parseDuration(text)).toBe(seconds);
+    expect(formatDuration(seconds)).toBe(text);
+  });
+
+  it.each(['', '10', 'm', '1.5h', '10 m', '-1m', '1d'])('rejects %j', (text) => {
+    expect(parseDuration(text)).toBeUndefined();
+  });
+});

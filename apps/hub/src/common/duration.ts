@@ -1,0 +1,22 @@
+const UNITS: Record<string, number> = { h: 3600, m: 60, s: 1 };
+
+/** Parses Go-style durations made of hours, minutes and seconds (`10m`, `1h30m`, `45s`) into seconds. */
+export function parseDuration(text: string): number | undefined {
+  if (!/^(\d+[hms])+$/.test(text)) return undefined;
+  let total = 0;
+  for (const [, n, unit] of text.matchAll(/(\d+)([hms])/g)) total += Number(n) * UNITS[unit];
+  return total;
+}
+
+/** The shortest h/m/s spelling of a number of seconds: 600 → `10m`, 5400 → `1h30m`. */
+export function formatDuration(seconds: number): string {
+  if (seconds === 0) return '0s';
+  let rest = seconds;
+  let out = '';
+  for (const [unit, size] of Object.entries(UNITS)) {
+    const n = Math.floor(rest / size);
+    if (n > 0) out += `${n}${unit}`;
+    rest -= n * size;
+  }
+  return out;
+}

@@ -1,0 +1,43 @@
+// Domain errors: services throw these; only the HTTP layer maps them to statuses.
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad input: every problem found, one line each, naming the field. */
+export class InvalidInputError extends DomainError {
+  constructor(readonly problems: string[]) {
+    super('InvalidInput', problems.length === 1 ? problems[0] : `${problems.length} problems: ${problems.join('; ')}`);
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(kind: string, name: string) {
+    super('NotFound', `${kind} "${name}" not found`);
+  }
+}
+
+export class ConflictError extends DomainError {
+  constructor(message: string) {
+    super('Conflict', message);
+  }
+}
+
+export class UnauthorizedError extends DomainError {
+  constructor(message: string) {
+    super('Unauthorized', message);
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(message: string) {
+    super('Forbidden', message);
+  }
+}

@@ -1,0 +1,32 @@
+import { Global, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { HUB_CONFIG } from '../config/config.module';
+import type { HubConfig } from '../config/hub-config';
+import { databaseTarget, openDatabase } from './data-source';
+import { DatabaseRepository } from './database.repository';
+
+/** Closes the database when the app shuts down. */
+@Injectable()
+class DatabaseLifecycle implements OnApplicationShutdown {
+  constructor(private readonly ds: DataSource) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.ds.isInitialized) await this.ds.destroy();
+  }
+}
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: DataSource,
+      inject: [HUB_CONFIG],
+      useFactory: (config: HubConfig) => openDatabase(databaseTarget(config)),
+    },
+    DatabaseLifecycle,
+    DatabaseRepository,
+  ],
+  exports: [DataSource, DatabaseRepository],
+})
+export class DatabaseModule {}
+

@@ -1,0 +1,16 @@
+import { ApiTokenEntity } from './api-token.entity';
+import { ClusterEntity } from './cluster.entity';
+import { CredentialEntity } from './credential.entity';
+import { EventEntity } from './event.entity';
+import { ProjectEntity } from './project.entity';
+import { RunEntity } from './run.entity';
+import { TargetEntity } from './target.entity';
+
+export { ApiTokenEntity, ClusterEntity, CredentialEntity, EventEntity, ProjectEntity, RunEntity, TargetEntity };
+export type { ClusterMode } from './cluster.entity';
+export type { Role } from './api-token.entity';
+export type { Condition } from './target.entity';
+export type { LabelSelector, LabelSelectorRequirement, TargetSelector } from './project.entity';
+
+/** Every entity of the hub, for the DataSource. */
+export const hubEntities = [ApiTokenEntity, ClusterEntity, CredentialEntity, EventEntity, ProjectEntity, RunEntity, TargetEntity];

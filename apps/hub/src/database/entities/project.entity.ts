@@ -1,0 +1,87 @@
+import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
+import { CredentialEntity } from './credential.entity';
+
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: string[];
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: LabelSelectorRequirement[];
+}
+
+/** Which clusters a Project targets: a cluster matches if any given part matches. */
+export interface TargetSelector {
+  names?: string[];
+  groups?: string[];
+  labelSelector?: LabelSelector;
+}
+
+/** A Project: an OCI source of Timoni definitions and where to apply it. */
+@Entity('projects')
+@Unique('uq_projects_name', ['name'])
+export class ProjectEntity {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_projects' })
+  id!: string;
+
+  @Column({ type: 'varchar', length: 63 })
+  name!: string;
+
+  @Column({ type: 'varchar', length: 63 })
+  namespace!: string;
+
+  /** oci://host/repo */
+  @Column({ name: 'source_repository', type: 'text' })
+  sourceRepository!: string;
+
+  @Column({ name: 'source_tag', type: 'varchar', length: 128, default: 'latest' })
+  sourceTag!: string;
+
+  @Column({ name: 'source_path', type: 'text', default: 'project.cue' })
+  sourcePath!: string;
+
+  @Column({ name: 'service_account_name', type: 'varchar', length: 253 })
+  serviceAccountName!: string;
+
+  @Column({ name: 'target_selector', type: 'jsonb', default: () => `'{}'` })
+  targetSelector!: TargetSelector;
+
+  @Column({ name: 'rollout_groups', type: 'jsonb', default: () => `'[]'` })
+  rolloutGroups!: string[];
+
+  @Column({ name: 'interval_seconds', type: 'integer', default: 600 })
+  intervalSeconds!: number;
+
+  @Column({ type: 'boolean', default: false })
+  suspend!: boolean;
+
+  @Column({ type: 'jsonb', default: () => `'{}'` })
+  annotations!: Record<string, string>;
+
+  @Column({ name: 'registry_credential_id', type: 'uuid', nullable: true })
+  registryCredentialId!: string | null;
+
+  @ManyToOne(() => CredentialEntity, { onDelete: 'SET NULL' })
+  @JoinColumn({ name: 'registry_credential_id', foreignKeyConstraintName: 'fk_projects_registry_credential' })
+  registryCredential?: CredentialEntity | null;
+
+  /** URL that receives CDEvents for this Project */
+  @Column({ name: 'cdevents_sink', type: 'text', nullable: true })
+  cdeventsSink!: string | null;
+
+  /** set when deletion with `instances=delete` was asked: Targets prune their instances, then the Project goes */
+  @Column({ name: 'deletion_requested_at', type: 'timestamptz', nullable: true })
+  deletionRequestedAt!: Date | null;
+
+  /** bumped on every spec change */
+  @Column({ type: 'integer', default: 1 })
+  generation!: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,41 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { TargetEntity } from './target.entity';
+
+/** One reconcile attempt of a Target, kept as history. */
+@Entity('runs')
+@Index('idx_runs_target_started', ['targetId', 'startedAt'])
+export class RunEntity {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_runs' })
+  id!: string;
+
+  @Column({ name: 'target_id', type: 'uuid' })
+  targetId!: string;
+
+  @ManyToOne(() => TargetEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'target_id', foreignKeyConstraintName: 'fk_runs_target' })
+  target?: TargetEntity;
+
+  @Column({ type: 'integer' })
+  generation!: number;
+
+  /** tag@sha256:… */
+  @Column({ type: 'text', nullable: true })
+  revision!: string | null;
+
+  @Column({ name: 'started_at', type: 'timestamptz' })
+  startedAt!: Date;
+
+  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
+  finishedAt!: Date | null;
+
+  /** Running, Succeeded, Failed */
+  @Column({ type: 'varchar', length: 16 })
+  result!: string;
+
+  /** per instance: created/updated/deleted/unchanged counts */
+  @Column({ type: 'jsonb', default: () => `'[]'` })
+  instances!: unknown[];
+
+  @Column({ type: 'text', nullable: true })
+  error!: string | null;
+}

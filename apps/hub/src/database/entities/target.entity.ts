@@ -1,0 +1,76 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
+import { ClusterEntity } from './cluster.entity';
+import { ProjectEntity } from './project.entity';
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+}
+
+/** One Project placed on one Cluster: the unit that is scheduled, leased, retried and reported. */
+@Entity('targets')
+@Unique('uq_targets_project_cluster', ['projectId', 'clusterId'])
+@Index('idx_targets_cluster', ['clusterId'])
+@Index('idx_targets_next_run_at', ['nextRunAt'])
+export class TargetEntity {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_targets' })
+  id!: string;
+
+  @Column({ name: 'project_id', type: 'uuid' })
+  projectId!: string;
+
+  @ManyToOne(() => ProjectEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'project_id', foreignKeyConstraintName: 'fk_targets_project' })
+  project?: ProjectEntity;
+
+  @Column({ name: 'cluster_id', type: 'uuid' })
+  clusterId!: string;
+
+  @ManyToOne(() => ClusterEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'cluster_id', foreignKeyConstraintName: 'fk_targets_cluster' })
+  cluster?: ClusterEntity;
+
+  /** the Project generation this Target should reach */
+  @Column({ type: 'integer', default: 1 })
+  generation!: number;
+
+  @Column({ name: 'observed_generation', type: 'integer', nullable: true })
+  observedGeneration!: number | null;
+
+  /** Pending, Reconciling, Ready, Failed, Suspended, Deleting */
+  @Column({ type: 'varchar', length: 32, default: 'Pending' })
+  phase!: string;
+
+  /** tag@sha256:… of the last successful apply */
+  @Column({ name: 'last_applied_revision', type: 'text', nullable: true })
+  lastAppliedRevision!: string | null;
+
+  @Column({ type: 'jsonb', default: () => `'[]'` })
+  conditions!: Condition[];
+
+  /** components and their instances as last reported */
+  @Column({ type: 'jsonb', default: () => `'[]'` })
+  components!: unknown[];
+
+  @Column({ name: 'next_run_at', type: 'timestamptz', default: () => 'now()' })
+  nextRunAt!: Date;
+
+  /** consecutive failures, for backoff */
+  @Column({ type: 'integer', default: 0 })
+  attempt!: number;
+
+  @Column({ name: 'lease_owner', type: 'varchar', length: 128, nullable: true })
+  leaseOwner!: string | null;
+
+  @Column({ name: 'lease_expires_at', type: 'timestamptz', nullable: true })
+  leaseExpiresAt!: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,6 @@
+import { Initial1763780000000 } from './1763780000000-initial';
+import { ProjectDeletion1763790000000 } from './1763790000000-project-deletion';
+
+// Migrations in the order they run. Written by hand (or generated, then
+// reviewed); the schema never changes any other way.
+export const hubMigrations = [Initial1763780000000, ProjectDeletion1763790000000];

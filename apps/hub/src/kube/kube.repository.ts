@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { ClusterConnection as KubeConnection, KubeApiError } from '@flotilla/kube';
+import type { ClusterConnection } from './kubeconfig';
+
+export class KubeUnreachableError extends Error {
+  constructor(server: string, reason: string, options?: { cause?: unknown }) {
+    super(`${server}: ${reason}`, options);
+    this.name = 'KubeUnreachableError';
+  }
+}
+
+const HINTS: Record<number, string> = { 401: ' (credentials rejected)', 403: ' (not allowed to read /version)' };
+
+/** The hub's calls to remote API servers, through libs/kube connections. */
+@Injectable()
+export class KubeRepository {
+  /** GET /version: the server's gitVersion, or KubeUnreachableError saying why not. */
+  async version(conn: ClusterConnection, timeoutMs = 5000): Promise<string> {
+    let kube: KubeConnection;
+    try {
+      kube = KubeConnection.create(
+        {
+          server: conn.server,
+          caData: conn.caData,
+          insecureSkipTLSVerify: conn.insecureSkipTLSVerify,
+          ...('token' in conn.auth ? { token: conn.auth.token } : { clientCertData: conn.auth.clientCertificateData, clientKeyData: conn.auth.clientKeyData }),
+        },
+        { requestTimeoutMs: timeoutMs, userAgent: 'flotilla-hub' },
+      );
+    } catch (err) {
+      throw new KubeUnreachableError(conn.server, err instanceof Error ? err.message : String(err), { cause: err });
+    }
+    try {
+      const v = await kube.request<{ gitVersion?: unknown }>({ method: 'GET', path: '/version' });
+      if (typeof v?.gitVersion !== 'string') throw new KubeUnreachableError(conn.server, 'GET /version did not return a Kubernetes version');
+      return v.gitVersion;
+    } catch (err) {
+      if (err instanceof KubeApiError) {
+        const reason =
+          err.statusCode === 0
+            ? `GET /version: ${describeCause(err.cause) ?? 'no response'}`
+            : `GET /version answered ${err.statusCode}${HINTS[err.statusCode] ?? ''}`;
+        throw new KubeUnreachableError(conn.server, reason, { cause: err });
+      }
+      throw err;
+    } finally {
+      await kube.close();
+    }
+  }
+}
+
+/** The innermost message of a network error (undici wraps the socket's). */
+function describeCause(cause: unknown): string | undefined {
+  let c = cause as { message?: string; code?: string; cause?: unknown } | undefined;
+  let best: string | undefined;
+  for (let depth = 0; c && depth < 5; depth++) {
+    if (c.message) best = c.code && !c.message.includes(c.code) ? `${c.code}: ${c.message}` : c.message;
+    c = c.cause as typeof c;
+  }
+  return best;
+}

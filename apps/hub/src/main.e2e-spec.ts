@@ -1,0 +1,72 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTempDataDir } from '../test/databases';
+
+// `npm start` runs the compiled entry point; this drives that very file.
+const mainJs = join(__dirname, '../../../dist/apps/hub/src/main.js');
+
+function startMain(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  if (!existsSync(mainJs)) throw new Error(`${mainJs} is missing: run \`npm run build\` first (npm test does)`);
+  let output = '';
+  const child = spawn(process.execPath, [mainJs], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitForUrl(output: () => string, exited: Promise<number | null>, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let done = false;
+  void exited.then(() => (done = true));
+  while (Date.now() < deadline && !done) {
+    const m = /listening on (http:\/\/\S+)/.exec(output());
+    if (m) return m[1];
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`hub did not print its URL; output:\n${output()}`);
+}
+
+describe('compiled hub (npm start)', () => {
+  it('starts on the embedded database, prints its URL and answers /readyz', async () => {
+    const tmp = createTempDataDir();
+    const hub = startMain({ PORT: '0', HOST: '127.0.0.1', FLOTILLA_DATA_DIR: tmp.dir });
+    try {
+      const url = await waitForUrl(hub.output, hub.exited, 30000);
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const token = /first admin token \(shown only now; keep it\): (flt_\S+)/.exec(hub.output())?.[1];
+      expect(token).toBeDefined();
+      const tokens = await fetch(`${url}/api/v1/tokens`, { headers: { authorization: `Bearer ${token}` } });
+      expect(tokens.status).toBe(200);
+      // logs are JSON lines; the token is printed once, never logged
+      const lines = hub.output().split('\n').filter((l) => l.startsWith('{'));
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.every((l) => !l.includes(token!))).toBe(true);
+      const res = await fetch(`${url}/readyz`);
+      expect(res.status).toBe(200);
+      expect(existsSync(join(tmp.dir, 'pgdata', 'PG_VERSION'))).toBe(true);
+      // a second hub on the same embedded database is refused, naming the first
+      const second = startMain({ PORT: '0', HOST: '127.0.0.1', FLOTILLA_DATA_DIR: tmp.dir });
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toContain(`in use by process ${hub.child.pid}`);
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    } finally {
+      hub.child.kill('SIGTERM');
+      await hub.exited;
+      // a clean stop releases the data dir
+      expect(existsSync(join(tmp.dir, 'pgdata.lock'))).toBe(false);
+      tmp.cleanup();
+    }
+  });
+
+  it('exits with status 1 naming every bad setting', async () => {
+    const hub = startMain({ PORT: 'eighty', LOG_LEVEL: 'loud' });
+    expect(await hub.exited).toBe(1);
+    expect(hub.output()).toContain('PORT="eighty"');
+    expect(hub.output()).toContain('LOG_LEVEL="loud"');
+  });
+});

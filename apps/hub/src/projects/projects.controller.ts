@@ -1,0 +1,100 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/openapi-errors';
+import type { ServerResponse } from 'node:http';
+import { PageQuery } from '../common/paging';
+import { CreateProjectDto, DeleteProjectQuery, EventQuery, ProjectQuery, ReconcileQuery, TargetQuery, UpdateProjectDto } from './projects.dto';
+import { ProjectsService } from './projects.service';
+import { DeletionDto, EventPageDto, ProjectDto, ProjectPageDto, ReconcileRequestedDto, RunPageDto, TargetDto, TargetPageDto } from './projects.views';
+import { TargetsService } from './targets.service';
+
+@ApiTags('projects')
+@ApiBearerAuth()
+@ApiErrors()
+@Controller('api/v1/projects')
+export class ProjectsController {
+  constructor(
+    private readonly projects: ProjectsService,
+    private readonly targets: TargetsService,
+  ) {}
+
+  @Post()
+  @ApiCreatedResponse({ type: ProjectDto })
+  create(@Body() dto: CreateProjectDto): Promise<ProjectDto> {
+    return this.projects.create(dto);
+  }
+
+  @Get()
+  @ApiOkResponse({ type: ProjectPageDto })
+  list(@Query() q: ProjectQuery): Promise<ProjectPageDto> {
+    return this.projects.list(q);
+  }
+
+  @Get(':name')
+  @ApiOkResponse({ type: ProjectDto })
+  get(@Param('name') name: string): Promise<ProjectDto> {
+    return this.projects.get(name);
+  }
+
+  /** Spec changes bump `generation`; target changes add and remove Targets. */
+  @Patch(':name')
+  @ApiOkResponse({ type: ProjectDto })
+  update(@Param('name') name: string, @Body() dto: UpdateProjectDto): Promise<ProjectDto> {
+    return this.projects.update(name, dto);
+  }
+
+  /** 200 when gone; 202 while Targets remove the applied instances (`instances=delete`, the default). */
+  @Delete(':name')
+  @ApiOkResponse({ type: DeletionDto, description: 'deleted' })
+  @ApiAcceptedResponse({ type: DeletionDto, description: 'deleting: Targets are removing the applied instances' })
+  async delete(@Param('name') name: string, @Query() q: DeleteProjectQuery, @Res({ passthrough: true }) res: ServerResponse): Promise<DeletionDto> {
+    const result = await this.projects.delete(name, q.instances);
+    res.statusCode = result.state === 'deleting' ? 202 : 200;
+    return result;
+  }
+
+  @Post(':name/reconcile')
+  @HttpCode(202)
+  @ApiAcceptedResponse({ type: ReconcileRequestedDto })
+  reconcile(@Param('name') name: string, @Query() q: ReconcileQuery): Promise<ReconcileRequestedDto> {
+    return this.targets.reconcile(name, q.cluster);
+  }
+
+  @Post(':name/suspend')
+  @HttpCode(200)
+  @ApiOkResponse({ type: ProjectDto })
+  suspend(@Param('name') name: string): Promise<ProjectDto> {
+    return this.projects.suspend(name, true);
+  }
+
+  @Post(':name/resume')
+  @HttpCode(200)
+  @ApiOkResponse({ type: ProjectDto })
+  resume(@Param('name') name: string): Promise<ProjectDto> {
+    return this.projects.suspend(name, false);
+  }
+
+  @Get(':name/targets')
+  @ApiOkResponse({ type: TargetPageDto })
+  targetList(@Param('name') name: string, @Query() q: TargetQuery): Promise<TargetPageDto> {
+    return this.targets.list(name, q);
+  }
+
+  @Get(':name/targets/:cluster')
+  @ApiOkResponse({ type: TargetDto })
+  target(@Param('name') name: string, @Param('cluster') cluster: string): Promise<TargetDto> {
+    return this.targets.get(name, cluster);
+  }
+
+  @Get(':name/targets/:cluster/runs')
+  @ApiOkResponse({ type: RunPageDto })
+  runs(@Param('name') name: string, @Param('cluster') cluster: string, @Query() q: PageQuery): Promise<RunPageDto> {
+    return this.targets.runs(name, cluster, q);
+  }
+
+  @Get(':name/events')
+  @ApiOkResponse({ type: EventPageDto })
+  events(@Param('name') name: string, @Query() q: EventQuery): Promise<EventPageDto> {
+    return this.targets.events(name, q);
+  }
+}

@@ -1,0 +1,278 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsObject, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { parseDuration } from '../common/duration';
+import { PageQuery } from '../common/paging';
+import type { CrossFieldChecks } from '../common/validation.pipe';
+import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMap, IsLabelMap, labelKeyProblem, NestedObject, Optional } from '../common/validators';
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const OCI_REPOSITORY = /^oci:\/\/[a-zA-Z0-9.-]+(:\d+)?(\/[a-z0-9]+([._-][a-z0-9]+)*)+$/;
+const OCI_TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
+const MIN_INTERVAL_S = 10;
+const MAX_INTERVAL_S = 7 * 24 * 3600;
+
+export class SourceDto {
+  @ApiProperty({ example: 'oci://ghcr.io/acme/platform' })
+  @IsString({ message: 'must be a string' })
+  @Matches(OCI_REPOSITORY, { message: 'must be oci://host[:port]/path with a lowercase repository path' })
+  repository!: string;
+
+  @ApiPropertyOptional({ default: 'latest' })
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  @Matches(OCI_TAG, { message: 'must be an OCI tag (letters, digits, "_", "." or "-", at most 128)' })
+  tag: string = 'latest';
+
+  @ApiPropertyOptional({ default: 'project.cue', description: 'path of the project file inside the artifact' })
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  @Matches(/^(?!\/)(?!.*(^|\/)\.\.(\/|$)).+\.cue$/, { message: 'must be a relative path to a .cue file, without ".."' })
+  path: string = 'project.cue';
+}
+
+export class LabelSelectorRequirementDto {
+  @ApiProperty()
+  @IsString({ message: 'must be a string' })
+  key!: string;
+
+  @ApiProperty({ enum: OPERATORS })
+  @IsIn(OPERATORS, { message: `must be one of ${OPERATORS.join(', ')}` })
+  operator!: (typeof OPERATORS)[number];
+
+  @ApiPropertyOptional({ type: [String] })
+  @Optional()
+  @IsArray({ message: 'must be a list of strings' })
+  @IsString({ each: true, message: 'must be a list of strings' })
+  values?: string[];
+}
+
+export class LabelSelectorDto {
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @Optional()
+  @IsLabelMap()
+  matchLabels?: Record<string, string>;
+
+  @ApiPropertyOptional({ type: [LabelSelectorRequirementDto] })
+  @Optional()
+  @IsArray({ message: 'must be a list' })
+  @IsObject({ each: true, message: 'must be a list of objects' })
+  @ValidateNested({ each: true })
+  @Type(() => LabelSelectorRequirementDto)
+  matchExpressions?: LabelSelectorRequirementDto[];
+}
+
+/** A cluster is targeted when its name or group is listed, or the label selector matches it. */
+export class TargetsDto {
+  @ApiPropertyOptional({ type: [String] })
+  @Optional()
+  @IsArray({ message: 'must be a list of cluster names' })
+  @Matches(DNS_LABEL, { each: true, message: `each ${DNS_LABEL_MESSAGE}` })
+  names?: string[];
+
+  @ApiPropertyOptional({ type: [String] })
+  @Optional()
+  @IsArray({ message: 'must be a list of group names' })
+  @Matches(DNS_LABEL, { each: true, message: `each ${DNS_LABEL_MESSAGE}` })
+  groups?: string[];
+
+  @ApiPropertyOptional({ type: LabelSelectorDto })
+  @Optional()
+  @NestedObject(() => LabelSelectorDto)
+  labelSelector?: LabelSelectorDto;
+}
+
+export class RolloutDto {
+  @ApiProperty({ type: [String], description: 'cluster groups in the order they are rolled out to' })
+  @IsArray({ message: 'must be a list of group names' })
+  @ArrayUnique({ message: 'must not repeat a group' })
+  @ArrayMaxSize(64, { message: 'must have at most 64 groups' })
+  @Matches(DNS_LABEL, { each: true, message: `each ${DNS_LABEL_MESSAGE}` })
+  groups!: string[];
+}
+
+/** Exactly one of username with password, or a dockerConfigJson. */
+export class RegistryCredentialsDto implements CrossFieldChecks {
+  @ApiPropertyOptional({ writeOnly: true })
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  @MinLength(1, { message: 'must not be empty' })
+  username?: string;
+
+  @ApiPropertyOptional({ writeOnly: true })
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  @MinLength(1, { message: 'must not be empty' })
+  password?: string;
+
+  @ApiPropertyOptional({ writeOnly: true, description: 'content of a ~/.docker/config.json' })
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  @MaxLength(65536, { message: 'must be at most 64 KiB' })
+  dockerConfigJson?: string;
+
+  crossFieldProblems(prefix = 'registryCredentials'): string[] {
+    const basic = this.username !== undefined || this.password !== undefined;
+    const docker = this.dockerConfigJson !== undefined;
+    if (basic === docker) return [`${prefix}: give either username with password, or dockerConfigJson`];
+    if (basic && (this.username === undefined || this.password === undefined)) return [`${prefix}: username and password go together`];
+    if (docker) {
+      try {
+        const parsed = JSON.parse(this.dockerConfigJson!) as unknown;
+        if (!parsed || typeof parsed !== 'object' || typeof (parsed as { auths?: unknown }).auths !== 'object') throw new Error('no auths');
+      } catch {
+        return [`${prefix}.dockerConfigJson: must be JSON with an "auths" object`];
+      }
+    }
+    return [];
+  }
+}
+
+/** Fields shared by create and update; on update every one is optional. */
+abstract class ProjectSpecFields {
+  @ApiPropertyOptional({ type: TargetsDto })
+  @Optional()
+  @NestedObject(() => TargetsDto)
+  targets?: TargetsDto;
+
+  @ApiPropertyOptional({ type: RolloutDto })
+  @Optional()
+  @NestedObject(() => RolloutDto)
+  rollout?: RolloutDto;
+
+  @ApiPropertyOptional({ default: '10m', description: 'reconcile interval: h/m/s, e.g. 10m or 1h30m (10s to 168h)' })
+  @Optional()
+  @IsString({ message: 'must be a duration such as 10m or 1h30m' })
+  interval?: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'runtime annotations' })
+  @Optional()
+  @IsAnnotationMap()
+  annotations?: Record<string, string>;
+
+  @ApiPropertyOptional({ type: RegistryCredentialsDto, description: 'never returned' })
+  @Optional()
+  @NestedObject(() => RegistryCredentialsDto)
+  registryCredentials?: RegistryCredentialsDto;
+
+  @ApiPropertyOptional({ description: 'URL that receives CDEvents about this Project' })
+  @Optional()
+  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true }, { message: 'must be an http(s) URL' })
+  cdeventsSink?: string;
+
+  crossFieldProblems(): string[] {
+    const problems: string[] = [];
+    if (this.interval !== undefined && typeof this.interval === 'string') {
+      const s = parseDuration(this.interval);
+      if (s === undefined) problems.push(`interval: "${this.interval}" is not a duration such as 10m or 1h30m`);
+      else if (s < MIN_INTERVAL_S || s > MAX_INTERVAL_S) problems.push('interval: must be between 10s and 168h');
+    }
+    for (const [i, e] of (this.targets?.labelSelector?.matchExpressions ?? []).entries()) {
+      if (!(e instanceof LabelSelectorRequirementDto)) continue;
+      const path = `targets.labelSelector.matchExpressions[${i}]`;
+      const keyProblem = typeof e.key === 'string' ? labelKeyProblem(e.key) : undefined;
+      if (keyProblem) problems.push(`${path}.key: ${keyProblem}`);
+      const needsValues = e.operator === 'In' || e.operator === 'NotIn';
+      if (needsValues && !(e.values?.length)) problems.push(`${path}.values: ${e.operator} needs at least one value`);
+      if (!needsValues && e.values?.length) problems.push(`${path}.values: ${e.operator} takes no values`);
+    }
+    if (this.registryCredentials instanceof RegistryCredentialsDto) problems.push(...this.registryCredentials.crossFieldProblems());
+    return problems;
+  }
+}
+
+export class CreateProjectDto extends ProjectSpecFields implements CrossFieldChecks {
+  @ApiProperty({ example: 'platform' })
+  @IsString({ message: 'must be a string' })
+  @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
+  @MaxLength(63, { message: 'must be at most 63 characters' })
+  name!: string;
+
+  @ApiProperty({ example: 'flotilla-system', description: 'namespace of the service account the Project applies as' })
+  @IsString({ message: 'must be a string' })
+  @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
+  @MaxLength(63, { message: 'must be at most 63 characters' })
+  namespace!: string;
+
+  @ApiProperty({ type: SourceDto })
+  @NestedObject(() => SourceDto)
+  source!: SourceDto;
+
+  @ApiPropertyOptional({ description: 'service account to impersonate (default: the Project name)' })
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  @Matches(DNS_SUBDOMAIN, { message: 'must be a DNS subdomain' })
+  @MaxLength(253, { message: 'must be at most 253 characters' })
+  serviceAccountName?: string;
+
+  @ApiPropertyOptional({ default: false })
+  @Optional()
+  @IsBoolean({ message: 'must be true or false' })
+  suspend: boolean = false;
+}
+
+export class UpdateProjectDto extends ProjectSpecFields implements CrossFieldChecks {
+  @ApiPropertyOptional()
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
+  namespace?: string;
+
+  @ApiPropertyOptional({ type: SourceDto })
+  @Optional()
+  @NestedObject(() => SourceDto)
+  source?: SourceDto;
+
+  @ApiPropertyOptional()
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  @Matches(DNS_SUBDOMAIN, { message: 'must be a DNS subdomain' })
+  serviceAccountName?: string;
+}
+
+export class ProjectQuery extends PageQuery {
+  @ApiPropertyOptional({ description: 'only suspended (true) or active (false) Projects' })
+  @Optional()
+  @IsIn(['true', 'false'], { message: 'must be true or false' })
+  suspended?: 'true' | 'false';
+}
+
+export class DeleteProjectQuery {
+  @ApiPropertyOptional({ enum: ['delete', 'orphan'], default: 'delete', description: 'remove the applied instances from the clusters, or leave them' })
+  @Optional()
+  @IsIn(['delete', 'orphan'], { message: 'must be delete or orphan' })
+  instances: 'delete' | 'orphan' = 'delete';
+}
+
+export class ReconcileQuery {
+  @ApiPropertyOptional({ description: 'only this cluster (default: every Target)' })
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
+  cluster?: string;
+}
+
+export class TargetQuery extends PageQuery {
+  @ApiPropertyOptional({ example: 'Ready' })
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  phase?: string;
+
+  @ApiPropertyOptional({ description: "the cluster's group" })
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  group?: string;
+
+  @ApiPropertyOptional({ description: "on the cluster's labels, kubectl syntax" })
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  labelSelector?: string;
+}
+
+export class EventQuery extends PageQuery {
+  @ApiPropertyOptional()
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  cluster?: string;
+}

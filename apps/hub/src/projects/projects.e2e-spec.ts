@@ -1,0 +1,203 @@
+import { DataSource } from 'typeorm';
+import { RunEntity, TargetEntity } from '../database/entities';
+import { DATABASE_KINDS, startTestHub, type TestHub } from '../../test/hub';
+
+const PASSWORD = 'registry-password-value-42';
+const source = { repository: 'oci://127.0.0.1:5000/acme/platform' };
+const names = (page: { items: Array<{ name?: string; cluster?: string }> }) => page.items.map((i) => i.name ?? i.cluster);
+
+describe.each(DATABASE_KINDS)('projects API on %s', (_label, kind) => {
+  let hub: TestHub;
+  let viewer: string;
+  beforeAll(async () => {
+    hub = await startTestHub(kind);
+    viewer = (await hub.call('POST', '/api/v1/tokens', { body: { name: 'view', role: 'viewer' } })).body.token;
+    for (const [name, group, labels] of [
+      ['eu-1', 'production', { region: 'eu', tier: 'gold' }],
+      ['us-1', 'production', { region: 'us' }],
+      ['stage-1', 'staging', { region: 'eu' }],
+    ] as const) {
+      expect((await hub.call('POST', '/api/v1/clusters', { body: { name, group, labels, mode: 'agent' } })).status).toBe(201);
+    }
+  });
+  afterAll(() => hub?.close());
+
+  it('creates a Project with defaults and one Target per matching cluster', async () => {
+    const res = await hub.call('POST', '/api/v1/projects', {
+      body: { name: 'platform', namespace: 'flotilla-system', source, targets: { groups: ['staging'], labelSelector: { matchLabels: { tier: 'gold' } } }, registryCredentials: { username: 'bot', password: PASSWORD } },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      name: 'platform',
+      namespace: 'flotilla-system',
+      source: { repository: source.repository, tag: 'latest', path: 'project.cue' },
+      serviceAccountName: 'platform',
+      rollout: { groups: [] },
+      interval: '10m',
+      suspend: false,
+      annotations: {},
+      registryCredentials: { kind: 'basic', fingerprint: expect.stringMatching(/^sha256:/) },
+      generation: 1,
+      status: { targets: 2, ready: 0, phases: { Pending: 2 }, deleting: false },
+    });
+    expect(res.text).not.toContain(PASSWORD);
+    const targets = await hub.call('GET', '/api/v1/projects/platform/targets', { token: viewer });
+    expect(names(targets.body)).toEqual(expect.arrayContaining(['eu-1', 'stage-1']));
+    expect(targets.body.total).toBe(2);
+    const byGroup = await hub.call('GET', '/api/v1/projects/platform/targets?group=staging');
+    expect(names(byGroup.body)).toEqual(['stage-1']);
+    const byLabel = await hub.call('GET', `/api/v1/projects/platform/targets?labelSelector=${encodeURIComponent('tier=gold')}&phase=Pending`);
+    expect(names(byLabel.body)).toEqual(['eu-1']);
+    expect((await hub.call('GET', '/api/v1/projects/platform/targets?phase=Ready')).body.total).toBe(0);
+    expect((await hub.call('GET', '/api/v1/projects/platform/targets?labelSelector=%3D%3D')).status).toBe(400);
+    expect(targets.body.items[0]).toMatchObject({ phase: 'Pending', generation: 1, observedGeneration: null, lastAppliedRevision: null, conditions: [], attempt: 0 });
+  });
+
+  it('lists every problem of a bad Project in one 400', async () => {
+    const res = await hub.call('POST', '/api/v1/projects', {
+      body: {
+        name: 'Bad',
+        source: { repository: 'https://x/y', tag: 'no tags!', path: '../etc/passwd' },
+        targets: { names: ['UPPER'], labelSelector: { matchExpressions: [{ key: 'k', operator: 'In' }, { key: 'bad key', operator: 'Exists', values: ['x'] }] } },
+        interval: '5s',
+        rollout: { groups: ['a', 'a'] },
+        registryCredentials: { username: 'u' },
+        annotations: { ok: 1 },
+        cdeventsSink: 'nope',
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^name: must be a DNS label/),
+        'namespace: required',
+        'source.repository: must be oci://host[:port]/path with a lowercase repository path',
+        expect.stringMatching(/^source.tag: must be an OCI tag/),
+        'source.path: must be a relative path to a .cue file, without ".."',
+        expect.stringMatching(/^targets.names: each must be a DNS label/),
+        'rollout.groups: must not repeat a group',
+        'annotations: value of "ok" must be a string',
+        'cdeventsSink: must be an http(s) URL',
+        'interval: must be between 10s and 168h',
+        'targets.labelSelector.matchExpressions[0].values: In needs at least one value',
+        expect.stringMatching(/^targets.labelSelector.matchExpressions\[1\].key: key "bad key"/),
+        'targets.labelSelector.matchExpressions[1].values: Exists takes no values',
+        'registryCredentials: username and password go together',
+      ]),
+    );
+    expect(res.body.problems).toHaveLength(14);
+  });
+
+  it('refuses a duplicate name with 409 and answers 404 for unknown Projects and Targets', async () => {
+    expect((await hub.call('POST', '/api/v1/projects', { body: { name: 'platform', namespace: 'x', source } })).status).toBe(409);
+    for (const path of ['/api/v1/projects/nope', '/api/v1/projects/nope/targets', '/api/v1/projects/platform/targets/us-1', '/api/v1/projects/nope/events']) {
+      expect([path, (await hub.call('GET', path)).status]).toEqual([path, 404]);
+    }
+  });
+
+  it('bumps the generation on spec changes only, and Targets follow selector changes', async () => {
+    const same = await hub.call('PATCH', '/api/v1/projects/platform', { body: { interval: '10m' } });
+    expect(same.body.generation).toBe(1);
+    const res = await hub.call('PATCH', '/api/v1/projects/platform', { body: { source: { ...source, tag: 'v2' }, targets: { names: ['us-1'] }, interval: '1h30m' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ generation: 2, interval: '1h30m', source: { tag: 'v2' }, status: { targets: 1 } });
+    const t = await hub.call('GET', '/api/v1/projects/platform/targets/us-1');
+    expect(t.body).toMatchObject({ cluster: 'us-1', clusterGroup: 'production', generation: 2 });
+    expect((await hub.call('PATCH', '/api/v1/projects/platform', { token: viewer, body: { interval: '1m' } })).status).toBe(403);
+  });
+
+  it('adds and removes Targets as cluster labels and groups change, and as clusters come', async () => {
+    await hub.call('POST', '/api/v1/projects', { body: { name: 'gold', namespace: 'apps', source, targets: { labelSelector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['gold'] }] } } } });
+    const targetsOf = async () => names((await hub.call('GET', '/api/v1/projects/gold/targets')).body).sort();
+    expect(await targetsOf()).toEqual(['eu-1']);
+    await hub.call('PATCH', '/api/v1/clusters/us-1', { body: { labels: { region: 'us', tier: 'gold' } } });
+    expect(await targetsOf()).toEqual(['eu-1', 'us-1']);
+    await hub.call('PATCH', '/api/v1/clusters/eu-1', { body: { labels: { region: 'eu' } } });
+    expect(await targetsOf()).toEqual(['us-1']);
+    await hub.call('POST', '/api/v1/clusters', { body: { name: 'new-gold', mode: 'agent', labels: { tier: 'gold' } } });
+    expect(await targetsOf()).toEqual(['new-gold', 'us-1']);
+    const events = await hub.call('GET', '/api/v1/projects/gold/events?limit=100');
+    expect(events.body.items.map((e: { reason: string; cluster: string | null }) => `${e.reason}:${e.cluster}`)).toEqual(
+      expect.arrayContaining(['TargetAdded:us-1', 'TargetRemoved:eu-1', 'TargetAdded:new-gold', 'Created:null']),
+    );
+    // a cluster with Targets cannot be deleted unless forced
+    const refused = await hub.call('DELETE', '/api/v1/clusters/new-gold');
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toContain('Projects: gold');
+    expect((await hub.call('DELETE', '/api/v1/clusters/new-gold?force=true')).status).toBe(204);
+    expect(await targetsOf()).toEqual(['us-1']);
+  });
+
+  it('reconciles on request, suspends and resumes', async () => {
+    const all = await hub.call('POST', '/api/v1/projects/gold/reconcile');
+    expect(all.status).toBe(202);
+    expect(all.body).toEqual({ requested: 1 });
+    expect((await hub.call('POST', '/api/v1/projects/gold/reconcile?cluster=us-1')).body).toEqual({ requested: 1 });
+    expect((await hub.call('POST', '/api/v1/projects/gold/reconcile?cluster=eu-1')).status).toBe(404);
+    expect((await hub.call('POST', '/api/v1/projects/gold/reconcile', { token: viewer })).status).toBe(403);
+    const suspended = await hub.call('POST', '/api/v1/projects/gold/suspend');
+    expect(suspended.body).toMatchObject({ suspend: true, status: { phases: { Suspended: 1 } } });
+    expect((await hub.call('POST', '/api/v1/projects/gold/reconcile')).status).toBe(409);
+    expect((await hub.call('GET', '/api/v1/projects?suspended=true')).body.items.map((p: { name: string }) => p.name)).toEqual(['gold']);
+    const resumed = await hub.call('POST', '/api/v1/projects/gold/resume');
+    expect(resumed.body).toMatchObject({ suspend: false, status: { phases: { Pending: 1 } } });
+    const events = await hub.call('GET', '/api/v1/projects/gold/events?limit=3');
+    expect(events.body.items.map((e: { reason: string }) => e.reason)).toEqual(['Resumed', 'Suspended', 'ReconcileRequested']);
+    expect(events.body.total).toBeGreaterThan(3);
+  });
+
+  it('pages the run history of a Target, newest first', async () => {
+    const ds = hub.app.get(DataSource);
+    const target = await ds.getRepository(TargetEntity).findOneOrFail({ where: { cluster: { name: 'us-1' }, project: { name: 'gold' } } });
+    for (let i = 0; i < 3; i++) {
+      await ds.getRepository(RunEntity).insert({ targetId: target.id, generation: 1, revision: `v${i}@sha256:${'a'.repeat(64)}`, startedAt: new Date(Date.UTC(2026, 0, 1, 0, i)), result: 'Succeeded', instances: [], error: null });
+    }
+    const page = await hub.call('GET', '/api/v1/projects/gold/targets/us-1/runs?limit=2');
+    expect(page.body.total).toBe(3);
+    expect(page.body.items.map((r: { revision: string }) => r.revision.split('@')[0])).toEqual(['v2', 'v1']);
+    const next = await hub.call('GET', '/api/v1/projects/gold/targets/us-1/runs?limit=2&offset=2');
+    expect(next.body.items.map((r: { revision: string }) => r.revision.split('@')[0])).toEqual(['v0']);
+  });
+
+  it('deletes with instances=orphan at once, and with instances=delete marks the Project as deleting', async () => {
+    const deleting = await hub.call('DELETE', '/api/v1/projects/gold');
+    expect(deleting.status).toBe(202);
+    expect(deleting.body).toEqual({ state: 'deleting' });
+    expect((await hub.call('GET', '/api/v1/projects/gold')).body.status).toMatchObject({ deleting: true, phases: { Deleting: 1 } });
+    expect((await hub.call('PATCH', '/api/v1/projects/gold', { body: { interval: '1m' } })).status).toBe(409);
+    expect((await hub.call('DELETE', '/api/v1/projects/gold?instances=maybe')).status).toBe(400);
+    const orphaned = await hub.call('DELETE', '/api/v1/projects/gold?instances=orphan');
+    expect(orphaned.status).toBe(200);
+    expect((await hub.call('GET', '/api/v1/projects/gold')).status).toBe(404);
+  });
+
+  it('lists Projects with their status and never shows or logs registry credentials', async () => {
+    const list = await hub.call('GET', '/api/v1/projects', { token: viewer });
+    expect(list.status).toBe(200);
+    expect(names(list.body)).toEqual(['platform']);
+    for (const text of [...hub.responses, ...hub.logs]) expect(text).not.toContain(PASSWORD);
+  });
+});
+
+describe.each(DATABASE_KINDS)('concurrent writes on %s', (_label, kind) => {
+  let hub: TestHub;
+  beforeAll(async () => {
+    hub = await startTestHub(kind);
+  });
+  afterAll(() => hub?.close());
+
+  it('serves 30 parallel registrations and Project creations without losing or mixing any', async () => {
+    const clusters = Array.from({ length: 15 }, (_, i) => hub.call('POST', '/api/v1/clusters', { body: { name: `c${i}`, mode: 'agent', labels: { n: String(i % 3) } } }));
+    const projects = Array.from({ length: 15 }, (_, i) =>
+      hub.call('POST', '/api/v1/projects', { body: { name: `p${i}`, namespace: 'ns', source, targets: { labelSelector: { matchLabels: { n: String(i % 3) } } } } }),
+    );
+    const results = await Promise.all([...clusters, ...projects]);
+    expect(results.map((r) => r.status)).toEqual(Array(30).fill(201));
+    // however the writes interleaved, membership converges: project pK targets the clusters with n = K mod 3
+    for (let i = 0; i < 15; i++) {
+      const t = await hub.call('GET', `/api/v1/projects/p${i}/targets`);
+      const expected = Array.from({ length: 15 }, (_, c) => c).filter((c) => c % 3 === i % 3).map((c) => `c${c}`).sort();
+      expect(t.body.items.map((x: { cluster: string }) => x.cluster).sort()).toEqual(expected);
+    }
+  });
+});

@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { ClockRepository } from '../common/clock.repository';
+import { ConflictError, NotFoundError } from '../common/errors';
+import type { Page } from '../common/paging';
+import type { EventEntity, RunEntity, TargetEntity } from '../database/entities';
+import { HistoryRepository } from '../targeting/history.repository';
+import { parseSelectorParam } from '../targeting/selector';
+import { TargetsRepository } from '../targeting/targets.repository';
+import type { EventQuery, TargetQuery } from './projects.dto';
+import { ProjectsService } from './projects.service';
+import type { EventDto, ReconcileRequestedDto, RunDto, TargetDto } from './projects.views';
+import type { PageQuery } from '../common/paging';
+
+/** A Project's Targets: their status, run history and events, and manual reconcile requests. */
+@Injectable()
+export class TargetsService {
+  constructor(
+    private readonly projects: ProjectsService,
+    private readonly targets: TargetsRepository,
+    private readonly history: HistoryRepository,
+    private readonly clock: ClockRepository,
+  ) {}
+
+  async list(project: string, q: TargetQuery): Promise<Page<TargetDto>> {
+    const p = await this.projects.find(project);
+    const labelSelector = q.labelSelector !== undefined ? parseSelectorParam(q.labelSelector) : undefined;
+    const [rows, total] = await this.targets.pageForProject(p.id, { phase: q.phase, group: q.group, labelSelector }, q.limit, q.offset);
+    return { items: rows.map(toTargetDto), total, limit: q.limit, offset: q.offset };
+  }
+
+  async get(project: string, cluster: string): Promise<TargetDto> {
+    return toTargetDto(await this.find(project, cluster));
+  }
+
+  async runs(project: string, cluster: string, q: PageQuery): Promise<Page<RunDto>> {
+    const t = await this.find(project, cluster);
+    const [rows, total] = await this.history.runsForTarget(t.id, q.limit, q.offset);
+    return { items: rows.map(toRunDto), total, limit: q.limit, offset: q.offset };
+  }
+
+  async events(project: string, q: EventQuery): Promise<Page<EventDto>> {
+    const p = await this.projects.find(project);
+    const [rows, total] = await this.history.eventsForProject(p.id, q.cluster, q.limit, q.offset);
+    return { items: rows.map(toEventDto), total, limit: q.limit, offset: q.offset };
+  }
+
+  /** Schedules every Target (or the one on `cluster`) to run now. */
+  async reconcile(project: string, cluster: string | undefined): Promise<ReconcileRequestedDto> {
+    const p = this.projects.refuseWhileDeleting(await this.projects.find(project));
+    if (p.suspend) throw new ConflictError(`project "${project}" is suspended; resume it first`);
+    let clusterId: string | undefined;
+    if (cluster !== undefined) clusterId = (await this.find(project, cluster)).clusterId;
+    const requested = await this.targets.requestRun(p.id, clusterId, this.clock.now());
+    await this.projects.note(p, cluster ?? null, 'ReconcileRequested', cluster ? `reconcile requested on ${cluster}` : `reconcile requested on ${requested} Target(s)`);
+    return { requested };
+  }
+
+  private async find(project: string, cluster: string): Promise<TargetEntity> {
+    const p = await this.projects.find(project);
+    const t = await this.targets.findByClusterName(p.id, cluster);
+    if (!t) throw new NotFoundError('target', `${project}/${cluster}`);
+    return t;
+  }
+}
+
+function toTargetDto(t: TargetEntity): TargetDto {
+  return {
+    cluster: t.cluster?.name ?? '',
+    clusterGroup: t.cluster?.groupName ?? '',
+    phase: t.phase,
+    conditions: t.conditions,
+    generation: t.generation,
+    observedGeneration: t.observedGeneration,
+    lastAppliedRevision: t.lastAppliedRevision,
+    components: t.components,
+    nextRunAt: t.nextRunAt.toISOString(),
+    attempt: t.attempt,
+  };
+}
+
+function toRunDto(r: RunEntity): RunDto {
+  return {
+    id: r.id,
+    generation: r.generation,
+    revision: r.revision,
+    result: r.result,
+    startedAt: r.startedAt.toISOString(),
+    finishedAt: r.finishedAt?.toISOString() ?? null,
+    instances: r.instances,
+    error: r.error,
+  };
+}
+
+function toEventDto(e: EventEntity): EventDto {
+  return { cluster: e.clusterName, type: e.type, reason: e.reason, message: e.message, time: e.createdAt.toISOString() };
+}

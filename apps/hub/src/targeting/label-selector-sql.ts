@@ -1,0 +1,23 @@
+import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import type { LabelSelector } from '../database/entities';
+
+/** Adds WHERE clauses matching `sel` against the jsonb `labels` column of `alias` (same rules as matchesLabelSelector). */
+export function whereLabelsMatch<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, alias: string, sel: LabelSelector | undefined): SelectQueryBuilder<T> {
+  const col = `${alias}.labels`;
+  let i = 0;
+  const p = () => `ls_${alias}_${i++}`;
+  for (const [key, value] of Object.entries(sel?.matchLabels ?? {})) {
+    const k = p();
+    const v = p();
+    qb.andWhere(`${col} ->> :${k} = :${v}`, { [k]: key, [v]: value });
+  }
+  for (const e of sel?.matchExpressions ?? []) {
+    const k = p();
+    const vs = p();
+    if (e.operator === 'Exists') qb.andWhere(`${col} ? :${k}`, { [k]: e.key });
+    else if (e.operator === 'DoesNotExist') qb.andWhere(`NOT (${col} ? :${k})`, { [k]: e.key });
+    else if (e.operator === 'In') qb.andWhere(`${col} ->> :${k} IN (:...${vs})`, { [k]: e.key, [vs]: e.values ?? [] });
+    else qb.andWhere(`(NOT (${col} ? :${k}) OR ${col} ->> :${k} NOT IN (:...${vs}))`, { [k]: e.key, [vs]: e.values ?? [] });
+  }
+  return qb;
+}

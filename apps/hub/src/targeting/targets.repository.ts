@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, In, type Repository } from 'typeorm';
+import { TargetEntity } from '../database/entities';
+import type { LabelSelector } from '../database/entities';
+import { whereLabelsMatch } from './label-selector-sql';
+
+/** Narrows a Project's Targets by their phase or their cluster's group and labels. */
+export interface TargetFilter {
+  phase?: string;
+  group?: string;
+  labelSelector?: LabelSelector;
+}
+
+@Injectable()
+export class TargetsRepository {
+  private readonly repo: Repository<TargetEntity>;
+
+  constructor(ds: DataSource) {
+    this.repo = ds.getRepository(TargetEntity);
+  }
+
+  forProject(projectId: string): Promise<TargetEntity[]> {
+    return this.repo.find({ where: { projectId }, relations: { cluster: true }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  forCluster(clusterId: string): Promise<TargetEntity[]> {
+    return this.repo.find({ where: { clusterId }, relations: { project: true }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  findByClusterName(projectId: string, clusterName: string): Promise<TargetEntity | null> {
+    return this.repo.findOne({ where: { projectId, cluster: { name: clusterName } }, relations: { cluster: true } });
+  }
+
+  pageForProject(projectId: string, filter: TargetFilter, limit: number, offset: number): Promise<[TargetEntity[], number]> {
+    const qb = this.repo
+      .createQueryBuilder('t')
+      .innerJoinAndSelect('t.cluster', 'c')
+      .where('t.project_id = :projectId', { projectId })
+      .orderBy('c.name', 'ASC')
+      .take(limit)
+      .skip(offset);
+    if (filter.phase) qb.andWhere('t.phase = :phase', { phase: filter.phase });
+    if (filter.group) qb.andWhere('c.group_name = :group', { group: filter.group });
+    whereLabelsMatch(qb, 'c', filter.labelSelector);
+    return qb.getManyAndCount();
+  }
+
+  /** Target counts by phase for each of the given projects. */
+  async phaseCounts(projectIds: string[]): Promise<Map<string, Record<string, number>>> {
+    const out = new Map<string, Record<string, number>>();
+    if (projectIds.length === 0) return out;
+    const rows: Array<{ project_id: string; phase: string; n: string | number }> = await this.repo
+      .createQueryBuilder('t')
+      .select('t.project_id', 'project_id')
+      .addSelect('t.phase', 'phase')
+      .addSelect('count(*)', 'n')
+      .where('t.project_id IN (:...ids)', { ids: projectIds })
+      .groupBy('t.project_id')
+      .addGroupBy('t.phase')
+      .getRawMany();
+    for (const r of rows) {
+      const counts = out.get(r.project_id) ?? {};
+      counts[r.phase] = Number(r.n);
+      out.set(r.project_id, counts);
+    }
+    return out;
+  }
+
+  /** Adds the missing (project, cluster) pairs; existing ones are left as they are. */
+  async insertMissing(rows: Array<{ projectId: string; clusterId: string; generation: number; phase: string }>): Promise<void> {
+    if (rows.length === 0) return;
+    await this.repo.createQueryBuilder().insert().into(TargetEntity).values(rows).orIgnore().execute();
+  }
+
+  async deleteByIds(ids: string[]): Promise<void> {
+    if (ids.length > 0) await this.repo.delete({ id: In(ids) });
+  }
+
+  async setGeneration(projectId: string, generation: number): Promise<void> {
+    await this.repo.update({ projectId }, { generation });
+  }
+
+  async setPhaseForProject(projectId: string, phase: string): Promise<void> {
+    await this.repo.update({ projectId }, { phase });
+  }
+
+  /** Schedules the targets to run now. */
+  async requestRun(projectId: string, clusterId: string | undefined, at: Date): Promise<number> {
+    const res = await this.repo.update(clusterId ? { projectId, clusterId } : { projectId }, { nextRunAt: at });
+    return res.affected ?? 0;
+  }
+
+  /** Number of Targets on each of the given clusters. */
+  async countsForClusters(clusterIds: string[]): Promise<Map<string, number>> {
+    if (clusterIds.length === 0) return new Map();
+    const rows: Array<{ cluster_id: string; n: string | number }> = await this.repo
+      .createQueryBuilder('t')
+      .select('t.cluster_id', 'cluster_id')
+      .addSelect('count(*)', 'n')
+      .where('t.cluster_id IN (:...ids)', { ids: clusterIds })
+      .groupBy('t.cluster_id')
+      .getRawMany();
+    return new Map(rows.map((r) => [r.cluster_id, Number(r.n)]));
+  }
+}
