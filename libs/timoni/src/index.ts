@@ -22,7 +22,7 @@ export {
   GROUP_ANNOTATION,
   type ResolveRuntimeRequest,
 } from './runtime-values';
-export { buildModule, buildKey, hashTree, DEFAULT_KUBE_VERSION, DEVEL_VERSION, type BuildRequest } from './module-build';
+export { buildModule, buildKey, kubeVersionOf, hashTree, DEFAULT_KUBE_VERSION, DEVEL_VERSION, type BuildRequest } from './module-build';
 export { ModuleBuilder, defaultModuleBuilderOptions, type ModuleBuilderOptions } from './module-builder';
 export { ModuleFetcher, defaultModuleFetcherOptions, moduleName, type ModuleFetcherOptions } from './module-fetch';
 export { LruPromiseCache, type BuildCacheStats } from './build-cache';

@@ -1,6 +1,6 @@
 import { CueEngine } from '@flotilla/cue';
 import { ModuleBuildError } from './errors';
-import { buildKey, buildModule, DEFAULT_KUBE_VERSION } from './module-build';
+import { buildKey, buildModule, DEFAULT_KUBE_VERSION, kubeVersionOf } from './module-build';
 import { golden, localModule } from './test-support';
 import type { LoadedModule } from './types';
 
@@ -90,5 +90,22 @@ describe('buildModule (§2.2)', () => {
     expect(buildKey(base)).not.toBe(buildKey({ ...base, values: values({ replicas: 3 }) }));
     expect(buildKey(base)).not.toBe(buildKey({ ...base, kubeVersion: '1.30.0' }));
     expect(buildKey(base)).not.toBe(buildKey({ ...base, namespace: 'other' }));
+  });
+
+  it('rejects two health checks for the same target', async () => {
+    const dup = 'package main\n\ntimoni: healthChecks: again: {group: "widgets.flotilla.test", kind: "Widget", current: true}\n';
+    const module = { ...app, tree: { ...app.tree, 'dup.cue': dup } };
+    const err = await buildModule(cue, { instance: 'web', namespace: 'default', module, values: [] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ModuleBuildError);
+    // dup.cue comes first in file order, so `widgets` is the one reported
+    expect((err as Error).message).toContain('timoni.healthChecks.widgets targets widgets.flotilla.test/Widget as again does');
+  });
+
+  it('normalises the API server version as Timoni does', () => {
+    expect(kubeVersionOf('v1.36.0')).toBe('1.36.0');
+    expect(kubeVersionOf('v1.30.2+k3s1')).toBe('1.30.2+k3s1');
+    expect(kubeVersionOf('v1.29.4-eks-036c24b')).toBe('1.29.4-eks-036c24b');
+    expect(kubeVersionOf('1.31')).toBe('1.31.0');
+    expect(kubeVersionOf('latest')).toBeUndefined();
   });
 });
