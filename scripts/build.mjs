@@ -1,5 +1,7 @@
-// Builds everything `npm start` and the tests need: native pieces first
-// (each lib or test tool may ship a build.mjs), then TypeScript into dist/.
+// Builds what `npm start` needs: native pieces of the libs first (each lib may
+// ship a build.mjs), then TypeScript into dist/. With --test-tools it also
+// builds the test harness's tools (the Kubernetes API server), which the hub
+// itself never needs.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -14,7 +16,8 @@ function run(cmd, args, opts = {}) {
   }
 }
 
-for (const dir of ['libs', 'test']) {
+const dirs = process.argv.includes('--test-tools') ? ['libs', 'test'] : ['libs'];
+for (const dir of dirs) {
   const base = join(root, dir);
   if (!existsSync(base)) continue;
   for (const name of readdirSync(base).sort()) {

@@ -43,7 +43,7 @@ export function kubeBinaries(): KubeBinaries {
   for (const [name, path] of Object.entries(found)) {
     if (!path || !existsSync(path)) {
       throw new Error(
-        `${name} binary not found (${path ?? `no ${binariesFile}`}): run \`npm run build\` ` +
+        `${name} binary not found (${path ?? `no ${binariesFile}`}): run \`npm run build:test\` ` +
           '(or node test/kube-apiserver/build.mjs), or set KUBE_APISERVER_BIN and ETCD_BIN',
       );
     }

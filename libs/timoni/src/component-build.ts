@@ -1,13 +1,17 @@
 // One component for one cluster: runtime values, bundle with injection,
 // then every instance's module fetched and built (cached by input hash).
+import { createHash } from 'node:crypto';
 import type { CueEngine, FileTree } from '@flotilla/cue';
+import { LruPromiseCache, type BuildCacheStats } from './build-cache';
+import { hashTree } from './module-build';
+import { parseRuntimeAttribute } from './runtime-attributes';
 import { loadBundle } from './bundle-load';
 import { TimoniError, TimoniValidationError, formatIssue, type TimoniIssue } from './errors';
 import type { ModuleBuilder } from './module-builder';
 import type { ModuleFetcher } from './module-fetch';
 import { loadRuntime } from './runtime-load';
 import { resolveRuntimeValues } from './runtime-values';
-import type { Bundle, ClusterIdentity, InstanceBuild, ProjectComponent, RuntimeObjectReader, RuntimeValues } from './types';
+import type { Bundle, RuntimeDefinition, ClusterIdentity, InstanceBuild, ProjectComponent, RuntimeObjectReader, RuntimeValues } from './types';
 
 export interface ClusterTarget {
   /** Name and group from the fleet inventory; else taken from the annotations. */
@@ -28,20 +32,80 @@ export interface ComponentBuild {
   instances: InstanceBuild[];
 }
 
+export interface ComponentBuilderOptions {
+  /** Loaded bundles kept, keyed by source tree and the runtime values their attributes read. */
+  bundleCacheCapacity: number;
+}
+
+export function defaultComponentBuilderOptions(): ComponentBuilderOptions {
+  return { bundleCacheCapacity: 256 };
+}
+
 export class ComponentBuilder {
+  private readonly bundles: LruPromiseCache<Bundle>;
+  private readonly attributeNames: LruPromiseCache<string[]>;
+  private readonly runtimes: LruPromiseCache<RuntimeDefinition>;
+  private readonly treeHashes = new WeakMap<FileTree, string>();
+
   constructor(
     private readonly cue: CueEngine,
     private readonly fetcher: ModuleFetcher,
     private readonly builder: ModuleBuilder,
-  ) {}
+    options: Partial<ComponentBuilderOptions> = {},
+  ) {
+    const opts = { ...defaultComponentBuilderOptions(), ...options };
+    this.bundles = new LruPromiseCache(opts.bundleCacheCapacity);
+    this.attributeNames = new LruPromiseCache(opts.bundleCacheCapacity);
+    this.runtimes = new LruPromiseCache(opts.bundleCacheCapacity);
+  }
+
+  /** Bundle loads and cache answers so far. */
+  bundleStats(): BuildCacheStats {
+    return this.bundles.stats();
+  }
 
   async runtimeValues(files: FileTree, component: ProjectComponent, target: ClusterTarget): Promise<RuntimeValues> {
-    const runtime = component.runtime.length > 0 ? await loadRuntime(this.cue, files, component.runtime) : undefined;
+    // The definition does not depend on the cluster: loaded once per source.
+    const runtime =
+      component.runtime.length > 0
+        ? structuredClone(await this.runtimes.getOrCreate(`${this.treeHash(files)}\0${component.runtime.join('\0')}`, () => loadRuntime(this.cue, files, component.runtime)))
+        : undefined;
     return resolveRuntimeValues(this.cue, { runtime, reader: target.reader, cluster: target.cluster, annotations: target.annotations });
   }
 
-  bundle(files: FileTree, component: ProjectComponent, values: RuntimeValues): Promise<Bundle> {
-    return loadBundle(this.cue, { files, paths: component.bundle, values });
+  /**
+   * The component's bundle with the values injected. Clusters whose values
+   * agree on every name the attributes read share one load.
+   */
+  async bundle(files: FileTree, component: ProjectComponent, values: RuntimeValues): Promise<Bundle> {
+    const source = `${this.treeHash(files)}\0${component.bundle.join('\0')}`;
+    const names = await this.attributeNames.getOrCreate(source, () => this.namesRead(files, component.bundle));
+    const used = names.map((n) => [n, Object.prototype.hasOwnProperty.call(values, n) ? values[n] : null]);
+    const key = createHash('sha256').update(source).update(JSON.stringify(used)).digest('hex');
+    const bundle = await this.bundles.getOrCreate(key, () => loadBundle(this.cue, { files, paths: component.bundle, values }));
+    return structuredClone(bundle);
+  }
+
+  private treeHash(files: FileTree): string {
+    let hash = this.treeHashes.get(files);
+    if (!hash) {
+      hash = hashTree(files);
+      this.treeHashes.set(files, hash);
+    }
+    return hash;
+  }
+
+  private async namesRead(files: FileTree, paths: readonly string[]): Promise<string[]> {
+    const sources: FileTree = {};
+    for (const p of paths) if (p.endsWith('.cue') && files[p] !== undefined) sources[p] = files[p];
+    if (Object.keys(sources).length === 0) return [];
+    const fields = await this.cue.listAttributes({ files: sources, name: 'timoni' });
+    const names = new Set<string>();
+    for (const f of fields) {
+      const attr = parseRuntimeAttribute(f);
+      if (attr) names.add(attr.name);
+    }
+    return [...names].sort();
   }
 
   async instance(files: FileTree, bundle: Bundle, index: number, kubeVersion?: string): Promise<InstanceBuild> {

@@ -25,8 +25,29 @@ export function formatIssue(i: TimoniIssue): string {
   return `${i.subject ? `${i.subject}: ` : ''}${where}${i.message}`;
 }
 
+const GENERATED = /(^|\/)(flotilla\.[a-z]+\.schema|timoni\.schema)\.cue$/;
+
+/** Diagnostics as issues, pointing at the user's file rather than our generated schema when CUE gives both. */
+/**
+ * One root cause often surfaces at every path that references it, and
+ * disjunction failures add a header line without position: those headers
+ * are dropped and repeats at the same position with the same text merged.
+ */
 export function issuesFromDiagnostics(diags: readonly CueDiagnostic[], subject?: string): TimoniIssue[] {
-  return diags.map((d) => ({ message: d.message, file: d.file, line: d.line, column: d.column, subject }));
+  const seen = new Set<string>();
+  const out: TimoniIssue[] = [];
+  const positioned = diags.some((d) => d.file);
+  for (const d of diags) {
+    if (positioned && /errors in empty disjunction:?$/.test(d.message)) continue;
+    const user = d.file && GENERATED.test(d.file) ? d.positions?.find((p) => !GENERATED.test(p.file)) : undefined;
+    const at = user ?? { file: d.file, line: d.line, column: d.column };
+    const text = d.message.includes(': ') ? d.message.slice(d.message.indexOf(': ') + 2) : d.message;
+    const key = `${at.file}:${at.line}:${at.column}:${text}`;
+    if (at.file && seen.has(key)) continue;
+    seen.add(key);
+    out.push({ message: d.message, file: at.file, line: at.line, column: at.column, subject });
+  }
+  return out;
 }
 
 /** Several problems found together; `issues` lists each with its position. */

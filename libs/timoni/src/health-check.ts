@@ -29,27 +29,42 @@ export class CueHealthCheckEvaluator implements HealthCheckEvaluator {
     if (!check) return undefined;
     if (obj.metadata.deletionTimestamp) return { status: 'Terminating', message: 'Resource scheduled for deletion' };
     const base = `timoni.healthChecks.${quote(check.name)}`;
-    const ctx = this.build.context;
-    let res;
-    try {
-      res = await this.cue.evaluate({
-        files: ctx.tree,
-        dir: ctx.dir,
-        package: ctx.package,
-        tags: ctx.tags,
-        tagVars: ctx.tagVars,
-        fills: [{ path: `${base}.#object`, json: obj }],
-        exports: ['inProgress', 'failed', 'current'].map((f) => ({ path: `${base}.${f}`, format: 'cue' as const, optional: true })),
-      });
-    } catch (err) {
-      if (err instanceof CueEvaluationError) return { status: 'InProgress', message: `health check ${check.name}: ${err.message}` };
+    const fields = ['inProgress', 'failed', 'current'] as const;
+    // One evaluation for all three; when one is incomplete (JSON export fails),
+    // each is evaluated alone and an incomplete or failing one counts as false.
+    let values = await this.read(base, obj, fields).catch((err: unknown) => {
+      if (err instanceof CueEvaluationError) return undefined;
       throw err;
-    }
-    // Incomplete expressions export as CUE text other than `true`: they count as false.
-    const [inProgress, failed, current] = res.exports.map((e) => e.exists && e.cue?.trim() === 'true');
+    });
+    values ??= await Promise.all(
+      fields.map((f) =>
+        this.read(base, obj, [f]).then(
+          ([v]) => v,
+          (err: unknown) => {
+            if (err instanceof CueEvaluationError) return false;
+            throw err;
+          },
+        ),
+      ),
+    );
+    const [inProgress, failed, current] = values;
     if (inProgress) return { status: 'InProgress', message: `health check ${check.name}: in progress` };
     if (failed) return { status: 'Failed', message: `health check ${check.name}: failed` };
     if (current) return { status: 'Current', message: `health check ${check.name}: current` };
     return { status: 'InProgress', message: `health check ${check.name}: not current yet` };
+  }
+
+  private async read(base: string, obj: KubeObject, fields: readonly string[]): Promise<boolean[]> {
+    const ctx = this.build.context;
+    const res = await this.cue.evaluate({
+      files: ctx.tree,
+      dir: ctx.dir,
+      package: ctx.package,
+      tags: ctx.tags,
+      tagVars: ctx.tagVars,
+      fills: [{ path: `${base}.#object`, json: obj }],
+      exports: fields.map((f) => ({ path: `${base}.${f}`, optional: true })),
+    });
+    return res.exports.map((e) => e.exists && e.json === 'true');
   }
 }

@@ -22,11 +22,11 @@ export {
   GROUP_ANNOTATION,
   type ResolveRuntimeRequest,
 } from './runtime-values';
-export { buildModule, buildKey, hashTree, DEFAULT_KUBE_VERSION, DEVEL_VERSION, type BuildRequest } from './module-build';
+export { buildModule, buildKey, kubeVersionOf, hashTree, DEFAULT_KUBE_VERSION, DEVEL_VERSION, type BuildRequest } from './module-build';
 export { ModuleBuilder, defaultModuleBuilderOptions, type ModuleBuilderOptions } from './module-builder';
 export { ModuleFetcher, defaultModuleFetcherOptions, moduleName, type ModuleFetcherOptions } from './module-fetch';
 export { LruPromiseCache, type BuildCacheStats } from './build-cache';
 export { CueHealthCheckEvaluator, matchHealthCheck } from './health-check';
 export { stepObjects, validateObject, collectImages, INSTANCE_NAME_LABEL, INSTANCE_NAMESPACE_LABEL } from './object-validate';
-export { ComponentBuilder, type ClusterTarget, type ComponentBuild } from './component-build';
+export { ComponentBuilder, defaultComponentBuilderOptions, type ComponentBuilderOptions, type ClusterTarget, type ComponentBuild } from './component-build';
 export { vetProject, vetProjectArtifact, type VetReport } from './project-vet';

@@ -14,6 +14,17 @@ import type { ApplyStep, BuildContext, HealthCheckTarget, InstanceBuild, LoadedM
 export const DEFAULT_KUBE_VERSION = '1.36.3';
 export const DEVEL_VERSION = '0.0.0-devel';
 
+/**
+ * The API server's gitVersion as Timoni passes it to modules (§2.2 step 3):
+ * without the `v`, pre-release and build suffixes kept (`v1.30.2+k3s1` →
+ * `1.30.2+k3s1`). Undefined when it is not a semantic version.
+ */
+export function kubeVersionOf(gitVersion: string): string | undefined {
+  const m = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/.exec(gitVersion.trim());
+  if (!m) return undefined;
+  return `${Number(m[1])}.${Number(m[2] ?? 0)}.${Number(m[3] ?? 0)}${m[4] ?? ''}${m[5] ?? ''}`;
+}
+
 export interface BuildRequest {
   instance: string;
   namespace: string;

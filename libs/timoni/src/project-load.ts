@@ -65,6 +65,7 @@ export async function loadProject(cue: CueEngine, files: FileTree, options: Proj
         return resolved ?? ref;
       });
     const bundle = refs('bundle');
+    const runtime = refs('runtime');
     if (bundle.length === 0) issues.push({ subject, message: 'component has no bundle files', ...at(cname) });
     const timeout = field(c, 'timeout') as string | undefined;
     let timeoutMs: number | undefined;
@@ -74,7 +75,7 @@ export async function loadProject(cue: CueEngine, files: FileTree, options: Proj
         issues.push({ subject, message: `timeout "${timeout}" is not a positive duration (e.g. 90s, 5m, 1h30m)`, ...at(`"${timeout}"`) });
       }
     }
-    list.push({ name: cname, bundle, runtime: refs('runtime'), needs: strings('needs'), wait: field(c, 'wait') === true, timeout, timeoutMs });
+    list.push({ name: cname, bundle, runtime, needs: strings('needs'), wait: field(c, 'wait') === true, timeout, timeoutMs });
   }
   const names = new Set(list.map((c) => c.name));
   for (const c of list) {

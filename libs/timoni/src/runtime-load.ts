@@ -1,9 +1,8 @@
 // Runtime files (§4.1): one package, #Runtime definitions available but not
 // bound; name, clusters (field order) and value queries read.
-import { posix } from 'node:path';
 import { CueEvaluationError, parseOrderedJson, type CueEngine, type FileTree, type OrderedValue } from '@flotilla/cue';
-import { checkSourceFiles, commonPackage } from './bundle-load';
-import { field, withPackage } from './cue-source';
+import { checkSourceFiles } from './bundle-load';
+import { field, textOf } from './cue-source';
 import { RuntimeError, issuesFromDiagnostics, type TimoniIssue } from './errors';
 import { RUNTIME_SCHEMA } from './schemas';
 import type { RuntimeCluster, RuntimeDefinition, RuntimeQuery } from './types';
@@ -11,12 +10,15 @@ import type { RuntimeCluster, RuntimeDefinition, RuntimeQuery } from './types';
 export async function loadRuntime(cue: CueEngine, files: FileTree, paths: string[]): Promise<RuntimeDefinition> {
   const pre = checkSourceFiles('runtime', files, paths);
   if (pre.length > 0) throw new RuntimeError('runtime', pre);
-  const schemaPath = posix.join(posix.dirname(paths[0]), 'flotilla.runtime.schema.cue');
+  // Appended to the first CUE file: files without a package clause do not
+  // see each other's definitions, and appending keeps the user's line numbers.
+  const first = paths.find((p) => p.endsWith('.cue'));
+  const withSchema: FileTree = first ? { ...files, [first]: `${textOf(files, first)}\n${RUNTIME_SCHEMA}` } : files;
   let exports;
   try {
     const res = await cue.evaluate({
-      files: { ...files, [schemaPath]: withPackage(commonPackage(files, paths), RUNTIME_SCHEMA) },
-      entries: [...paths, schemaPath],
+      files: withSchema,
+      entries: paths,
       exports: [
         { path: 'runtime.name', optional: true },
         { path: 'runtime.clusters', optional: true },

@@ -29,6 +29,7 @@ export const TIMONI_SCHEMA = `#Timoni: {
 // A check driven by two conditions: ready when #readyType is True for the
 // current generation, failed when #failedType is True.
 #HealthCheckForCondition: #HealthCheck & {
+	#object: {...}
 	#readyType:  *"Ready" | string
 	#failedType: *"Stalled" | string
 	let _ready = [ for c in #object.status.conditions if c.type == #readyType && c.status == "True" {c}]
