@@ -192,7 +192,7 @@ describe('reconcileProject with the Timoni generator (real registry and API serv
 
     const cms = await configMaps(ns);
     expect(Object.keys(cms).sort()).toEqual(['db-config', 'web-config', 'web-extra']);
-    expect(cms['web-config'].data?.message).toBe('changed (prod)');
+    expect((cms['web-config'].data as Record<string, string>).message).toBe('changed (prod)');
     expect(await secretNames(ns)).toEqual(['timoni.db', 'timoni.web']);
   });
 
@@ -210,7 +210,7 @@ describe('reconcileProject with the Timoni generator (real registry and API serv
     expect(status.decision).toBe('stall');
     expect(status.conditions.map((c) => [c.type, c.status, c.reason])).toEqual([['Ready', 'False', 'InvalidProject'], ['Stalled', 'True', 'InvalidProject']]);
     expect(result.pruned).toEqual([]);
-    expect((await configMaps(ns))['web-config'].data?.message).toBe('changed (prod)');
+    expect(((await configMaps(ns))['web-config'].data as Record<string, string>).message).toBe('changed (prod)');
   });
 
   it('a broken bundle fails its component, skips its dependents and prunes nothing', async () => {

@@ -2,7 +2,7 @@
 // runtime values, bundles with injection, module fetch and build (a build
 // cache shared by every run, so Targets with equal inputs render once).
 import type { CueEngine } from '@flotilla/cue';
-import { AuthError, RegistryError, type BlobCache, type RegistryClient } from '@flotilla/oci';
+import { AuthError, RegistryClient, RegistryError, type BlobCache } from '@flotilla/oci';
 import {
   ComponentBuilder, CueHealthCheckEvaluator, ModuleBuilder, ModuleFetchError, ModuleFetcher, loadProject,
   type Bundle, type LoadedProject, type ProjectComponent,
@@ -14,6 +14,8 @@ import type { BuiltInstance, BundlePlan, ComponentRequest, ManifestGenerator, Pr
 export interface TimoniGeneratorOptions {
   /** finished module builds kept in memory (shared by all runs) */
   buildCacheCapacity: number;
+  /** loaded bundles kept in memory, by source and the runtime values they read */
+  bundleCacheCapacity: number;
   /** module layer blobs by digest, on disk */
   blobCache?: BlobCache;
   /** where modules are extracted before being read into memory */
@@ -21,7 +23,7 @@ export interface TimoniGeneratorOptions {
 }
 
 export function defaultTimoniGeneratorOptions(): TimoniGeneratorOptions {
-  return { buildCacheCapacity: 256, workDir: tmpdir() };
+  return { buildCacheCapacity: 256, bundleCacheCapacity: 256, workDir: tmpdir() };
 }
 
 /** A registry or network failure is worth a retry; a bad pin, layout or module.cue is not. */
@@ -37,12 +39,19 @@ export class TimoniManifestGenerator implements ManifestGenerator {
   readonly options: TimoniGeneratorOptions;
   readonly builder: ModuleBuilder;
   private readonly loaded = new WeakMap<ProjectPlan, LoadedProject>();
-  // One fetcher per registry client (one per run): module trees cached for the run.
+  // Runtime definitions and bundles: shared by every run, so Targets whose
+  // runtime values agree load a bundle once. Its fetcher is never used.
+  private readonly shared: ComponentBuilder;
+  // Modules: one fetcher per registry client (one per run, carrying that
+  // Project's credentials); builds still go through the shared build cache.
   private readonly components = new WeakMap<RegistryClient, ComponentBuilder>();
 
   constructor(private readonly cue: CueEngine, options: Partial<TimoniGeneratorOptions> = {}) {
     this.options = { ...defaultTimoniGeneratorOptions(), ...options };
     this.builder = new ModuleBuilder(cue, { cacheCapacity: this.options.buildCacheCapacity });
+    this.shared = new ComponentBuilder(cue, new ModuleFetcher(cue, new RegistryClient({ credentials: { kind: 'anonymous' } })), this.builder, {
+      bundleCacheCapacity: this.options.bundleCacheCapacity,
+    });
   }
 
   async loadProject(files: SourceFiles, path: string): Promise<ProjectPlan> {
@@ -56,7 +65,7 @@ export class TimoniManifestGenerator implements ManifestGenerator {
   }
 
   runtimeValues(req: ComponentRequest): Promise<Record<string, string>> {
-    return this.componentBuilder(req.registry).runtimeValues(req.files, this.component(req), {
+    return this.shared.runtimeValues(req.files, this.component(req), {
       cluster: req.target.cluster,
       annotations: req.target.annotations,
       reader: req.target.reader,
@@ -65,7 +74,7 @@ export class TimoniManifestGenerator implements ManifestGenerator {
   }
 
   async bundle(req: ComponentRequest, values: Record<string, string>): Promise<BundlePlan> {
-    const bundle = await this.componentBuilder(req.registry).bundle(req.files, this.component(req), values);
+    const bundle = await this.shared.bundle(req.files, this.component(req), values);
     return { name: bundle.name, instances: bundle.instances.map((i) => ({ name: i.name, namespace: i.namespace })), data: bundle };
   }
 
