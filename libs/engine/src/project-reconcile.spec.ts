@@ -276,6 +276,60 @@ describe('reconcileProject scheduling on the real API server (in-memory generato
   });
 });
 
+describe('reconcileProject limits and ownership (real API server, in-memory generator)', () => {
+  let ns: string;
+  let repo: string;
+  beforeAll(async () => {
+    ns = await createTenant(client, 'engine-limits');
+    repo = `oci://${registryHost()}/projects/${unique('limits')}`;
+    await pushProject(registryClient(), repo, { 'project.cue': '// in-memory\n' });
+  });
+
+  const deployment = (name: string): KubeObject => ({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: ns },
+    spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'nginx:1' }] } } },
+  });
+
+  it('waits within the component timeout: a Deployment that never rolls out fails its component, the others finish', async () => {
+    // The harness runs no controllers: a Deployment never becomes ready.
+    const generator = new MemoryGenerator([
+      { name: 'slow', needs: [], wait: true, timeoutMs: 1500, instances: { web: { namespace: ns, configMaps: {}, objects: [deployment('web')] } } },
+      { name: 'after', needs: ['slow'], wait: false, instances: { x: { namespace: ns, configMaps: { x: { v: '1' } } } } },
+      { name: 'fast', needs: [], wait: true, instances: { f: { namespace: ns, configMaps: { f: { v: '1' } } } } },
+    ]);
+    const t0 = Date.now();
+    const result = await reconcileProject({ project: project(ns, repo, { name: 'limits' }), cluster: { name: 'c1', group: 'g' } }, { generator, manager, sources, options: { wait: { intervalMs: 200, initialIntervalMs: 50, failFast: true } } });
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const slow = result.components[0];
+    expect(slow.status).toBe('Failed');
+    expect(['HealthCheckFailed', 'ComponentTimeout']).toContain(slow.error?.reason);
+    expect(result.components.map((c) => [c.name, c.status])).toEqual([['slow', 'Failed'], ['after', 'Skipped'], ['fast', 'Succeeded']]);
+    expect(runStatus(result, new Date()).decision).toBe('retry');
+  });
+
+  it('refuses an instance that another Project owns', async () => {
+    const one = new MemoryGenerator([{ name: 'c', needs: [], wait: false, instances: { shared: { namespace: ns, configMaps: { s1: { v: '1' } } } } }]);
+    expect((await reconcileProject({ project: project(ns, repo, { name: 'first' }), cluster: { name: 'c1', group: 'g' } }, { generator: one, manager, sources })).ok).toBe(true);
+    const two = new MemoryGenerator([{ name: 'c', needs: [], wait: false, instances: { shared: { namespace: ns, configMaps: { s2: { v: '1' } } } } }]);
+    const result = await reconcileProject({ project: project(ns, repo, { name: 'second' }), cluster: { name: 'c1', group: 'g' } }, { generator: two, manager, sources });
+    expect(result.ok).toBe(false);
+    expect(result.error?.reason).toBe('ApplyFailed');
+    expect(result.error?.message).toContain(`instance ${ns}/shared belongs to project ${ns}/first`);
+    expect(Object.keys(await configMaps(ns))).not.toContain('s2');
+  });
+
+  it('an aborted run stops, reports RunAborted and prunes nothing', async () => {
+    const generator = new MemoryGenerator([{ name: 'c', needs: [], wait: false, delayMs: 2000, instances: { late: { namespace: ns, configMaps: { late: { v: '1' } } } } }]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('lease lost')), 100);
+    const result = await reconcileProject({ project: project(ns, repo, { name: 'first' }), cluster: { name: 'c1', group: 'g' }, signal: controller.signal }, { generator, manager, sources });
+    expect(result.error?.reason).toBe('ReconciliationAborted');
+    expect(result.error?.message).toContain('lease lost');
+    expect(result.pruned).toEqual([]);
+    expect(Object.keys(await configMaps(ns))).toContain('s1');
+  });
+});
+
 describe('registry credentials from the service account (authenticating registry)', () => {
   it('fails to resolve without credentials, then reads the image pull secrets of the service account', async () => {
     const env = (await import('../../../test/harness/env')).harnessEnv();

@@ -130,6 +130,7 @@ async function reconcileSteps(input: ReconcileInput, deps: ReconcileDeps, option
   result.timings.componentsMs = Math.round(performance.now() - t0);
 
   // prune instances that left a component or the project
+  if (input.signal?.aborted) throw new RunAbortedError(`run aborted before pruning: ${messageOf(input.signal.reason)}`, { cause: input.signal.reason });
   await timed(result, 'pruneMs', () => pruneStep(input, run, options, result, context, deps.hooks));
 }
 

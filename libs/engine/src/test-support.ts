@@ -5,8 +5,8 @@ import type { BuiltInstance, BundlePlan, ComponentRequest, ManifestGenerator, Pl
 
 export interface MemoryComponent extends PlannedComponent {
   bundle?: string;
-  /** instance name → ConfigMaps it renders (name → data) */
-  instances: Record<string, { namespace: string; configMaps: Record<string, Record<string, string>> }>;
+  /** instance name → ConfigMaps it renders (name → data), plus any other objects */
+  instances: Record<string, { namespace: string; configMaps: Record<string, Record<string, string>>; objects?: KubeObject[] }>;
   /** make a step fail or hang */
   fail?: { step: 'runtime' | 'bundle' | 'build'; error?: Error; hang?: boolean };
   /** pause in the runtime step (parallelism and timeouts) */
@@ -71,7 +71,12 @@ export class MemoryGenerator implements ManifestGenerator {
       module: { name: 'flotilla.test/memory', repository: 'oci://127.0.0.1/memory', version: '1.0.0', digest: 'sha256:0' },
       values: `values: cluster: "${values.TIMONI_CLUSTER_NAME}"\n`,
       images: [],
-      steps: [{ name: 'main', objects: Object.entries(spec.configMaps).map(([n, data]) => configMap(spec.namespace, n, { ...data, cluster: values.TIMONI_CLUSTER_NAME })) }],
+      steps: [
+        {
+          name: 'main',
+          objects: [...Object.entries(spec.configMaps).map(([n, data]) => configMap(spec.namespace, n, { ...data, cluster: values.TIMONI_CLUSTER_NAME })), ...(spec.objects ?? [])],
+        },
+      ],
     };
   }
 }
