@@ -23,8 +23,9 @@ export function adminManager(): { connection: ClusterConnection; manager: Resour
 const apply = (client: ObjectClient, obj: KubeObject) => client.apply(obj, { dryRun: false, force: true, fieldManager: 'flotilla-test' });
 
 /**
- * A namespace whose service account may do anything inside it and only read
- * namespaces outside it (the inventory write checks its namespace exists).
+ * A namespace whose service account may do anything inside it and nothing
+ * outside (its Role also lets it GET its own Namespace object, which the
+ * inventory write checks).
  */
 export async function createTenant(client: ObjectClient, prefix: string, serviceAccount = 'deployer'): Promise<string> {
   const ns = unique(prefix);
@@ -37,15 +38,6 @@ export async function createTenant(client: ObjectClient, prefix: string, service
   await apply(client, {
     apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'tenant-admin', namespace: ns },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'tenant-admin' },
-    subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace: ns }],
-  });
-  await apply(client, {
-    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'flotilla-test-namespace-reader' },
-    rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }],
-  });
-  await apply(client, {
-    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: `${ns}-namespace-reader` },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'flotilla-test-namespace-reader' },
     subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace: ns }],
   });
   return ns;
