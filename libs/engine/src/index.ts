@@ -16,3 +16,5 @@ export { PROJECT_NAME_LABEL, PROJECT_NAMESPACE_LABEL, PROJECT_COMPONENT_LABEL, i
 export { SourceCache, defaultSourceCacheOptions, resolveTag, sourceReference, type SourceCacheOptions } from './source-fetch';
 export { resolveRegistryCredentials, projectCredentialSource, pullSecretConfigs, pullSecretCredentialSource } from './registry-credentials';
 export { TimoniManifestGenerator, defaultTimoniGeneratorOptions, type TimoniGeneratorOptions } from './timoni-generator';
+export { summarizeComponents, type ComponentSummary } from './run-summary';
+export { instanceEventText, instanceKubeEvent, EVENT_MESSAGE_LIMIT, EVENT_SOURCE, type InstanceEventReason, type InstanceEventText } from './instance-event';

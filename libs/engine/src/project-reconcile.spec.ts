@@ -4,6 +4,7 @@ import { CueEngine } from '@flotilla/cue';
 import { recordObjects, type KubeObject } from '@flotilla/kube';
 import { runStatus } from './conditions';
 import { ProjectLoadError, BundleError, DependencyNotReadyError, ResolveError } from './errors';
+import { instanceKubeEvent } from './instance-event';
 import { formatRevision, reconcileProject, type ReconcileDeps } from './project-reconcile';
 import { SourceCache } from './source-fetch';
 import { MemoryGenerator } from './test-support';
@@ -173,6 +174,13 @@ describe('reconcileProject with the Timoni generator (real registry and API serv
     expect(web.instance.counts).toMatchObject({ created: 2, configured: 0, deleted: 0 });
     expect(web.instance.module?.version).toBe('1.0.0');
     expect(events.applied.map((e) => e.instance.name).sort()).toEqual(['cache', 'db', 'web']);
+
+    // The hub records the instance event in the cluster: the API server accepts it.
+    const ev = instanceKubeEvent(web, new Date());
+    await client.apply(ev, { dryRun: false, force: true, fieldManager: 'flotilla' });
+    const recorded = await client.get({ apiVersion: 'v1', kind: 'Event', namespace: ns, name: ev.metadata.name });
+    expect(recorded).toMatchObject({ reason: 'InstanceApplied', involvedObject: { name: 'timoni.web' } });
+    expect(String(recorded.message)).toContain('ConfigMap/' + ns + '/web-config created');
   });
 
   it('a new revision under the same tag (pre-resolved digest) prunes the instance that left its component', async () => {
