@@ -6,6 +6,7 @@ import { runStatus } from './conditions';
 import { ProjectLoadError, BundleError, DependencyNotReadyError, ResolveError } from './errors';
 import { instanceKubeEvent } from './instance-event';
 import { formatRevision, reconcileProject, type ReconcileDeps } from './project-reconcile';
+import { RegistryClients } from './registry-clients';
 import { SourceCache } from './source-fetch';
 import { MemoryGenerator } from './test-support';
 import { TimoniManifestGenerator } from './timoni-generator';
@@ -121,7 +122,8 @@ describe('reconcileProject with the Timoni generator (real registry and API serv
   let repo: string;
   let moduleUrl: string;
   let generator: TimoniManifestGenerator;
-  const deps = (hooks?: ReconcileDeps['hooks']): ReconcileDeps => ({ generator, manager, sources, hooks, options: { wait: { intervalMs: 200, initialIntervalMs: 50, failFast: true } } });
+  const registries = new RegistryClients();
+  const deps = (hooks?: ReconcileDeps['hooks']): ReconcileDeps => ({ generator, manager, sources, registries, hooks, options: { wait: { intervalMs: 200, initialIntervalMs: 50, failFast: true } } });
 
   beforeAll(async () => {
     generator = new TimoniManifestGenerator(cue);
@@ -202,6 +204,8 @@ describe('reconcileProject with the Timoni generator (real registry and API serv
     expect(Object.keys(cms).sort()).toEqual(['db-config', 'web-config', 'web-extra']);
     expect((cms['web-config'].data as Record<string, string>).message).toBe('changed (prod)');
     expect(await secretNames(ns)).toEqual(['timoni.db', 'timoni.web']);
+    // Both runs were anonymous: one shared registry client.
+    expect(registries.size).toBe(1);
   });
 
   it('a broken revision is a clear error, stalls, and keeps the last good objects', async () => {

@@ -3,7 +3,8 @@
 // result and calls runFinished in `finally`. The inner one is a straight
 // line of named steps, each throwing its typed error.
 import { isNotFound, serviceAccountImpersonation, type ResourceManager } from '@flotilla/kube';
-import { RegistryClient, type CredentialSource } from '@flotilla/oci';
+import { RegistryClient } from '@flotilla/oci';
+import type { RegistryClients } from './registry-clients';
 import { reconcileComponent } from './component-reconcile';
 import { checkDag, runDag } from './dag-run';
 import {
@@ -26,6 +27,8 @@ export interface ReconcileDeps {
   /** artifacts by digest, shared across runs */
   sources: SourceCache;
   credentials?: CredentialsStore;
+  /** registry clients shared by runs with equal credentials (tokens, module trees); one client per run when absent */
+  registries?: RegistryClients;
   hooks?: ReconcileHooks;
   options?: Partial<ReconcileOptions>;
 }
@@ -81,8 +84,8 @@ async function reconcileSteps(input: ReconcileInput, deps: ReconcileDeps, option
   const run = input.signal ? tenant.withSignal(input.signal) : tenant;
 
   // credentials → resolve → fetch → load
-  const credentials: CredentialSource = await resolveRegistryCredentials(project, deps.credentials, deps.manager.client);
-  const registry = new RegistryClient({ ...options.registry, credentials });
+  const credentials = await resolveRegistryCredentials(project, deps.credentials, deps.manager.client);
+  const registry = deps.registries ? deps.registries.get(credentials) : new RegistryClient({ ...options.registry, credentials: credentials.source });
   const digest = input.digest ?? (await timed(result, 'resolveMs', () => resolveTag(registry, project.source.repository, project.source.tag)));
   result.digest = digest;
   result.revision = formatRevision(project.source.tag, digest);

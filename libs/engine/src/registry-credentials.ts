@@ -1,6 +1,7 @@
 // Registry credentials of a reconcile (Project RFC): the Project's own, else
 // the image pull secrets attached to its service account in the target
 // cluster, else anonymous. They serve the project artifact and every module.
+import { createHash } from 'node:crypto';
 import type { ObjectClient } from '@flotilla/kube';
 import { credentialsFor, parseDockerConfig, type Credentials, type CredentialSource } from '@flotilla/oci';
 import { CredentialsError, messageOf } from './errors';
@@ -70,8 +71,16 @@ export function pullSecretCredentialSource(configs: readonly string[], where = '
   };
 }
 
+export interface ResolvedCredentials {
+  source: CredentialSource;
+  /** sha256 over what the credentials were made from: equal fingerprints may share a registry client */
+  fingerprint: string;
+}
+
+const fingerprint = (kind: string, data: unknown) => `${kind}:${createHash('sha256').update(JSON.stringify(data)).digest('hex')}`;
+
 /** The credentials of one reconcile; `client` reads the service account (the caller's own identity). */
-export async function resolveRegistryCredentials(project: ProjectSpec, store: CredentialsStore | undefined, client: ObjectClient): Promise<CredentialSource> {
+export async function resolveRegistryCredentials(project: ProjectSpec, store: CredentialsStore | undefined, client: ObjectClient): Promise<ResolvedCredentials> {
   let own: ProjectRegistryCredentials | undefined;
   try {
     own = await store?.registryCredentials(project);
@@ -80,11 +89,12 @@ export async function resolveRegistryCredentials(project: ProjectSpec, store: Cr
   }
   if (own) {
     try {
-      return projectCredentialSource(own);
+      return { source: projectCredentialSource(own), fingerprint: fingerprint('project', own) };
     } catch (err) {
       throw new CredentialsError(`project ${project.namespace}/${project.name}: registry credentials: ${messageOf(err)}`, { cause: err });
     }
   }
   const configs = await pullSecretConfigs(client, project.namespace, project.serviceAccountName);
-  return configs.length > 0 ? pullSecretCredentialSource(configs, `ServiceAccount/${project.namespace}/${project.serviceAccountName}`) : { kind: 'anonymous' };
+  if (configs.length === 0) return { source: { kind: 'anonymous' }, fingerprint: 'anonymous' };
+  return { source: pullSecretCredentialSource(configs, `ServiceAccount/${project.namespace}/${project.serviceAccountName}`), fingerprint: fingerprint('pull-secrets', configs) };
 }
