@@ -206,6 +206,13 @@ describe('reconcileProject with the Timoni generator (real registry and API serv
     expect(await secretNames(ns)).toEqual(['timoni.db', 'timoni.web']);
     // Both runs were anonymous: one shared registry client.
     expect(registries.size).toBe(1);
+
+    // Drift correction on the same revision: nothing changes, the plan comes from the cache.
+    const again = await reconcileProject(input, deps());
+    expect(again.ok).toBe(true);
+    expect(again.components.flatMap((c) => c.instances.map((i) => [i.name, i.counts.unchanged, i.counts.created + i.counts.configured]))).toEqual([['web', 2, 0], ['db', 1, 0]]);
+    expect(again.pruned).toEqual([]);
+    expect(generator.stats().projectLoads).toBe(2);
   });
 
   it('a broken revision is a clear error, stalls, and keeps the last good objects', async () => {

@@ -5,7 +5,7 @@ import type { CueEngine } from '@flotilla/cue';
 import { AuthError, RegistryClient, RegistryError, type BlobCache } from '@flotilla/oci';
 import {
   ComponentBuilder, CueHealthCheckEvaluator, ModuleBuilder, ModuleFetchError, ModuleFetcher, loadProject,
-  type Bundle, type LoadedProject, type ProjectComponent,
+  type Bundle, type BuildCacheStats, type LoadedProject, type ProjectComponent,
 } from '@flotilla/timoni';
 import { tmpdir } from 'node:os';
 import { TransientGeneratorError } from './errors';
@@ -39,6 +39,10 @@ export class TimoniManifestGenerator implements ManifestGenerator {
   readonly options: TimoniGeneratorOptions;
   readonly builder: ModuleBuilder;
   private readonly loaded = new WeakMap<ProjectPlan, LoadedProject>();
+  // Plans by source tree (SourceCache hands out one tree object per digest) and path.
+  private readonly plans = new WeakMap<SourceFiles, Map<string, Promise<ProjectPlan>>>();
+  /** project.cue evaluations made (the rest were answered from the plan cache) */
+  projectLoads = 0;
   // Runtime definitions and bundles: shared by every run, so Targets whose
   // runtime values agree load a bundle once. Its fetcher is never used.
   private readonly shared: ComponentBuilder;
@@ -54,7 +58,25 @@ export class TimoniManifestGenerator implements ManifestGenerator {
     });
   }
 
-  async loadProject(files: SourceFiles, path: string): Promise<ProjectPlan> {
+  loadProject(files: SourceFiles, path: string): Promise<ProjectPlan> {
+    let byPath = this.plans.get(files);
+    if (!byPath) this.plans.set(files, (byPath = new Map()));
+    let plan = byPath.get(path);
+    if (!plan) {
+      plan = this.load(files, path);
+      byPath.set(path, plan);
+      plan.catch(() => byPath.delete(path));
+    }
+    return plan;
+  }
+
+  /** Cache figures: module builds and bundle loads (hits are renders shared between Targets). */
+  stats(): { builds: BuildCacheStats; bundles: BuildCacheStats; projectLoads: number } {
+    return { builds: this.builder.stats(), bundles: this.shared.bundleStats(), projectLoads: this.projectLoads };
+  }
+
+  private async load(files: SourceFiles, path: string): Promise<ProjectPlan> {
+    this.projectLoads++;
     const loaded = await loadProject(this.cue, files, { path });
     const plan: ProjectPlan = {
       name: loaded.project.name,
