@@ -115,6 +115,8 @@ async function main(): Promise<void> {
       if (failed.length > 0) throw new Error(`reconcile failed: ${failed[0].error?.message}`);
       const avg = results.reduce((a, r) => a + r.durationMs, 0) / k;
       console.log(`reconcile ${k} targets at once, ${label}: ${ms(t2)} wall, ${avg.toFixed(0)} ms per run, ${requests - before} API requests`);
+      const r = results[0];
+      console.log(`  first run: steps ${JSON.stringify(r.timings)}, components ${r.components.map((c) => `${c.name} ${c.durationMs} ms`).join(', ')}`);
     }
   } finally {
     await conn.close();

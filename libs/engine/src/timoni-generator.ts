@@ -2,10 +2,10 @@
 // runtime values, bundles with injection, module fetch and build (a build
 // cache shared by every run, so Targets with equal inputs render once).
 import type { CueEngine } from '@flotilla/cue';
-import { AuthError, RegistryClient, RegistryError, type BlobCache } from '@flotilla/oci';
+import { AuthError, RegistryClient, RegistryError, planModulePull, type BlobCache } from '@flotilla/oci';
 import {
   ComponentBuilder, CueHealthCheckEvaluator, ModuleBuilder, ModuleFetchError, ModuleFetcher, loadProject,
-  type Bundle, type BuildCacheStats, type LoadedProject, type ProjectComponent,
+  type Bundle, type BundleModuleRef, type BuildCacheStats, type LoadedProject, type ProjectComponent,
 } from '@flotilla/timoni';
 import { tmpdir } from 'node:os';
 import { TransientGeneratorError } from './errors';
@@ -106,7 +106,9 @@ export class TimoniManifestGenerator implements ManifestGenerator {
     if (index < 0) throw new Error(`bundle ${bundle.name} has no instance ${instance}`);
     let build;
     try {
-      build = await this.componentBuilder(req.registry).instance(req.files, bundle, index, req.target.kubeVersion);
+      const pinned = { ...bundle, instances: [...bundle.instances] };
+      pinned.instances[index] = { ...bundle.instances[index], module: await this.pinModule(bundle.instances[index].module, req.registry) };
+      build = await this.componentBuilder(req.registry).instance(req.files, pinned, index, req.target.kubeVersion);
     } catch (err) {
       if (transient(err)) throw new TransientGeneratorError((err as Error).message, { cause: err });
       throw err;
@@ -121,6 +123,27 @@ export class TimoniManifestGenerator implements ManifestGenerator {
       steps: build.steps,
       healthCheck: build.healthChecks.length > 0 ? new CueHealthCheckEvaluator(this.cue, build) : undefined,
     };
+  }
+
+  /**
+   * A module asked for by tag is resolved with one HEAD and then fetched by
+   * digest: the content of a digest never changes, so its tree and builds
+   * come from the caches on later runs. Same result as pulling the tag.
+   */
+  private async pinModule(module: BundleModuleRef, registry: RegistryClient): Promise<BundleModuleRef> {
+    if (!module.url.startsWith('oci://') || module.digest || module.version.startsWith('@')) return module;
+    let plan;
+    try {
+      plan = planModulePull(module);
+    } catch {
+      return module; // the fetcher reports the bad reference
+    }
+    try {
+      const { digest } = await registry.resolve(plan.reference);
+      return { url: module.url, version: 'latest', digest };
+    } catch (err) {
+      throw new ModuleFetchError(module.url, (err as Error).message, { cause: err });
+    }
   }
 
   private component(req: ComponentRequest): ProjectComponent {
