@@ -34,6 +34,8 @@ describe('buildModule (§2.2)', () => {
     expect(cm.data).toMatchObject({ kube: DEFAULT_KUBE_VERSION, hosts: '0', upper: 'HELLO FROM SHOP' });
         const deploy = b.steps[0].objects[1] as unknown as { spec: { template: { metadata: { annotations: Record<string, string> } } } };
     expect(deploy.spec.template.metadata.annotations.ratio).toBe('1.0');
+    // the float 1.0 comes out as 1, as after Timoni's YAML round trip
+    expect(b.steps[1].objects[0].spec).toEqual({ size: 6, ratio: 1 });
     expect(b.images).toEqual(['registry.flotilla.test/app:1.2.3']);
     expect(b.healthChecks).toEqual([
       { name: 'widgets', group: 'widgets.flotilla.test', kind: 'Widget' },
