@@ -49,6 +49,12 @@ describe('module health checks (§5.6)', () => {
     expect((await evaluator.evaluate(widget()))?.status).toBe('InProgress');
   });
 
+  it('answers repeated polls of an unchanged object from its cache', async () => {
+    const e = new CueHealthCheckEvaluator(cue, build);
+    for (let i = 0; i < 3; i++) expect((await e.evaluate(widget('Ready')))?.status).toBe('Current');
+    expect(e.stats()).toMatchObject({ misses: 1, hits: 2 });
+  });
+
   it('uses the condition check with generation awareness', async () => {
     expect((await evaluator.evaluate(cache(2, 2, [{ type: 'Ready', status: 'True' }])))?.status).toBe('Current');
     expect((await evaluator.evaluate(cache(3, 2, [{ type: 'Ready', status: 'True' }])))?.status).toBe('InProgress');
