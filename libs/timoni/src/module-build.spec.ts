@@ -1,6 +1,7 @@
 import { CueEngine } from '@flotilla/cue';
 import { ModuleBuildError } from './errors';
 import { buildKey, buildModule, DEFAULT_KUBE_VERSION, kubeVersionOf } from './module-build';
+import { ModuleBuilder } from './module-builder';
 import { golden, localModule } from './test-support';
 import type { LoadedModule } from './types';
 
@@ -109,5 +110,18 @@ describe('buildModule (§2.2)', () => {
     expect(kubeVersionOf('v1.29.4-eks-036c24b')).toBe('1.29.4-eks-036c24b');
     expect(kubeVersionOf('1.31')).toBe('1.31.0');
     expect(kubeVersionOf('latest')).toBeUndefined();
+  });
+
+  it('keeps build errors for identical inputs, and hands out copies', async () => {
+    const builder = new ModuleBuilder(cue);
+    const bad = { instance: 'web', namespace: 'default', module: app, values: values({ hosts: ['x'] }) };
+    await expect(builder.build(bad)).rejects.toBeInstanceOf(ModuleBuildError);
+    await expect(builder.build(bad)).rejects.toBeInstanceOf(ModuleBuildError);
+    expect(builder.stats()).toMatchObject({ misses: 1, hits: 1 });
+    const ok = { instance: 'web', namespace: 'default', module: app, values: [] };
+    const [a, b] = await Promise.all([builder.build(ok), builder.build(ok)]);
+    expect(a).toEqual(b);
+    expect(a.steps).not.toBe(b.steps);
+    expect(a.context).toBe(b.context);
   });
 });
