@@ -124,4 +124,12 @@ describe('buildModule (§2.2)', () => {
     expect(a.steps).not.toBe(b.steps);
     expect(a.context).toBe(b.context);
   });
+
+  it('builds a module whose root package is not main', async () => {
+    const tree = { ...app.tree };
+    for (const p of ['timoni.cue', 'values.cue']) tree[p] = Buffer.from(tree[p]).toString('utf8').replace('package main', 'package shop');
+    const b = await buildModule(cue, { instance: 'web', namespace: 'default', module: { ...app, tree }, values: [] });
+    expect(b.steps.map((s) => s.name)).toEqual(['app', 'addons']);
+    expect(b.healthChecks.map((h) => h.name)).toEqual(['widgets', 'caches']);
+  });
 });
