@@ -74,9 +74,10 @@ describe('module health checks (§5.6)', () => {
   });
 
   it('takes conditionType and failedConditionType as inputs', async () => {
-    const dup = 'package main\n\ntimoni: healthChecks: sealed: #HealthCheckForCondition & {group: "bitnami.test", conditionType: "Synced", failedConditionType: "Broken"}\n';
+    const dup = 'package main\n\ntimoni: healthChecks: "bitnami.test/SealedSecret": #HealthCheckForCondition & {group: "bitnami.test", conditionType: "Synced", failedConditionType: "Broken"}\n';
     const module = await localModule(cue, 'app');
     const b = await buildModule(cue, { instance: 'shop', namespace: 'apps', module: { ...module, tree: { ...module.tree, 'sealed.cue': dup } }, values: [] });
+    expect(b.healthChecks.map((h) => h.name)).toContain('bitnami.test/SealedSecret');
     const e = new CueHealthCheckEvaluator(cue, b);
     const obj = (type: string): KubeObject => ({ apiVersion: 'bitnami.test/v1', kind: 'SealedSecret', metadata: { name: 's' }, status: { conditions: [{ type, status: 'True' }] } });
     expect((await e.evaluate(obj('Synced')))?.status).toBe('Current');
