@@ -115,7 +115,8 @@ export class ComponentBuilder {
       instance: inst.name,
       namespace: inst.namespace,
       module,
-      values: [{ path: `bundle-${bundle.name}-${inst.name}.values.json`, content: `{"values":${inst.values}}` }],
+      // One fixed name: the path is part of the build key, the bundle's name is not in the objects.
+      values: [{ path: 'bundle.values.json', content: `{"values":${inst.values}}` }],
       kubeVersion,
     });
   }

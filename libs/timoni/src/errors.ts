@@ -33,13 +33,19 @@ const GENERATED = /(^|\/)(flotilla\.[a-z]+\.schema|timoni\.schema)\.cue$/;
  * disjunction failures add a header line without position: those headers
  * are dropped and repeats at the same position with the same text merged.
  */
-export function issuesFromDiagnostics(diags: readonly CueDiagnostic[], subject?: string): TimoniIssue[] {
+export function issuesFromDiagnostics(
+  diags: readonly CueDiagnostic[],
+  subject?: string,
+  /** Positions of text we generated (beyond GENERATED files), e.g. a schema appended to a user file. */
+  generated: (file: string, line: number) => boolean = () => false,
+): TimoniIssue[] {
+  const ours = (file: string | undefined, line: number | undefined) => !!file && (GENERATED.test(file) || generated(file, line ?? 0));
   const seen = new Set<string>();
   const out: TimoniIssue[] = [];
   const positioned = diags.some((d) => d.file);
   for (const d of diags) {
     if (positioned && /errors in empty disjunction:?$/.test(d.message)) continue;
-    const user = d.file && GENERATED.test(d.file) ? d.positions?.find((p) => !GENERATED.test(p.file)) : undefined;
+    const user = ours(d.file, d.line) ? d.positions?.find((p) => !ours(p.file, p.line)) : undefined;
     const at = user ?? { file: d.file, line: d.line, column: d.column };
     const text = d.message.includes(': ') ? d.message.slice(d.message.indexOf(': ') + 2) : d.message;
     const key = `${at.file}:${at.line}:${at.column}:${text}`;

@@ -49,10 +49,40 @@ describe('module health checks (§5.6)', () => {
     expect((await evaluator.evaluate(widget()))?.status).toBe('InProgress');
   });
 
+  it('answers repeated polls of an unchanged object from its cache', async () => {
+    const e = new CueHealthCheckEvaluator(cue, build);
+    for (let i = 0; i < 3; i++) expect((await e.evaluate(widget('Ready')))?.status).toBe('Current');
+    expect(e.stats()).toMatchObject({ misses: 1, hits: 2 });
+  });
+
   it('uses the condition check with generation awareness', async () => {
     expect((await evaluator.evaluate(cache(2, 2, [{ type: 'Ready', status: 'True' }])))?.status).toBe('Current');
     expect((await evaluator.evaluate(cache(3, 2, [{ type: 'Ready', status: 'True' }])))?.status).toBe('InProgress');
     expect((await evaluator.evaluate(cache(2, 2, [{ type: 'Stalled', status: 'True' }])))?.status).toBe('Failed');
+    expect((await evaluator.evaluate(cache(2, 2, [{ type: 'Ready', status: 'False' }])))?.status).toBe('InProgress');
+  });
+
+  it('ignores stale conditions and objects without generations', async () => {
+    const stale = cache(3, 3, [{ type: 'Ready', status: 'True', observedGeneration: 2 } as { type: string; status: string }]);
+    expect((await evaluator.evaluate(stale))?.status).toBe('InProgress');
+    const fresh = cache(3, 3, [{ type: 'Ready', status: 'True', observedGeneration: 3 } as { type: string; status: string }]);
+    expect((await evaluator.evaluate(fresh))?.status).toBe('Current');
+    const bare: KubeObject = { apiVersion: 'cache.flotilla.test/v1', kind: 'Memcached', metadata: { name: 'm' }, status: { conditions: [{ type: 'Ready', status: 'True' }] } };
+    expect((await evaluator.evaluate(bare))?.status).toBe('Current');
+    const noStatus: KubeObject = { apiVersion: 'cache.flotilla.test/v1', kind: 'Memcached', metadata: { name: 'm', generation: 1 } };
+    expect((await evaluator.evaluate(noStatus))?.status).toBe('InProgress');
+  });
+
+  it('takes conditionType and failedConditionType as inputs', async () => {
+    const dup = 'package main\n\ntimoni: healthChecks: "bitnami.test/SealedSecret": #HealthCheckForCondition & {group: "bitnami.test", conditionType: "Synced", failedConditionType: "Broken"}\n';
+    const module = await localModule(cue, 'app');
+    const b = await buildModule(cue, { instance: 'shop', namespace: 'apps', module: { ...module, tree: { ...module.tree, 'sealed.cue': dup } }, values: [] });
+    expect(b.healthChecks.map((h) => h.name)).toContain('bitnami.test/SealedSecret');
+    const e = new CueHealthCheckEvaluator(cue, b);
+    const obj = (type: string): KubeObject => ({ apiVersion: 'bitnami.test/v1', kind: 'SealedSecret', metadata: { name: 's' }, status: { conditions: [{ type, status: 'True' }] } });
+    expect((await e.evaluate(obj('Synced')))?.status).toBe('Current');
+    expect((await e.evaluate(obj('Ready')))?.status).toBe('InProgress');
+    expect((await e.evaluate(obj('Broken')))?.status).toBe('Failed');
   });
 
   it('leaves objects no check targets to the built-in rules', async () => {

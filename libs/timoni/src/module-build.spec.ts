@@ -1,6 +1,7 @@
 import { CueEngine } from '@flotilla/cue';
 import { ModuleBuildError } from './errors';
 import { buildKey, buildModule, DEFAULT_KUBE_VERSION, kubeVersionOf } from './module-build';
+import { ModuleBuilder } from './module-builder';
 import { golden, localModule } from './test-support';
 import type { LoadedModule } from './types';
 
@@ -34,6 +35,8 @@ describe('buildModule (§2.2)', () => {
     expect(cm.data).toMatchObject({ kube: DEFAULT_KUBE_VERSION, hosts: '0', upper: 'HELLO FROM SHOP' });
         const deploy = b.steps[0].objects[1] as unknown as { spec: { template: { metadata: { annotations: Record<string, string> } } } };
     expect(deploy.spec.template.metadata.annotations.ratio).toBe('1.0');
+    // the float 1.0 comes out as 1, as after Timoni's YAML round trip
+    expect(b.steps[1].objects[0].spec).toEqual({ size: 6, ratio: 1 });
     expect(b.images).toEqual(['registry.flotilla.test/app:1.2.3']);
     expect(b.healthChecks).toEqual([
       { name: 'widgets', group: 'widgets.flotilla.test', kind: 'Widget' },
@@ -107,5 +110,26 @@ describe('buildModule (§2.2)', () => {
     expect(kubeVersionOf('v1.29.4-eks-036c24b')).toBe('1.29.4-eks-036c24b');
     expect(kubeVersionOf('1.31')).toBe('1.31.0');
     expect(kubeVersionOf('latest')).toBeUndefined();
+  });
+
+  it('keeps build errors for identical inputs, and hands out copies', async () => {
+    const builder = new ModuleBuilder(cue);
+    const bad = { instance: 'web', namespace: 'default', module: app, values: values({ hosts: ['x'] }) };
+    await expect(builder.build(bad)).rejects.toBeInstanceOf(ModuleBuildError);
+    await expect(builder.build(bad)).rejects.toBeInstanceOf(ModuleBuildError);
+    expect(builder.stats()).toMatchObject({ misses: 1, hits: 1 });
+    const ok = { instance: 'web', namespace: 'default', module: app, values: [] };
+    const [a, b] = await Promise.all([builder.build(ok), builder.build(ok)]);
+    expect(a).toEqual(b);
+    expect(a.steps).not.toBe(b.steps);
+    expect(a.context).toBe(b.context);
+  });
+
+  it('builds a module whose root package is not main', async () => {
+    const tree = { ...app.tree };
+    for (const p of ['timoni.cue', 'values.cue']) tree[p] = Buffer.from(tree[p]).toString('utf8').replace('package main', 'package shop');
+    const b = await buildModule(cue, { instance: 'web', namespace: 'default', module: { ...app, tree }, values: [] });
+    expect(b.steps.map((s) => s.name)).toEqual(['app', 'addons']);
+    expect(b.healthChecks.map((h) => h.name)).toEqual(['widgets', 'caches']);
   });
 });

@@ -68,10 +68,20 @@ export class ModuleFetcher {
       throw new ModuleFetchError(ref.url, (err as Error).message, { cause: err });
     }
     const key = formatReference(plan.reference);
-    // A digest names immutable content: reuse the tree without asking the registry.
-    const pulled = plan.reference.digest
-      ? this.byDigest.getOrCreate(plan.reference.digest, () => this.pull(ref.url, plan.reference))
-      : this.shared(key, () => this.pull(ref.url, plan.reference));
+    // A digest names immutable content: the tree is reused without a pull.
+    // A tag costs one manifest HEAD, then the same cache by digest.
+    const pulled = this.shared(key, async () => {
+      let digest = plan.reference.digest;
+      if (!digest) {
+        try {
+          digest = (await this.client.resolve(plan.reference)).digest;
+        } catch (err) {
+          throw new ModuleFetchError(ref.url, (err as Error).message, { cause: err });
+        }
+      }
+      const { tag: _tag, ...repo } = plan.reference;
+      return this.byDigest.getOrCreate(digest, () => this.pull(ref.url, { ...repo, digest }));
+    });
     const module = await pulled;
     try {
       checkModulePin(plan, module.ref.digest);
@@ -105,7 +115,6 @@ export class ModuleFetcher {
         treeHash: hashTree(tree),
         ref: { name: await moduleName(this.cue, tree, url), repository: pulled.repository, version: pulled.version || DEVEL_VERSION, digest: pulled.digest },
       };
-      if (!reference.digest) void this.byDigest.getOrCreate(pulled.digest, () => Promise.resolve(loaded));
       return loaded;
     } finally {
       await rm(dest, { recursive: true, force: true });

@@ -88,7 +88,8 @@ describe('projects and modules from the registry', () => {
     expect(results.map((r) => r.instances[0].steps[0].objects[1].spec)).toEqual(Array(4).fill(expect.objectContaining({ replicas: 1 })));
     expect(builder.stats()).toMatchObject({ misses: 2 });
     expect(builder.stats().hits + builder.stats().joins).toBe(6);
-    expect(fetcher.pullCount).toBe(2);
+    // web pins 2.0.0's digest and api asks for the 2.0.0 tag: one manifest, one pull
+    expect(fetcher.pullCount).toBe(1);
     await components.build(files, app, target('cluster-e', 'production'));
     expect(builder.stats().misses).toBe(3);
     // callers get their own copies
@@ -103,6 +104,9 @@ describe('projects and modules from the registry', () => {
     expect((err as Error).message).toContain(digests['2.0.0']);
     const byDigest = await fetcher.fetch({ url: repo, version: `@${digests['1.0.0']}` });
     expect(byDigest.ref).toMatchObject({ version: '1.0.0', digest: digests['1.0.0'] });
+    // tags are resolved on every fetch (one HEAD), trees are kept by digest
+    await fetcher.fetch({ url: repo, version: '1.0.0' });
+    expect(fetcher.pullCount).toBe(1);
   });
 
   it('vets a whole project artifact for one cluster, aggregating every error with file:line', async () => {

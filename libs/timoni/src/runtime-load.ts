@@ -27,7 +27,11 @@ export async function loadRuntime(cue: CueEngine, files: FileTree, paths: string
     });
     exports = res.exports;
   } catch (err) {
-    if (err instanceof CueEvaluationError) throw new RuntimeError(`runtime ${paths.join(', ')}`, issuesFromDiagnostics(err.diagnostics), { cause: err });
+    if (err instanceof CueEvaluationError) {
+      const userLines = first ? textOf(files, first).split('\n').length : 0;
+      const issues = issuesFromDiagnostics(err.diagnostics, undefined, (file, line) => file === first && line > userLines);
+      throw new RuntimeError(`runtime ${paths.join(', ')}`, issues, { cause: err });
+    }
     throw err;
   }
   const issues: TimoniIssue[] = [];

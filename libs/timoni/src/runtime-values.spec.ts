@@ -88,6 +88,7 @@ describe('runtime helpers', () => {
 
   it('decodes only standard base64', () => {
     expect(decodeBase64('aGVsbG8=')).toBe('hello');
+    expect(decodeBase64('aGVs\nbG8=\n')).toBe('hello');
     expect(decodeBase64('hello')).toBeUndefined();
     expect(decodeBase64('aGVsbG8')).toBeUndefined();
   });

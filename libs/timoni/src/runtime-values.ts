@@ -26,10 +26,11 @@ export function parseRuntimeQuery(query: string): RuntimeObjectRef {
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-/** Standard base64 (padded) decoded as text, or undefined when `s` is not base64. */
+/** Standard base64 (padded) decoded as text, or undefined when `s` is not base64. Line breaks are skipped, as Go's decoder does. */
 export function decodeBase64(s: string): string | undefined {
-  if (!BASE64.test(s)) return undefined;
-  return Buffer.from(s, 'base64').toString('utf8');
+  const t = s.replace(/[\r\n]/g, '');
+  if (!BASE64.test(t)) return undefined;
+  return Buffer.from(t, 'base64').toString('utf8');
 }
 
 /** Reads every query of the runtime against one cluster. */

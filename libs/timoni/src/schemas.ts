@@ -14,31 +14,38 @@ export const TIMONI_SCHEMA = `#Timoni: {
 	kubeMinorVersion?: int
 }
 
+// Open, so shorthands can add inputs; names are reserved in the module package.
 #HealthCheck: {
-	// API group of the objects checked; "" is the core group.
-	group!: string & =~"^[^/]*$"
+	// API group of the objects checked (non-empty, no "/").
+	group!: string & =~"^[^/]+$"
 	// Kind checked; absent means every kind of the group.
 	kind?: string
 	// The live object, filled in at wait time.
 	#object: {...}
-	current!: bool
-	failed?: bool
+	current!:    bool
+	failed?:     bool
 	inProgress?: bool
+	...
 }
 
-// A check driven by two conditions: ready when #readyType is True for the
-// current generation, failed when #failedType is True.
+// Readiness from status conditions: conditionType gates readiness,
+// failedConditionType fails fast. A lagging status.observedGeneration means
+// in progress; a condition carrying its own observedGeneration counts only
+// when it matches metadata.generation.
 #HealthCheckForCondition: #HealthCheck & {
+	conditionType:       *"Ready" | string
+	failedConditionType: *"Stalled" | string
 	#object: {...}
-	#readyType:  *"Ready" | string
-	#failedType: *"Stalled" | string
-	let _ready = [ for c in #object.status.conditions if c.type == #readyType && c.status == "True" {c}]
-	let _failed = [ for c in #object.status.conditions if c.type == #failedType && c.status == "True" {c}]
-	let _gen = *#object.metadata.generation | 0
-	let _seen = *#object.status.observedGeneration | _gen
+	// [if x != _|_ {x}, fallback][0] picks x when present: plain values, no
+	// nested defaults (which CUE leaves unresolved).
+	let _gen = [if #object.metadata.generation != _|_ {#object.metadata.generation}, -1][0]
+	let _seen = [if #object.status.observedGeneration != _|_ {#object.status.observedGeneration}, _gen][0]
+	let _conds = [if #object.status.conditions != _|_ for c in #object.status.conditions {c}]
+	let _ready = [for c in _conds if c.type == conditionType && c.status == "True" && [if c.observedGeneration != _|_ {c.observedGeneration}, _gen][0] == _gen {c}]
+	let _failed = [for c in _conds if c.type == failedConditionType && c.status == "True" && [if c.observedGeneration != _|_ {c.observedGeneration}, _gen][0] == _gen {c}]
 	inProgress: _seen != _gen
 	failed:     len(_failed) > 0
-	current:    _seen == _gen && len(_ready) > 0
+	current:    len(_ready) > 0
 }
 
 timoni: #Timoni

@@ -16,7 +16,8 @@ export async function localModule(cue: CueEngine, name: string, version = DEVEL_
 /** Compares with testdata/golden/<name>; UPDATE_GOLDEN=1 rewrites it. */
 export function golden(name: string, actual: string): string {
   const path = join(TESTDATA, 'golden', name);
-  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(path)) {
+  if (!existsSync(path) && process.env.UPDATE_GOLDEN !== '1') throw new Error(`golden ${path} missing: run with UPDATE_GOLDEN=1 and review it`);
+  if (process.env.UPDATE_GOLDEN === '1') {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, actual);
   }
