@@ -81,9 +81,12 @@ function toRunDto(r: RunEntity): RunDto {
     id: r.id,
     generation: r.generation,
     revision: r.revision,
+    trigger: r.trigger,
     result: r.result,
     startedAt: r.startedAt.toISOString(),
     finishedAt: r.finishedAt?.toISOString() ?? null,
+    durationMs: r.durationMs,
+    leaseOwner: r.leaseOwner,
     instances: r.instances,
     error: r.error,
   };

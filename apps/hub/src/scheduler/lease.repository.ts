@@ -153,7 +153,8 @@ export class LeaseRepository {
       );
       const held = rowsOf(res).length === 1;
       await m.query(
-        `UPDATE runs SET result = $2, finished_at = $3, duration_ms = $4, revision = $5, instances = $6::jsonb, error = $7 WHERE id = $1`,
+        // a run already closed as Abandoned by the replica that took over keeps that verdict
+        `UPDATE runs SET result = $2, finished_at = $3, duration_ms = $4, revision = $5, instances = $6::jsonb, error = $7 WHERE id = $1 AND result = 'Running'`,
         [
           o.runId, held ? o.result : 'Abandoned', o.finishedAt, o.finishedAt.getTime() - o.startedAt.getTime(), o.revision, JSON.stringify(o.instances),
           held ? o.error : `lease lost before the result was written${o.error ? `; the run's error: ${o.error}` : ''}`,

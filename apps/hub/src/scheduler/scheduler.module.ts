@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { MetricsRegistry } from '../metrics/metrics.module';
+import { MetricsModule, MetricsRegistry } from '../metrics/metrics.module';
 import { InventoryModule } from '../targeting/inventory.module';
 import { LeaseRepository } from './lease.repository';
 import { SchedulerMetrics } from './scheduler.metrics';
@@ -22,7 +22,7 @@ export class SchedulerModule {
   static forRoot(options: SchedulerModuleOptions = {}): DynamicModule {
     return {
       module: SchedulerModule,
-      imports: [InventoryModule],
+      imports: [InventoryModule, MetricsModule],
       providers: [
         { provide: TARGET_RUNNER, useValue: options.targetRunner ?? new UnavailableTargetRunner() },
         { provide: TAG_RESOLVER, useValue: options.tagResolver ?? new OciTagResolver() },

@@ -9,8 +9,8 @@ describe('runTrigger', () => {
     expect(runTrigger({ ...settled, observedGeneration: null, reconcileRequestedAt: new Date() }, R)).toBe('Created');
     expect(runTrigger({ ...settled, reconcileRequestedAt: new Date(), generation: 3 }, R)).toBe('Manual');
     expect(runTrigger({ ...settled, generation: 3, lastAppliedRevision: null }, R)).toBe('SpecChanged');
-    expect(runTrigger({ ...settled, attempt: 2, lastAppliedRevision: 'latest@sha256:bb' }, R)).toBe('NewRevision');
-    expect(runTrigger({ ...settled, attempt: 2 }, R)).toBe('Retry');
+    expect(runTrigger({ ...settled, attempt: 2, lastAppliedRevision: null }, R)).toBe('Retry');
+    expect(runTrigger({ ...settled, lastAppliedRevision: 'latest@sha256:bb' }, R)).toBe('NewRevision');
     expect(runTrigger(settled, R)).toBe('Interval');
   });
 });

@@ -16,7 +16,7 @@ export function runTrigger(t: TriggerFacts, revision: string): RunTrigger {
   if (t.observedGeneration === null) return 'Created';
   if (t.reconcileRequestedAt !== null) return 'Manual';
   if (t.generation > t.observedGeneration) return 'SpecChanged';
-  if (t.lastAppliedRevision !== revision) return 'NewRevision';
   if (t.attempt > 0) return 'Retry';
+  if (t.lastAppliedRevision !== revision) return 'NewRevision';
   return 'Interval';
 }
