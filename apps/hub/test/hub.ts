@@ -32,7 +32,7 @@ export interface TestHub {
 }
 
 /** The real hub on a free loopback port, with its own database and captured logs. */
-export async function startTestHub(kind: DatabaseKind, overrides: Partial<HubConfig> = {}): Promise<TestHub> {
+export async function startTestHub(kind: DatabaseKind, overrides: Partial<HubConfig> = {}, options: Pick<HubAppOptions, 'scheduler'> = {}): Promise<TestHub> {
   const tmp = createTempDataDir();
   const db = kind === 'postgres' ? await createTestDatabase() : undefined;
   if (kind === 'pglite') await seedPgliteDataDir(tmp.dir);
@@ -48,7 +48,7 @@ export async function startTestHub(kind: DatabaseKind, overrides: Partial<HubCon
     scheduler: { ...defaultSchedulerConfig(), enabled: false },
     ...overrides,
   };
-  const hub = await launch(config);
+  const hub = await launch(config, options);
   return {
     ...hub,
     async close() {

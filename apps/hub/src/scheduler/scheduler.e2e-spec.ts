@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { defaultHubConfig, type HubConfig, type SchedulerConfig } from '../config/hub-config';
 import { createTempDataDir, createTestDatabase, type TestDatabase } from '../../test/databases';
-import { launch } from '../../test/hub';
+import { launch, startTestHub } from '../../test/hub';
 import { CountingResolver, eventually, fastScheduler, overlaps, pushTag, RecordingRunner, repositoryUrl } from '../../test/scheduler-fixtures';
 import { dataSourceOptions } from '../database/data-source';
 import { LeaseRepository } from './lease.repository';
@@ -279,5 +279,50 @@ describe('scheduler on PostgreSQL', () => {
     expect((await hub.call('DELETE', '/api/v1/projects/gone?instances=delete')).status).toBe(202);
     await eventually('the Project to be gone', async () => ((await hub.call('GET', '/api/v1/projects/gone')).status === 404 ? true : undefined));
     expect(hub.runner.runs.filter((r) => r.kind === 'delete').map((r) => r.target).sort()).toEqual(['gone/c1', 'gone/c2']);
+  });
+
+  it('at shutdown stops claiming, aborts runs past the grace period and releases their leases', async () => {
+    await pushTag(repo, 'stable');
+    const [hub] = await startHubs(1, { shutdownGraceMs: 100 });
+    hub.runner.delayMs = 10_000;
+    await addClusters(hub, [['c1', 'default']]);
+    await createProject(hub, 'slow');
+    await eventually('the run to start', async () => {
+      const runs = (await hub.call('GET', '/api/v1/projects/slow/targets/c1/runs')).body.items;
+      return runs.some((r: { result: string }) => r.result === 'Running') ? true : undefined;
+    });
+    const stopping = Date.now();
+    await hub.stop();
+    expect(Date.now() - stopping).toBeLessThan(5000);
+    hubs = hubs.filter((h) => h !== hub);
+
+    const [after] = await startHubs(1, { enabled: false });
+    const run = (await after.call('GET', '/api/v1/projects/slow/targets/c1/runs')).body.items[0];
+    expect(run).toMatchObject({ result: 'Abandoned', leaseOwner: 'hub-0' });
+    expect(run.error).toMatch(/interrupted.*shutting down/);
+    const ds = after.app.get(DataSource);
+    expect(await ds.query(`SELECT lease_owner, next_run_at <= now() AS due FROM targets`)).toEqual([{ lease_owner: null, due: true }]);
+  });
+});
+
+describe('scheduler on embedded PGlite', () => {
+  it('makes a Project converge in a single hub', async () => {
+    const repo = `sched-${randomBytes(4).toString('hex')}`;
+    const digest = await pushTag(repo, 'stable');
+    const runner = new RecordingRunner('solo');
+    const hub = await startTestHub('pglite', { scheduler: fastScheduler({ hubId: 'solo' }) }, { scheduler: { targetRunner: runner, tagResolver: new CountingResolver() } });
+    try {
+      expect((await hub.call('POST', '/api/v1/clusters', { body: { name: 'c1', mode: 'push', endpoint: { server: 'https://127.0.0.1:1' }, credentials: { token: 't' } } })).status).toBe(201);
+      const created = await hub.call('POST', '/api/v1/projects', { body: { name: 'solo', namespace: 'apps', source: { repository: repositoryUrl(repo), tag: 'stable' }, targets: { names: ['c1'] } } });
+      expect(created.status).toBe(201);
+      const target = await eventually('Ready', async () => {
+        const t = (await hub.call('GET', '/api/v1/projects/solo/targets/c1')).body;
+        return t.phase === 'Ready' ? t : undefined;
+      });
+      expect(target).toMatchObject({ lastAppliedRevision: `stable@${digest}`, observedGeneration: 1, attempt: 0 });
+      expect(runner.runs).toHaveLength(1);
+    } finally {
+      await hub.close();
+    }
   });
 });
