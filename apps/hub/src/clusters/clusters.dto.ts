@@ -1,9 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsObject, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsString, IsUrl, Matches, MaxLength, MinLength } from 'class-validator';
 import { PageQuery } from '../common/paging';
 import type { CrossFieldChecks } from '../common/validation.pipe';
-import { DNS_LABEL, DNS_LABEL_MESSAGE, IsLabelMap, Optional } from '../common/validators';
+import { DNS_LABEL, DNS_LABEL_MESSAGE, IsLabelMap, NestedObject, Optional } from '../common/validators';
 
 const MODES = ['push', 'agent'] as const;
 
@@ -91,16 +90,12 @@ export class CreateClusterDto implements CrossFieldChecks {
 
   @ApiPropertyOptional({ type: EndpointDto, description: 'push clusters; may come from the kubeconfig instead' })
   @Optional()
-  @IsObject({ message: 'must be an object' })
-  @ValidateNested()
-  @Type(() => EndpointDto)
+  @NestedObject(() => EndpointDto)
   endpoint?: EndpointDto;
 
   @ApiPropertyOptional({ type: ClusterCredentialsDto, description: 'push clusters only; never returned' })
   @Optional()
-  @IsObject({ message: 'must be an object' })
-  @ValidateNested()
-  @Type(() => ClusterCredentialsDto)
+  @NestedObject(() => ClusterCredentialsDto)
   credentials?: ClusterCredentialsDto;
 
   crossFieldProblems(): string[] {
@@ -134,16 +129,12 @@ export class UpdateClusterDto implements CrossFieldChecks {
 
   @ApiPropertyOptional({ type: EndpointDto })
   @Optional()
-  @IsObject({ message: 'must be an object' })
-  @ValidateNested()
-  @Type(() => EndpointDto)
+  @NestedObject(() => EndpointDto)
   endpoint?: EndpointDto;
 
   @ApiPropertyOptional({ type: ClusterCredentialsDto, description: 'replaces the stored credentials (rotation)' })
   @Optional()
-  @IsObject({ message: 'must be an object' })
-  @ValidateNested()
-  @Type(() => ClusterCredentialsDto)
+  @NestedObject(() => ClusterCredentialsDto)
   credentials?: ClusterCredentialsDto;
 
   crossFieldProblems(): string[] {

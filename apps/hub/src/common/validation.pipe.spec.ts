@@ -1,8 +1,7 @@
-import { IsInt, IsObject, IsString, ValidateNested } from 'class-validator';
-import { Type } from 'class-transformer';
+import { IsInt, IsString } from 'class-validator';
 import { InvalidInputError } from './errors';
 import { DtoValidationPipe } from './validation.pipe';
-import { Optional } from './validators';
+import { NestedObject, Optional } from './validators';
 
 class Inner {
   @IsInt({ message: 'must be an integer' })
@@ -14,9 +13,7 @@ class Outer {
   name!: string;
 
   @Optional()
-  @IsObject({ message: 'must be an object' })
-  @ValidateNested()
-  @Type(() => Inner)
+  @NestedObject(() => Inner)
   inner?: Inner;
 
   crossFieldProblems(): string[] {

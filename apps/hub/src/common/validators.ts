@@ -1,4 +1,6 @@
-import { registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { Type } from 'class-transformer';
+import { IsObject, registerDecorator, ValidateIf, ValidateNested, type ValidationOptions } from 'class-validator';
 
 /** RFC 1123 label, as Kubernetes names namespaces and most objects. */
 export const DNS_LABEL = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -67,4 +69,9 @@ export function IsAnnotationMap(options?: ValidationOptions) {
 /** Like IsOptional, but only `undefined` counts as absent: an explicit null is checked (and refused) like any value. */
 export function Optional(): PropertyDecorator {
   return ValidateIf((_o, v) => v !== undefined);
+}
+
+/** A nested DTO: must be an object (not an array or scalar) and is validated as `type`. */
+export function NestedObject(type: () => new () => object): PropertyDecorator {
+  return applyDecorators(IsObject({ message: 'must be an object' }), ValidateNested(), Type(type));
 }

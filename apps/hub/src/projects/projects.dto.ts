@@ -4,7 +4,7 @@ import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsObject, IsString
 import { parseDuration } from '../common/duration';
 import { PageQuery } from '../common/paging';
 import type { CrossFieldChecks } from '../common/validation.pipe';
-import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMap, IsLabelMap, labelKeyProblem, Optional } from '../common/validators';
+import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMap, IsLabelMap, labelKeyProblem, NestedObject, Optional } from '../common/validators';
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const OCI_REPOSITORY = /^oci:\/\/[a-zA-Z0-9.-]+(:\d+)?(\/[a-z0-9]+([._-][a-z0-9]+)*)+$/;
@@ -79,9 +79,7 @@ export class TargetsDto {
 
   @ApiPropertyOptional({ type: LabelSelectorDto })
   @Optional()
-  @IsObject({ message: 'must be an object' })
-  @ValidateNested()
-  @Type(() => LabelSelectorDto)
+  @NestedObject(() => LabelSelectorDto)
   labelSelector?: LabelSelectorDto;
 }
 
@@ -135,16 +133,12 @@ export class RegistryCredentialsDto implements CrossFieldChecks {
 abstract class ProjectSpecFields {
   @ApiPropertyOptional({ type: TargetsDto })
   @Optional()
-  @IsObject({ message: 'must be an object' })
-  @ValidateNested()
-  @Type(() => TargetsDto)
+  @NestedObject(() => TargetsDto)
   targets?: TargetsDto;
 
   @ApiPropertyOptional({ type: RolloutDto })
   @Optional()
-  @IsObject({ message: 'must be an object' })
-  @ValidateNested()
-  @Type(() => RolloutDto)
+  @NestedObject(() => RolloutDto)
   rollout?: RolloutDto;
 
   @ApiPropertyOptional({ default: '10m', description: 'reconcile interval: h/m/s, e.g. 10m or 1h30m (10s to 168h)' })
@@ -159,9 +153,7 @@ abstract class ProjectSpecFields {
 
   @ApiPropertyOptional({ type: RegistryCredentialsDto, description: 'never returned' })
   @Optional()
-  @IsObject({ message: 'must be an object' })
-  @ValidateNested()
-  @Type(() => RegistryCredentialsDto)
+  @NestedObject(() => RegistryCredentialsDto)
   registryCredentials?: RegistryCredentialsDto;
 
   @ApiPropertyOptional({ description: 'URL that receives CDEvents about this Project' })
@@ -204,9 +196,7 @@ export class CreateProjectDto extends ProjectSpecFields implements CrossFieldChe
   namespace!: string;
 
   @ApiProperty({ type: SourceDto })
-  @IsObject({ message: 'must be an object' })
-  @ValidateNested()
-  @Type(() => SourceDto)
+  @NestedObject(() => SourceDto)
   source!: SourceDto;
 
   @ApiPropertyOptional({ description: 'service account to impersonate (default: the Project name)' })
@@ -231,9 +221,7 @@ export class UpdateProjectDto extends ProjectSpecFields implements CrossFieldChe
 
   @ApiPropertyOptional({ type: SourceDto })
   @Optional()
-  @IsObject({ message: 'must be an object' })
-  @ValidateNested()
-  @Type(() => SourceDto)
+  @NestedObject(() => SourceDto)
   source?: SourceDto;
 
   @ApiPropertyOptional()

@@ -1,0 +1,78 @@
+// Component steps that fail before touching the cluster: no API server needed.
+import { ClusterConnection, ResourceManager } from '@flotilla/kube';
+import { RegistryClient } from '@flotilla/oci';
+import { reconcileComponent, type ComponentRun } from './component-reconcile';
+import { BundleError, ComponentTimeoutError, InstanceBuildError, RuntimeValuesError, TransientGeneratorError } from './errors';
+import { defaultReconcileOptions } from './options';
+import { MemoryGenerator, type MemoryComponent } from './test-support';
+import type { InstanceResult } from './types';
+
+// Never contacted: every case here fails before an API request.
+const connection = ClusterConnection.create({ server: 'https://127.0.0.1:9', token: 'unused' });
+afterAll(() => connection.close());
+
+function setup(component: MemoryComponent, timeoutMs?: number) {
+  const generator = new MemoryGenerator([component]);
+  const seen: InstanceResult[] = [];
+  const plan = { name: 'p', components: [{ name: component.name, needs: [], wait: false, timeoutMs }] };
+  const run: ComponentRun = {
+    generator,
+    manager: new ResourceManager(connection),
+    project: { name: 'p', namespace: 'ns', source: { repository: 'oci://127.0.0.1/p', tag: 'latest', path: 'project.cue' }, serviceAccountName: 'sa', annotations: {} },
+    request: {
+      files: {},
+      project: plan,
+      component: plan.components[0],
+      target: { cluster: { name: 'c1', group: 'g' }, annotations: {}, reader: { get: async () => null }, kubeVersion: '1.36.0' },
+      registry: new RegistryClient(),
+    },
+    context: { project: {} as never, cluster: { name: 'c1', group: 'g' }, source: 'oci://127.0.0.1/p' },
+    options: defaultReconcileOptions(),
+    onInstance: async (i) => {
+      seen.push(i);
+    },
+  };
+  return { run, seen };
+}
+
+const instances = { web: { namespace: 'apps', configMaps: { web: { a: '1' } } } };
+
+describe('reconcileComponent before the cluster', () => {
+  it('a component past its timeout fails with ComponentTimeoutError, even when the step ignores the signal', async () => {
+    const { run } = setup({ name: 'slow', needs: [], wait: false, instances, fail: { step: 'runtime', hang: true } }, 100);
+    const t0 = Date.now();
+    const res = await reconcileComponent(run);
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(res.status).toBe('Failed');
+    expect(res.error).toBeInstanceOf(ComponentTimeoutError);
+    expect(res.error?.message).toBe('component slow: did not finish within its timeout of 100ms');
+  });
+
+  it('the engine default timeout applies when the component sets none', async () => {
+    const { run } = setup({ name: 'slow', needs: [], wait: false, instances, fail: { step: 'bundle', hang: true } });
+    run.options = { ...run.options, componentTimeoutMs: 80 };
+    expect((await reconcileComponent(run)).error).toBeInstanceOf(ComponentTimeoutError);
+  });
+
+  it('maps each step to its typed error', async () => {
+    const runtime = await reconcileComponent(setup({ name: 'c', needs: [], wait: false, instances, fail: { step: 'runtime', error: new Error('query k8s:v1:Secret:x:y: forbidden') } }).run);
+    expect(runtime.error).toBeInstanceOf(RuntimeValuesError);
+    expect(runtime.error?.retryable).toBe(true);
+    const bundle = await reconcileComponent(setup({ name: 'c', needs: [], wait: false, instances, fail: { step: 'bundle', error: new Error('bundle.cue:3:2: conflicting values') } }).run);
+    expect(bundle.error).toBeInstanceOf(BundleError);
+    expect(bundle.error?.message).toBe('component c: bundle: bundle.cue:3:2: conflicting values');
+    expect(bundle.instanceNames).toBeUndefined();
+  });
+
+  it('a build error is reported for its instance; transient generator errors retry', async () => {
+    const { run, seen } = setup({ name: 'c', needs: [], wait: false, instances, fail: { step: 'build', error: new Error('values.cue:1: bad') } });
+    const res = await reconcileComponent(run);
+    expect(res.instanceNames).toEqual([{ name: 'web', namespace: 'apps' }]);
+    expect(res.error).toBeInstanceOf(InstanceBuildError);
+    expect(res.error).toMatchObject({ reason: 'BuildFailed', retryable: false, instance: 'web' });
+    expect(seen.map((i) => [i.name, i.ready, i.error?.reason])).toEqual([['web', false, 'BuildFailed']]);
+
+    const transient = await reconcileComponent(setup({ name: 'c', needs: [], wait: false, instances, fail: { step: 'build', error: new TransientGeneratorError('registry 503') } }).run);
+    expect(transient.error).toMatchObject({ reason: 'ModuleFetchFailed', retryable: true });
+  });
+});

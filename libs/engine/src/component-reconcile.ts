@@ -1,0 +1,142 @@
+// One component on one cluster, a straight line of steps: runtime values,
+// bundle, then per instance build → apply (→ wait), all under the
+// component's deadline. The first failing instance stops the component, as
+// `timoni bundle apply` does.
+import { applyInstance, defaultInstanceApplyOptions, ReadinessError, type ResourceManager } from '@flotilla/kube';
+import { countChanges } from './change-counts';
+import { DeadlineExceeded, withDeadline } from './deadline';
+import {
+  BundleError, ComponentTimeoutError, EngineError, InstanceApplyError, InstanceBuildError, InstanceHealthError,
+  ProjectOwnershipError, RunAbortedError, RuntimeValuesError, TransientGeneratorError, messageOf,
+} from './errors';
+import { instanceLabels, PROJECT_NAME_LABEL, PROJECT_NAMESPACE_LABEL } from './labels';
+import type { ReconcileOptions } from './options';
+import type { BuiltInstance, ComponentRequest, ComponentResult, InstanceResult, ManifestGenerator, ProjectSpec, RunContext } from './types';
+
+export interface ComponentRun {
+  generator: ManifestGenerator;
+  /** acting as the Project's service account */
+  manager: ResourceManager;
+  project: ProjectSpec;
+  request: Omit<ComponentRequest, 'signal'>;
+  context: RunContext;
+  options: ReconcileOptions;
+  onInstance: (instance: InstanceResult) => Promise<void>;
+  /** the whole run's signal */
+  signal?: AbortSignal;
+}
+
+/** Never rejects: failures are in the result. */
+export async function reconcileComponent(run: ComponentRun): Promise<ComponentResult> {
+  const name = run.request.component.name;
+  const timeoutMs = run.request.component.timeoutMs ?? run.options.componentTimeoutMs;
+  const started = run.options.clock();
+  const t0 = performance.now();
+  // Filled in as the steps go, so a timeout still reports what was done.
+  const result: ComponentResult = { name, status: 'Failed', instances: [], startedAt: started, durationMs: 0 };
+  try {
+    await withDeadline(timeoutMs, run.signal, (signal, deadline) => componentSteps(run, result, signal, deadline));
+    result.status = 'Succeeded';
+  } catch (err) {
+    result.status = 'Failed';
+    if (err instanceof DeadlineExceeded) result.error = new ComponentTimeoutError(name, timeoutMs);
+    else if (err instanceof EngineError) result.error = err;
+    else if (run.signal?.aborted) result.error = new RunAbortedError(`component ${name}: run aborted: ${messageOf(err)}`, { cause: err });
+    else result.error = new InstanceApplyError(name, '(unknown)', { cause: err });
+  }
+  result.durationMs = Math.round(performance.now() - t0);
+  return result;
+}
+
+async function componentSteps(run: ComponentRun, result: ComponentResult, signal: AbortSignal, deadline: number): Promise<void> {
+  const name = result.name;
+  const req: ComponentRequest = { ...run.request, signal };
+  const manager = run.manager.withSignal(signal);
+
+  let values: Record<string, string>;
+  try {
+    values = await run.generator.runtimeValues(req);
+  } catch (err) {
+    throw new RuntimeValuesError(name, { cause: err });
+  }
+  let bundle;
+  try {
+    bundle = await run.generator.bundle(req, values);
+  } catch (err) {
+    throw new BundleError(name, { cause: err });
+  }
+  result.bundle = bundle.name;
+  result.instanceNames = bundle.instances.map((i) => ({ name: i.name, namespace: i.namespace }));
+
+  for (const inst of bundle.instances) {
+    const t0 = performance.now();
+    const record: InstanceResult = {
+      name: inst.name, namespace: inst.namespace, component: name, bundle: bundle.name,
+      changes: [], counts: countChanges([]), ready: false, durationMs: 0,
+    };
+    result.instances.push(record);
+    try {
+      let built: BuiltInstance;
+      try {
+        built = await run.generator.buildInstance(req, bundle, inst.name);
+      } catch (err) {
+        throw new InstanceBuildError(name, inst.name, err instanceof TransientGeneratorError, { cause: err });
+      }
+      record.module = built.module;
+      await applyOne(run, manager, bundle.name, built, record, deadline, signal);
+      record.ready = true;
+    } catch (err) {
+      record.error = err instanceof EngineError ? err : new InstanceApplyError(name, inst.name, { cause: err });
+      throw record.error;
+    } finally {
+      record.durationMs = Math.round(performance.now() - t0);
+      record.counts = countChanges(record.changes);
+      await run.onInstance(record);
+    }
+  }
+}
+
+async function applyOne(
+  run: ComponentRun, manager: ResourceManager, bundle: string, built: BuiltInstance, record: InstanceResult, deadline: number, signal: AbortSignal,
+): Promise<void> {
+  const component = record.component;
+  const where = `${built.namespace}/${built.name}`;
+  let overwrite = run.options.overwriteOwnership;
+  try {
+    const stored = await manager.storage.read(built.namespace, built.name);
+    const labels = stored?.secret.metadata.labels ?? {};
+    const owner = labels[PROJECT_NAME_LABEL] !== undefined ? `${labels[PROJECT_NAMESPACE_LABEL] ?? ''}/${labels[PROJECT_NAME_LABEL]}` : undefined;
+    const ours = owner === `${run.project.namespace}/${run.project.name}`;
+    if (owner !== undefined && !ours && !overwrite) throw new ProjectOwnershipError(where, owner);
+    // Moving an instance between bundles of this Project is ours to do.
+    if (ours) overwrite = true;
+  } catch (err) {
+    throw new InstanceApplyError(component, built.name, { cause: err });
+  }
+
+  const defaults = defaultInstanceApplyOptions();
+  const wait = run.request.component.wait;
+  const options = {
+    ...defaults,
+    apply: run.options.apply,
+    wait,
+    waitOptions: { ...defaults.waitOptions, ...run.options.wait, timeoutMs: Math.max(1, deadline - Date.now()), signal },
+    evaluator: built.healthCheck,
+    overwriteOwnership: overwrite,
+    clock: run.options.clock,
+  };
+  try {
+    const res = await applyInstance(
+      manager,
+      { name: built.name, namespace: built.namespace, labels: instanceLabels(run.project, component, bundle), module: built.module, values: built.values, images: built.images, steps: built.steps },
+      options,
+    );
+    record.changes.push(...res.applied.entries, ...res.pruned.entries);
+  } catch (err) {
+    if (err instanceof ReadinessError) {
+      record.changes.push(...err.pruned.entries);
+      throw new InstanceHealthError(component, built.name, { cause: err });
+    }
+    throw new InstanceApplyError(component, built.name, { cause: err });
+  }
+}

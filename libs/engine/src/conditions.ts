@@ -1,0 +1,76 @@
+// A run's result as status: conditions Ready / Reconciling / Stalled with
+// PascalCase reasons (Flux's kstatus conventions), and the decision the
+// scheduler acts on: done, retry with backoff, or stalled until the source
+// (or the Project's spec) changes.
+import type { EngineError } from './errors';
+import type { RunResult } from './types';
+
+export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled';
+
+export interface Condition {
+  type: ConditionType;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  /** RFC 3339; kept from the previous condition of the type when the status did not change */
+  lastTransitionTime: string;
+}
+
+export type Decision = 'done' | 'retry' | 'stall';
+
+export interface RunStatus {
+  conditions: Condition[];
+  /** done: wait for the interval; retry: back off; stall: no retries until a new revision or generation */
+  decision: Decision;
+  reason: string;
+  message: string;
+}
+
+export const READY_REASON = 'ReconciliationSucceeded';
+export const PROGRESSING_REASON = 'Progressing';
+export const RETRY_REASON = 'ProgressingWithRetry';
+
+/** Every error of the run: the run-level one, then each failed component's, then prune errors. */
+export function runErrors(result: RunResult): EngineError[] {
+  const errors: EngineError[] = [];
+  const push = (e: EngineError | undefined) => {
+    if (e && !errors.includes(e)) errors.push(e);
+  };
+  for (const c of result.components) if (c.status === 'Failed') push(c.error);
+  for (const p of result.pruned) push(p.error);
+  if (result.error && result.error.reason !== 'DependencyNotReady') push(result.error);
+  return errors;
+}
+
+function condition(type: ConditionType, status: Condition['status'], reason: string, message: string, now: Date, previous: readonly Condition[]): Condition {
+  const before = previous.find((c) => c.type === type);
+  const lastTransitionTime = before && before.status === status ? before.lastTransitionTime : now.toISOString();
+  return { type, status, reason, message, lastTransitionTime };
+}
+
+/** Status after a run. `previous` keeps transition times of unchanged conditions. */
+export function runStatus(result: RunResult, now: Date, previous: readonly Condition[] = []): RunStatus {
+  const errors = runErrors(result);
+  if (result.ok || errors.length === 0) {
+    const instances = result.components.reduce((n, c) => n + c.instances.length, 0);
+    const message = `Applied revision ${result.revision ?? '(unknown)'}: ${result.components.length} component(s), ${instances} instance(s)`;
+    return { decision: 'done', reason: READY_REASON, message, conditions: [condition('Ready', 'True', READY_REASON, message, now, previous)] };
+  }
+  const first = errors[0];
+  const message = errors.map((e) => e.message).join('; ');
+  const retry = errors.some((e) => e.retryable);
+  const ready = condition('Ready', 'False', first.reason, message, now, previous);
+  if (retry) {
+    const retrying = condition('Reconciling', 'True', RETRY_REASON, `Retrying after: ${first.message}`, now, previous);
+    return { decision: 'retry', reason: first.reason, message, conditions: [ready, retrying] };
+  }
+  const stalled = condition('Stalled', 'True', first.reason, message, now, previous);
+  return { decision: 'stall', reason: first.reason, message, conditions: [ready, stalled] };
+}
+
+/** Status while a run is in progress: Reconciling, Ready Unknown unless it was already known. */
+export function reconcilingStatus(now: Date, previous: readonly Condition[] = [], revision?: string): Condition[] {
+  const message = revision ? `Reconciling revision ${revision}` : 'Reconciliation in progress';
+  const ready = previous.find((c) => c.type === 'Ready') ?? condition('Ready', 'Unknown', PROGRESSING_REASON, message, now, previous);
+  return [ready, condition('Reconciling', 'True', PROGRESSING_REASON, message, now, previous)];
+}

@@ -1,0 +1,59 @@
+// Instances that left their component or the project: found by the
+// Project's labels on inventory Secrets, deleted with libs/kube's instance
+// delete (objects in reverse order, then the Secret).
+import { APP_NAME_LABEL, ForbiddenError, STATE_SECRET_PREFIX, type ResourceManager } from '@flotilla/kube';
+import { countChanges } from './change-counts';
+import { withDeadline } from './deadline';
+import { PruneError } from './errors';
+import { PROJECT_COMPONENT_LABEL, projectSelector } from './labels';
+import type { StoredInstanceRef } from './prune-plan';
+import type { PrunedInstance, ProjectSpec } from './types';
+
+/**
+ * The Project's instances on the cluster. Lists cluster-wide when the
+ * identity may; otherwise namespace by namespace over `namespaces`
+ * (namespaces it may not read cannot hold instances it applied).
+ */
+export async function listProjectInstances(manager: ResourceManager, project: ProjectSpec, namespaces: readonly string[]): Promise<StoredInstanceRef[]> {
+  const labelSelector = projectSelector(project);
+  let secrets;
+  try {
+    secrets = await manager.client.list('v1', 'Secret', { labelSelector });
+  } catch (err) {
+    if (!(err instanceof ForbiddenError)) throw new PruneError('(listing)', { cause: err });
+    secrets = [];
+    for (const namespace of [...new Set(namespaces)].sort()) {
+      try {
+        secrets.push(...(await manager.client.list('v1', 'Secret', { namespace, labelSelector })));
+      } catch (e) {
+        if (!(e instanceof ForbiddenError)) throw new PruneError(`(listing namespace ${namespace})`, { cause: e });
+      }
+    }
+  }
+  return secrets.map((s) => ({
+    name: s.metadata.labels?.[APP_NAME_LABEL] ?? s.metadata.name.slice(STATE_SECRET_PREFIX.length),
+    namespace: s.metadata.namespace ?? '',
+    component: s.metadata.labels?.[PROJECT_COMPONENT_LABEL] ?? '',
+  }));
+}
+
+/** Deletes one instance within `timeoutMs`; failures are in the result. */
+export async function pruneInstance(manager: ResourceManager, instance: StoredInstanceRef, timeoutMs: number, signal?: AbortSignal): Promise<PrunedInstance> {
+  const out: PrunedInstance = { ...instance, changes: [], counts: countChanges([]) };
+  try {
+    await withDeadline(timeoutMs, signal, async (s, deadline) => {
+      const cs = await manager.withSignal(s).deleteInstance(instance, {
+        wait: true,
+        termination: { intervalMs: 1_000, initialIntervalMs: 100, timeoutMs: Math.max(1, deadline - Date.now()), failFast: false, signal: s },
+      });
+      out.changes = cs?.entries ?? [];
+    });
+  } catch (err) {
+    const subject = `${instance.namespace}/${instance.name}`;
+    out.error = new PruneError(subject, { cause: err });
+    const partial = (err as { changeSet?: { entries: PrunedInstance['changes'] } }).changeSet;
+    if (partial) out.changes = partial.entries;
+  }
+  out.counts = countChanges(out.changes);
+  return out;
+}

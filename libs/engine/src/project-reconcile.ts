@@ -1,0 +1,220 @@
+// The reconcile of one Project on one cluster (ARCHITECTURE "The path of one
+// reconcile"). The outer function never throws: it turns errors into the
+// result and calls runFinished in `finally`. The inner one is a straight
+// line of named steps, each throwing its typed error.
+import { isNotFound, serviceAccountImpersonation, type ResourceManager } from '@flotilla/kube';
+import { RegistryClient } from '@flotilla/oci';
+import type { RegistryClients } from './registry-clients';
+import { reconcileComponent } from './component-reconcile';
+import { checkDag, runDag } from './dag-run';
+import {
+  ClusterUnreachableError, DependencyNotReadyError, EngineError, ProjectLoadError, RunAbortedError, messageOf,
+} from './errors';
+import { listProjectInstances, pruneInstance } from './instance-prune';
+import { defaultReconcileOptions, type ReconcileOptions } from './options';
+import { instanceKey, planPrune } from './prune-plan';
+import { resolveRegistryCredentials } from './registry-credentials';
+import { resolveTag, type SourceCache } from './source-fetch';
+import type {
+  ComponentResult, CredentialsStore, GeneratorTarget, InstanceResult, ManifestGenerator, ProjectPlan, ReconcileHooks,
+  ReconcileInput, RunContext, RunResult, RuntimeObjectReader, SourceFiles,
+} from './types';
+
+export interface ReconcileDeps {
+  generator: ManifestGenerator;
+  /** the target cluster with the caller's own identity (hub: the cluster's credentials; agent: its service account) */
+  manager: ResourceManager;
+  /** artifacts by digest, shared across runs */
+  sources: SourceCache;
+  credentials?: CredentialsStore;
+  /** registry clients shared by runs with equal credentials (tokens, module trees); one client per run when absent */
+  registries?: RegistryClients;
+  hooks?: ReconcileHooks;
+  options?: Partial<ReconcileOptions>;
+}
+
+/** `tag@sha256:…` */
+export function formatRevision(tag: string, digest: string): string {
+  return `${tag}@${digest}`;
+}
+
+/** `v1.36.3+k3s1` → `1.36.3` */
+export function normalizeKubeVersion(v: string): string {
+  return v.replace(/^v/, '').replace(/[-+].*$/, '');
+}
+
+export async function reconcileProject(input: ReconcileInput, deps: ReconcileDeps): Promise<RunResult> {
+  const options = { ...defaultReconcileOptions(), ...deps.options };
+  const { project } = input;
+  const startedAt = options.clock();
+  const t0 = performance.now();
+  const result: RunResult = {
+    project: { name: project.name, namespace: project.namespace },
+    cluster: { name: input.cluster.name, group: input.cluster.group },
+    source: project.source.repository,
+    tag: project.source.tag,
+    ok: false,
+    startedAt,
+    finishedAt: startedAt,
+    durationMs: 0,
+    timings: { resolveMs: 0, fetchMs: 0, loadMs: 0, componentsMs: 0, pruneMs: 0 },
+    components: [],
+    pruned: [],
+    namespaces: [],
+    warnings: [],
+  };
+  try {
+    await reconcileSteps(input, deps, options, result);
+  } catch (err) {
+    result.error = err instanceof EngineError ? err : input.signal?.aborted ? new RunAbortedError(`run aborted: ${messageOf(err)}`, { cause: err }) : wrapUnknown(err);
+  } finally {
+    result.error ??= firstComponentError(result);
+    result.ok = !result.error && result.components.every((c) => c.status === 'Succeeded') && result.pruned.every((p) => !p.error);
+    result.finishedAt = options.clock();
+    result.durationMs = Math.round(performance.now() - t0);
+    await callHook(result, () => deps.hooks?.runFinished?.(result));
+  }
+  return result;
+}
+
+async function reconcileSteps(input: ReconcileInput, deps: ReconcileDeps, options: ReconcileOptions, result: RunResult): Promise<void> {
+  const { project } = input;
+  const context: RunContext = { project, cluster: result.cluster, source: result.source };
+  const tenant = options.impersonate ? deps.manager.impersonate(serviceAccountImpersonation(project.namespace, project.serviceAccountName)) : deps.manager;
+  const run = input.signal ? tenant.withSignal(input.signal) : tenant;
+
+  // credentials → resolve → fetch → load
+  const credentials = await resolveRegistryCredentials(project, deps.credentials, deps.manager.client);
+  const registry = deps.registries ? deps.registries.get(credentials) : new RegistryClient({ ...options.registry, credentials: credentials.source });
+  const digest = input.digest ?? (await timed(result, 'resolveMs', () => resolveTag(registry, project.source.repository, project.source.tag)));
+  result.digest = digest;
+  result.revision = formatRevision(project.source.tag, digest);
+  context.revision = result.revision;
+  const files = await timed(result, 'fetchMs', () => deps.sources.fetch(registry, project.source.repository, digest));
+  const plan = await timed(result, 'loadMs', () => loadPlan(deps.generator, files, project.source.path));
+  const kubeVersion = await clusterVersion(run, input.cluster.kubeVersion);
+
+  // components, in dependency order
+  const target: GeneratorTarget = {
+    cluster: { name: input.cluster.name, group: input.cluster.group },
+    annotations: project.annotations,
+    reader: runtimeReader(run),
+    kubeVersion,
+  };
+  const t0 = performance.now();
+  const outcomes = await runDag(
+    plan.components,
+    async (name) => {
+      const component = plan.components.find((c) => c.name === name)!;
+      const res = await reconcileComponent({
+        generator: deps.generator,
+        manager: run,
+        project,
+        request: { files, project: plan, component, target, registry },
+        context,
+        options,
+        signal: input.signal,
+        onInstance: (instance: InstanceResult) => callHook(result, () => deps.hooks?.instanceApplied?.({ context, instance })),
+      });
+      await callHook(result, () => deps.hooks?.componentFinished?.({ context, component: res }));
+      return res;
+    },
+    { concurrency: options.concurrency, succeeded: (r) => r.status === 'Succeeded' },
+  );
+  result.components = plan.components.map((c): ComponentResult => {
+    const o = outcomes.get(c.name)!;
+    if (o.status !== 'skipped') return o.value!;
+    const skipped: ComponentResult = { name: c.name, status: 'Skipped', instances: [], durationMs: 0, error: new DependencyNotReadyError(c.name, o.blockedBy) };
+    return skipped;
+  });
+  for (const c of result.components) {
+    if (c.status === 'Skipped') await callHook(result, () => deps.hooks?.componentFinished?.({ context, component: c }));
+  }
+  result.timings.componentsMs = Math.round(performance.now() - t0);
+
+  // prune instances that left a component or the project
+  if (input.signal?.aborted) throw new RunAbortedError(`run aborted before pruning: ${messageOf(input.signal.reason)}`, { cause: input.signal.reason });
+  await timed(result, 'pruneMs', () => pruneStep(input, run, options, result, context, deps.hooks));
+}
+
+async function pruneStep(input: ReconcileInput, manager: ResourceManager, options: ReconcileOptions, result: RunResult, context: RunContext, hooks?: ReconcileHooks) {
+  const desiredNs = result.components.flatMap((c) => (c.instanceNames ?? []).map((i) => i.namespace));
+  const search = [...desiredNs, ...(input.knownNamespaces ?? []), input.project.namespace];
+  const stored = await listProjectInstances(manager, input.project, search);
+  const doomed = planPrune(stored, result.components);
+  for (const inst of doomed) {
+    const pruned = await pruneInstance(manager, inst, options.pruneTimeoutMs, input.signal);
+    result.pruned.push(pruned);
+    await callHook(result, () => hooks?.instancePruned?.({ context, instance: pruned }));
+  }
+  const gone = new Set(result.pruned.filter((p) => !p.error).map(instanceKey));
+  const remaining = stored.filter((s) => !gone.has(instanceKey(s))).map((s) => s.namespace);
+  result.namespaces = [...new Set([...desiredNs, ...remaining])].sort();
+}
+
+async function loadPlan(generator: ManifestGenerator, files: SourceFiles, path: string): Promise<ProjectPlan> {
+  try {
+    const plan = await generator.loadProject(files, path);
+    checkDag(plan.components);
+    return plan;
+  } catch (err) {
+    throw new ProjectLoadError(path, { cause: err });
+  }
+}
+
+async function clusterVersion(manager: ResourceManager, known?: string): Promise<string> {
+  if (known) return normalizeKubeVersion(known);
+  try {
+    const v = await manager.client.connection.request<{ gitVersion?: string }>({ method: 'GET', path: '/version' });
+    if (typeof v?.gitVersion !== 'string') throw new Error('GET /version gave no gitVersion');
+    return normalizeKubeVersion(v.gitVersion);
+  } catch (err) {
+    throw new ClusterUnreachableError(`cluster API server: ${messageOf(err)}`, { cause: err });
+  }
+}
+
+/** `k8s:` queries as the service account; a missing object is null. */
+function runtimeReader(manager: ResourceManager): RuntimeObjectReader {
+  const reader = manager.reader();
+  return {
+    get: async (ref) => {
+      try {
+        return await reader.get(ref);
+      } catch (err) {
+        if (isNotFound(err)) return null;
+        throw err;
+      }
+    },
+  };
+}
+
+async function timed<T>(result: RunResult, key: keyof RunResult['timings'], step: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  try {
+    return await step();
+  } finally {
+    result.timings[key] = Math.round(performance.now() - t0);
+  }
+}
+
+async function callHook(result: RunResult, hook: () => void | Promise<void> | undefined): Promise<void> {
+  try {
+    await hook();
+  } catch (err) {
+    result.warnings.push(`hook failed: ${messageOf(err)}`);
+  }
+}
+
+function firstComponentError(result: RunResult): EngineError | undefined {
+  return result.components.find((c) => c.status === 'Failed')?.error ?? result.pruned.find((p) => p.error)?.error;
+}
+
+class UnexpectedError extends EngineError {
+  readonly step = 'apply';
+  readonly reason = 'ReconciliationFailed';
+  readonly retryable = true;
+}
+
+function wrapUnknown(err: unknown): EngineError {
+  return new UnexpectedError(`unexpected: ${messageOf(err)}`, { cause: err });
+}

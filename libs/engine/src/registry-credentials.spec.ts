@@ -1,0 +1,37 @@
+import { projectCredentialSource, pullSecretCredentialSource } from './registry-credentials';
+import { CredentialsError } from './errors';
+
+const config = (auths: Record<string, { auth?: string; username?: string; password?: string }>) => JSON.stringify({ auths });
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+async function resolve(source: ReturnType<typeof projectCredentialSource>, registry: string) {
+  return typeof source === 'function' ? source(registry) : source;
+}
+
+describe('registry credentials', () => {
+  it('basic credentials of the Project apply to every registry', async () => {
+    const src = projectCredentialSource({ kind: 'basic', username: 'u', password: 'p' });
+    expect(await resolve(src, 'any.example')).toEqual({ kind: 'basic', username: 'u', password: 'p' });
+  });
+
+  it('a dockerconfigjson of the Project is matched per host', async () => {
+    const src = projectCredentialSource({ kind: 'dockerconfigjson', config: config({ 'reg.example': { auth: b64('a:b') } }) });
+    expect(await resolve(src, 'reg.example')).toEqual({ kind: 'basic', username: 'a', password: 'b' });
+    expect(await resolve(src, 'other.example')).toEqual({ kind: 'anonymous' });
+  });
+
+  it('pull secrets: the first one with credentials for the host wins', async () => {
+    const src = pullSecretCredentialSource([
+      config({ 'one.example': { username: 'first', password: '1' } }),
+      config({ 'one.example': { username: 'second', password: '2' }, 'two.example': { username: 'x', password: 'y' } }),
+    ]);
+    expect(await resolve(src, 'one.example')).toEqual({ kind: 'basic', username: 'first', password: '1' });
+    expect(await resolve(src, 'two.example')).toEqual({ kind: 'basic', username: 'x', password: 'y' });
+    expect(await resolve(src, 'three.example')).toEqual({ kind: 'anonymous' });
+  });
+
+  it('a malformed pull secret is a CredentialsError naming where it came from', () => {
+    expect(() => pullSecretCredentialSource(['{not json'], 'ServiceAccount/ns/sa')).toThrow(CredentialsError);
+    expect(() => pullSecretCredentialSource(['{not json'], 'ServiceAccount/ns/sa')).toThrow(/^ServiceAccount\/ns\/sa: /);
+  });
+});

@@ -1,0 +1,100 @@
+// Registry credentials of a reconcile (Project RFC): the Project's own, else
+// the image pull secrets attached to its service account in the target
+// cluster, else anonymous. They serve the project artifact and every module.
+import { createHash } from 'node:crypto';
+import type { ObjectClient } from '@flotilla/kube';
+import { credentialsFor, parseDockerConfig, type Credentials, type CredentialSource } from '@flotilla/oci';
+import { CredentialsError, messageOf } from './errors';
+import type { CredentialsStore, ProjectRegistryCredentials, ProjectSpec } from './types';
+
+const PULL_SECRET_KEYS: Record<string, string> = {
+  'kubernetes.io/dockerconfigjson': '.dockerconfigjson',
+  'kubernetes.io/dockercfg': '.dockercfg',
+};
+
+/** A credential source from the Project's stored credentials. */
+export function projectCredentialSource(creds: ProjectRegistryCredentials): CredentialSource {
+  switch (creds.kind) {
+    case 'basic':
+      return { kind: 'basic', username: creds.username, password: creds.password };
+    case 'token':
+      return { kind: 'token', token: creds.token };
+    case 'dockerconfigjson': {
+      const auths = parseDockerConfig(creds.config);
+      return (registry: string) => credentialsFor(auths, registry);
+    }
+  }
+}
+
+/** Config payloads of the service account's pull secrets, in the order it lists them. */
+export async function pullSecretConfigs(client: ObjectClient, namespace: string, serviceAccount: string): Promise<string[]> {
+  const where = `ServiceAccount/${namespace}/${serviceAccount}`;
+  let sa;
+  try {
+    sa = await client.getOptional({ apiVersion: 'v1', kind: 'ServiceAccount', namespace, name: serviceAccount });
+  } catch (err) {
+    throw new CredentialsError(`${where}: cannot read it for image pull secrets: ${messageOf(err)}`, { cause: err });
+  }
+  if (!sa) return [];
+  const refs = ((sa.imagePullSecrets ?? []) as Array<{ name?: string }>).map((r) => r.name).filter((n): n is string => !!n);
+  const configs: string[] = [];
+  for (const name of refs) {
+    let secret;
+    try {
+      secret = await client.getOptional({ apiVersion: 'v1', kind: 'Secret', namespace, name });
+    } catch (err) {
+      throw new CredentialsError(`${where}: cannot read image pull secret ${name}: ${messageOf(err)}`, { cause: err });
+    }
+    // A missing pull secret is skipped, as the kubelet does.
+    const key = secret ? PULL_SECRET_KEYS[String(secret.type)] : undefined;
+    const data = key ? ((secret!.data ?? {}) as Record<string, string>)[key] : undefined;
+    if (data) configs.push(Buffer.from(data, 'base64').toString('utf8'));
+  }
+  return configs;
+}
+
+/** For each registry host, the first pull secret with credentials for it wins. */
+export function pullSecretCredentialSource(configs: readonly string[], where = 'image pull secret'): CredentialSource {
+  const parsed = configs.map((c) => {
+    try {
+      return parseDockerConfig(c);
+    } catch (err) {
+      throw new CredentialsError(`${where}: ${messageOf(err)}`, { cause: err });
+    }
+  });
+  return (registry: string): Credentials => {
+    for (const auths of parsed) {
+      const creds = credentialsFor(auths, registry);
+      if (creds.kind !== 'anonymous') return creds;
+    }
+    return { kind: 'anonymous' };
+  };
+}
+
+export interface ResolvedCredentials {
+  source: CredentialSource;
+  /** sha256 over what the credentials were made from: equal fingerprints may share a registry client */
+  fingerprint: string;
+}
+
+const fingerprint = (kind: string, data: unknown) => `${kind}:${createHash('sha256').update(JSON.stringify(data)).digest('hex')}`;
+
+/** The credentials of one reconcile; `client` reads the service account (the caller's own identity). */
+export async function resolveRegistryCredentials(project: ProjectSpec, store: CredentialsStore | undefined, client: ObjectClient): Promise<ResolvedCredentials> {
+  let own: ProjectRegistryCredentials | undefined;
+  try {
+    own = await store?.registryCredentials(project);
+  } catch (err) {
+    throw new CredentialsError(`project ${project.namespace}/${project.name}: registry credentials: ${messageOf(err)}`, { cause: err });
+  }
+  if (own) {
+    try {
+      return { source: projectCredentialSource(own), fingerprint: fingerprint('project', own) };
+    } catch (err) {
+      throw new CredentialsError(`project ${project.namespace}/${project.name}: registry credentials: ${messageOf(err)}`, { cause: err });
+    }
+  }
+  const configs = await pullSecretConfigs(client, project.namespace, project.serviceAccountName);
+  if (configs.length === 0) return { source: { kind: 'anonymous' }, fingerprint: 'anonymous' };
+  return { source: pullSecretCredentialSource(configs, `ServiceAccount/${project.namespace}/${project.serviceAccountName}`), fingerprint: fingerprint('pull-secrets', configs) };
+}
