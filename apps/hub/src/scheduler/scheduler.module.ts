@@ -8,10 +8,13 @@ import { SchedulerService } from './scheduler.service';
 import { SourcePoller } from './source-poller';
 import { OciTagResolver, TAG_RESOLVER, type TagResolver } from './tag-resolver';
 import { TargetRunService } from './target-run.service';
-import { TARGET_RUNNER, type TargetRunner, UnavailableTargetRunner } from './target-runner';
+import { HUB_CONFIG } from '../config/config.module';
+import type { HubConfig } from '../config/hub-config';
+import { defaultEngineRunnerOptions, EngineTargetRunner } from './engine-target-runner';
+import { TARGET_RUNNER, type TargetRunner } from './target-runner';
 
 export interface SchedulerModuleOptions {
-  /** runs Targets; default: none wired (every run stalls with EngineUnavailable) until libs/engine is */
+  /** runs Targets; default: libs/engine (the CUE engine starts at the first run) */
   targetRunner?: TargetRunner;
   /** resolves tags; default: libs/oci against the registry */
   tagResolver?: TagResolver;
@@ -24,7 +27,11 @@ export class SchedulerModule {
       module: SchedulerModule,
       imports: [InventoryModule, MetricsModule],
       providers: [
-        { provide: TARGET_RUNNER, useValue: options.targetRunner ?? new UnavailableTargetRunner() },
+        {
+          provide: TARGET_RUNNER,
+          inject: [HUB_CONFIG],
+          useFactory: (config: HubConfig) => options.targetRunner ?? new EngineTargetRunner(defaultEngineRunnerOptions(config.dataDir)),
+        },
         { provide: TAG_RESOLVER, useValue: options.tagResolver ?? new OciTagResolver() },
         { provide: SchedulerMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new SchedulerMetrics(registry) },
         LeaseRepository,

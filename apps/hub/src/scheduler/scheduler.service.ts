@@ -7,6 +7,7 @@ import { LeaseRepository } from './lease.repository';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { SourcePoller } from './source-poller';
 import { type RunEnd, TargetRunService } from './target-run.service';
+import { TARGET_RUNNER, type TargetRunner } from './target-runner';
 
 /**
  * The loop that makes Projects converge: each tick polls due sources, then
@@ -27,6 +28,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly poller: SourcePoller,
     private readonly runs: TargetRunService,
     private readonly metrics: SchedulerMetrics,
+    @Inject(TARGET_RUNNER) private readonly runner: TargetRunner,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
   ) {}
@@ -56,6 +58,11 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     this.stopping = true;
     clearTimeout(this.timer);
     await this.ticking?.catch(() => undefined);
+    await this.stopRuns();
+    await this.runner.close?.();
+  }
+
+  private async stopRuns(): Promise<void> {
     if (this.inFlight.size === 0) return;
     const grace = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), this.config.scheduler.shutdownGraceMs).unref());
     if ((await Promise.race([this.drain().then(() => 'done' as const), grace])) === 'timeout') {

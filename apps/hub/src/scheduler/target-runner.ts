@@ -94,26 +94,6 @@ export interface TargetRunner {
   reconcile(input: TargetRunInput, hooks: TargetRunHooks): Promise<TargetRunResult>;
   /** Deletes every instance of the Project from the cluster (Project deletion with instances=delete). */
   deleteInstances(input: Omit<TargetRunInput, 'digest'> & { digest: string | null }, hooks: TargetRunHooks): Promise<TargetRunResult>;
-}
-
-/** Used until the engine is wired in: every run fails with a clear, stalling error. */
-export class UnavailableTargetRunner implements TargetRunner {
-  async reconcile(input: TargetRunInput): Promise<TargetRunResult> {
-    return unavailable(`${input.project.source.tag}@${input.digest}`);
-  }
-
-  async deleteInstances(input: { project: TargetRunProject; digest: string | null }): Promise<TargetRunResult> {
-    return unavailable(input.digest ? `${input.project.source.tag}@${input.digest}` : input.project.source.tag);
-  }
-}
-
-function unavailable(revision: string): TargetRunResult {
-  return {
-    ok: false,
-    revision,
-    instances: [],
-    components: [],
-    namespaces: [],
-    error: { reason: 'EngineUnavailable', message: 'this hub build has no reconcile engine wired in (libs/engine)', retryable: false },
-  };
+  /** Frees what the runner holds (CUE workers); called once at hub shutdown, after the last run. */
+  close?(): Promise<void>;
 }
