@@ -1,7 +1,7 @@
 // A run's result as Target status: phase, conditions (Ready / Reconciling /
 // Stalled), backoff attempt and next run time. Pure, so the schedule is testable.
 import type { Condition } from '../database/entities';
-import { backoffDelay, type BackoffOptions } from './backoff';
+import { backoffDelay, type BackoffOptions } from '@flotilla/engine';
 import type { TargetRunResult } from './target-runner';
 
 export interface TargetStatus {
