@@ -1,8 +1,8 @@
-import { join } from 'node:path';
 import { defaultPushModuleOptions, pushModule, RegistryClient } from '@flotilla/oci';
 import { harnessEnv } from '../../../../test/harness/env';
 import { adminManager, createTenant, pushProject, unique } from '../../../../libs/engine/testdata/harness';
 import { startTestHub, type TestHub } from '../../test/hub';
+import { greeterProjectFiles as projectFiles, GREETER_MODULE_DIR as MODULE_DIR } from '../../test/push-fixtures';
 import { CountingResolver, eventually, fastScheduler } from '../../test/scheduler-fixtures';
 
 // Push mode end to end with the real engine: the hub on the harness
@@ -10,57 +10,6 @@ import { CountingResolver, eventually, fastScheduler } from '../../test/schedule
 // kube-apiserver, registered through the REST API as a push cluster.
 
 jest.setTimeout(180_000);
-
-const MODULE_DIR = join(__dirname, '../../testdata/modules/greeter');
-
-function projectFiles(moduleUrl: string, ns: string, rev: { cache: boolean; shout: boolean; broken?: boolean }): Record<string, string> {
-  return {
-    'project.cue': `project: {
-	apiVersion: "v1alpha1"
-	name:       "greet"
-	components: {
-		infra: {
-			bundle: ["./infra/bundle.cue"]
-			wait:    true
-			timeout: "1m"
-		}
-		app: {
-			bundle: ["./app/bundle.cue"]
-			needs: ["infra"]
-		}
-	}
-}
-`,
-    'infra/bundle.cue': `bundle: {
-	apiVersion: "v1alpha1"
-	name:       "infra"
-	instances: {
-		db: {
-			module: {url: "${moduleUrl}", version: "1.0.0"}
-			namespace: "${ns}"
-			values: greeting: "db"
-		}
-${rev.cache ? `		cache: {
-			module: {url: "${moduleUrl}", version: "1.0.0"}
-			namespace: "${ns}"
-			values: greeting: "cache"
-		}
-` : ''}	}
-}
-`,
-    'app/bundle.cue': `bundle: {
-	_cluster: string @timoni(runtime:string:TIMONI_CLUSTER_NAME)
-	apiVersion: "v1alpha1"
-	name:       "app"
-	instances: web: {
-		module: {url: "${moduleUrl}", version: "1.0.0"}
-		namespace: "${ns}"
-		values: {greeting: "web", cluster: _cluster, shout: ${rev.shout}${rev.broken ? ', volume: 11' : ''}}
-	}
-}
-`,
-  };
-}
 
 describe('push mode with the engine', () => {
   let hub: TestHub;
