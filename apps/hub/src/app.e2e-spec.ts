@@ -50,7 +50,7 @@ describe.each([
 
   it('has run the migrations', async () => {
     const rows = await app.get(DataSource).query('SELECT name FROM migrations ORDER BY id');
-    expect(rows.map((r: { name: string }) => r.name)).toEqual(['Initial1763780000000', 'ProjectDeletion1763790000000']);
+    expect(rows.map((r: { name: string }) => r.name)).toEqual(['Initial1763780000000', 'ProjectDeletion1763790000000', 'Scheduler1763800000000']);
   });
 
   it('serves Prometheus metrics from its own registry', async () => {
@@ -62,6 +62,9 @@ describe.each([
     expect(body).toContain('nodejs_eventloop_lag_seconds');
     // requests are counted by route pattern, not by raw path
     expect(body).toContain('flotilla_hub_http_requests_total{method="GET",route="/healthz",status="200"}');
+    // the scheduler's metrics live on the same registry
+    expect(body).toContain('# TYPE timoni_instance_reconcile_duration_seconds histogram');
+    expect(body).toContain('# TYPE flotilla_scheduler_lease_takeovers_total counter');
   });
 
   it('reports 503 on /readyz when the database is gone', async () => {
@@ -83,7 +86,7 @@ describe('replicas starting together on one PostgreSQL', () => {
       try {
         for (const h of hubs) expect((await fetch(`${h.url}/readyz`)).status).toBe(200);
         const ds = hubs[0].app.get(DataSource);
-        expect(await ds.query('SELECT count(*)::int AS n FROM migrations')).toEqual([{ n: 2 }]);
+        expect(await ds.query('SELECT count(*)::int AS n FROM migrations')).toEqual([{ n: 3 }]);
         expect(await ds.query('SELECT count(*)::int AS n FROM api_tokens')).toEqual([{ n: 1 }]);
       } finally {
         for (const h of hubs) await h.app.close();

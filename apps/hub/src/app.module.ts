@@ -10,20 +10,23 @@ import { HealthController } from './health/health.controller';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ProjectsModule } from './projects/projects.module';
+import { SchedulerModule, type SchedulerModuleOptions } from './scheduler/scheduler.module';
 
 export interface AppModuleOptions {
   config: HubConfig;
   logger: Logger;
   announce: Announce;
+  /** the scheduler's ports (engine, tag resolver); defaults in SchedulerModule */
+  scheduler?: SchedulerModuleOptions;
 }
 
 @Module({})
 export class AppModule {
-  static forRoot({ config, logger, announce }: AppModuleOptions): DynamicModule {
+  static forRoot({ config, logger, announce, scheduler }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       global: true,
-      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), DatabaseModule, CryptoModule, MetricsModule, AuthModule, ClustersModule, ProjectsModule],
+      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), DatabaseModule, CryptoModule, MetricsModule, AuthModule, ClustersModule, ProjectsModule, SchedulerModule.forRoot(scheduler)],
       controllers: [HealthController],
       providers: [{ provide: ANNOUNCE, useValue: announce }],
       exports: [ANNOUNCE],

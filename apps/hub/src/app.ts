@@ -12,19 +12,22 @@ import { createLogger, PinoNestLogger } from './logging/logger';
 import { requestLogging } from './logging/request-logging';
 import { MetricsRegistry } from './metrics/metrics.module';
 import { setupOpenApi } from './openapi';
+import type { SchedulerModuleOptions } from './scheduler/scheduler.module';
 
 export interface HubAppOptions {
   /** where JSON log lines go (default stdout) */
   logDestination?: DestinationStream;
   /** prints lines meant for the operator, such as the first admin token (default console.log) */
   announce?: Announce;
+  /** the scheduler's ports: the TargetRunner (engine) and TagResolver; tests and benchmarks pass their own */
+  scheduler?: SchedulerModuleOptions;
 }
 
 /** Builds the hub application (not yet listening); main.ts and the tests share it. */
 export async function createHubApp(config: HubConfig, options: HubAppOptions = {}): Promise<INestApplication> {
   const logger = createLogger(config.logLevel, options.logDestination);
   const announce = options.announce ?? ((line: string) => console.log(line));
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, logger, announce }), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, logger, announce, scheduler: options.scheduler }), {
     logger: new PinoNestLogger(logger),
     abortOnError: false,
     bodyParser: false,

@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { createHubApp, listeningUrl } from '../src/app';
-import { defaultHubConfig, type HubConfig } from '../src/config/hub-config';
+import { createHubApp, type HubAppOptions, listeningUrl } from '../src/app';
+import { defaultHubConfig, defaultSchedulerConfig, type HubConfig } from '../src/config/hub-config';
 import { createTempDataDir, createTestDatabase, seedPgliteDataDir } from './databases';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -32,7 +32,7 @@ export interface TestHub {
 }
 
 /** The real hub on a free loopback port, with its own database and captured logs. */
-export async function startTestHub(kind: DatabaseKind, overrides: Partial<HubConfig> = {}): Promise<TestHub> {
+export async function startTestHub(kind: DatabaseKind, overrides: Partial<HubConfig> = {}, options: Pick<HubAppOptions, 'scheduler'> = {}): Promise<TestHub> {
   const tmp = createTempDataDir();
   const db = kind === 'postgres' ? await createTestDatabase() : undefined;
   if (kind === 'pglite') await seedPgliteDataDir(tmp.dir);
@@ -44,9 +44,11 @@ export async function startTestHub(kind: DatabaseKind, overrides: Partial<HubCon
     databaseUrl: db?.url,
     logLevel: 'info',
     adminToken: `adm_${randomBytes(16).toString('hex')}`,
+    // API suites watch Targets stay as the API left them; scheduler suites turn it on
+    scheduler: { ...defaultSchedulerConfig(), enabled: false },
     ...overrides,
   };
-  const hub = await launch(config);
+  const hub = await launch(config, options);
   return {
     ...hub,
     async close() {
@@ -58,7 +60,7 @@ export async function startTestHub(kind: DatabaseKind, overrides: Partial<HubCon
 }
 
 /** Starts a hub on an existing configuration (e.g. to restart one on the same database). */
-export async function launch(config: HubConfig): Promise<Omit<TestHub, 'close'> & { close?: never }> {
+export async function launch(config: HubConfig, options: Pick<HubAppOptions, 'scheduler'> = {}): Promise<Omit<TestHub, 'close'> & { close?: never }> {
   const logs: string[] = [];
   const announced: string[] = [];
   const responses: string[] = [];
@@ -68,7 +70,7 @@ export async function launch(config: HubConfig): Promise<Omit<TestHub, 'close'> 
       cb();
     },
   });
-  const app = await createHubApp(config, { logDestination: logDestination as never, announce: (l) => announced.push(l) });
+  const app = await createHubApp(config, { ...options, logDestination: logDestination as never, announce: (l) => announced.push(l) });
   try {
     await app.listen(0, '127.0.0.1');
   } catch (err) {

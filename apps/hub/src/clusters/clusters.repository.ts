@@ -22,6 +22,10 @@ export class ClustersRepository {
     return this.repo.findOneBy({ name });
   }
 
+  findById(id: string): Promise<ClusterEntity | null> {
+    return this.repo.findOneBy({ id });
+  }
+
   existsByName(name: string): Promise<boolean> {
     return this.repo.existsBy({ name });
   }

@@ -20,3 +20,13 @@ export function formatDuration(seconds: number): string {
   }
   return out;
 }
+
+const MS_UNITS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+
+/** Like parseDuration, with milliseconds allowed (`250ms`, `1s500ms`), into milliseconds. */
+export function parseDurationMs(text: string): number | undefined {
+  if (!/^(\d+(ms|h|m|s))+$/.test(text)) return undefined;
+  let total = 0;
+  for (const [, n, unit] of text.matchAll(/(\d+)(ms|h|m|s)/g)) total += Number(n) * MS_UNITS[unit];
+  return total;
+}

@@ -1,9 +1,11 @@
-import { HubConfigError, parseHubConfig } from './hub-config';
+import { defaultSchedulerConfig, HubConfigError, parseHubConfig } from './hub-config';
 
 describe('parseHubConfig', () => {
   it('defaults to port 8080 on all interfaces with the embedded database under ./.flotilla', () => {
     const c = parseHubConfig({}, '/srv/hub');
-    expect(c).toEqual({ port: 8080, host: '0.0.0.0', dataDir: '/srv/hub/.flotilla', logLevel: 'info' });
+    expect(c).toEqual({ port: 8080, host: '0.0.0.0', dataDir: '/srv/hub/.flotilla', logLevel: 'info', scheduler: { ...defaultSchedulerConfig(), hubId: c.scheduler.hubId } });
+    expect(c.scheduler).toMatchObject({ enabled: true, tickMs: 2000, leaseTtlMs: 30_000, concurrency: 8, sourcePollMs: 60_000 });
+    expect(c.scheduler.hubId).toMatch(/^.+-\d+-[0-9a-f]{6}$/);
     expect(c.databaseUrl).toBeUndefined();
   });
 
@@ -28,7 +30,27 @@ describe('parseHubConfig', () => {
       adminToken: 'a-long-enough-admin-token',
       logLevel: 'debug',
       encryptionKeyFile: '/srv/hub/keys',
+      scheduler: c.scheduler,
     });
+  });
+
+  it('reads the scheduler settings', () => {
+    const c = parseHubConfig({
+      FLOTILLA_SCHEDULER: 'off',
+      FLOTILLA_SCHEDULER_TICK: '250ms',
+      FLOTILLA_LEASE_TTL: '10s',
+      FLOTILLA_SOURCE_POLL_INTERVAL: '5m',
+      FLOTILLA_SHUTDOWN_GRACE: '0s',
+      FLOTILLA_SCHEDULER_CONCURRENCY: '32',
+      FLOTILLA_HUB_ID: 'hub-a',
+    });
+    expect(c.scheduler).toEqual({ ...defaultSchedulerConfig(), enabled: false, tickMs: 250, leaseTtlMs: 10_000, sourcePollMs: 300_000, shutdownGraceMs: 0, concurrency: 32, hubId: 'hub-a' });
+  });
+
+  it('lists every bad scheduler setting', () => {
+    expect(() => parseHubConfig({ FLOTILLA_SCHEDULER: 'maybe', FLOTILLA_LEASE_TTL: '10ms', FLOTILLA_SCHEDULER_CONCURRENCY: '0', FLOTILLA_HUB_ID: 'a b' })).toThrow(
+      expect.objectContaining({ problems: [expect.stringMatching(/^FLOTILLA_SCHEDULER=/), expect.stringMatching(/^FLOTILLA_LEASE_TTL=/), expect.stringMatching(/^FLOTILLA_SCHEDULER_CONCURRENCY=/), expect.stringMatching(/^FLOTILLA_HUB_ID=/)] }),
+    );
   });
 
   it('treats empty values as unset', () => {

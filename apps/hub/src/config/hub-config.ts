@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import { parseDurationMs } from '../common/duration';
 
 /** Hub settings, parsed once at boot from the environment. */
 export interface HubConfig {
@@ -18,13 +21,47 @@ export interface HubConfig {
   encryptionKeys?: string;
   /** File of such keys, one per line (FLOTILLA_ENCRYPTION_KEY_FILE); with neither, dataDir/encryption-keys is generated. */
   encryptionKeyFile?: string;
+  /** The scheduler that makes Projects converge. */
+  scheduler: SchedulerConfig;
+}
+
+export interface SchedulerConfig {
+  /** FLOTILLA_SCHEDULER=off disables it (API-only replicas, tests); default on. */
+  enabled: boolean;
+  /** How often it claims due Targets and polls sources (FLOTILLA_SCHEDULER_TICK, default 2s). */
+  tickMs: number;
+  /** Lease length; renewed every third of it while a run lasts (FLOTILLA_LEASE_TTL, default 30s). */
+  leaseTtlMs: number;
+  /** Runs at once in this replica (FLOTILLA_SCHEDULER_CONCURRENCY, default 8). */
+  concurrency: number;
+  /** How often each Project's tag is resolved again (FLOTILLA_SOURCE_POLL_INTERVAL, default 1m). */
+  sourcePollMs: number;
+  /** At shutdown, how long runs may finish before they are aborted and their leases released (FLOTILLA_SHUTDOWN_GRACE, default 20s). */
+  shutdownGraceMs: number;
+  /** This replica's name as lease owner (FLOTILLA_HUB_ID, default host-pid-random). */
+  hubId: string;
+  /** Retry backoff after failures. */
+  backoff: { initialMs: number; factor: number; maxMs: number; jitter: number };
+}
+
+export function defaultSchedulerConfig(): SchedulerConfig {
+  return {
+    enabled: true,
+    tickMs: 2000,
+    leaseTtlMs: 30_000,
+    concurrency: 8,
+    sourcePollMs: 60_000,
+    shutdownGraceMs: 20_000,
+    hubId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    backoff: { initialMs: 5000, factor: 2, maxMs: 600_000, jitter: 0.2 },
+  };
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export function defaultHubConfig(): HubConfig {
-  return { port: 8080, host: '0.0.0.0', dataDir: resolve('.flotilla'), logLevel: 'info' };
+  return { port: 8080, host: '0.0.0.0', dataDir: resolve('.flotilla'), logLevel: 'info', scheduler: defaultSchedulerConfig() };
 }
 
 /** Every bad environment variable, listed at once. */
@@ -96,6 +133,36 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
   if (logLevel !== undefined) {
     if ((LOG_LEVELS as readonly string[]).includes(logLevel)) config.logLevel = logLevel as LogLevel;
     else problems.push(`LOG_LEVEL=${JSON.stringify(logLevel)}: expected one of ${LOG_LEVELS.join(', ')}`);
+  }
+
+  const scheduler = value('FLOTILLA_SCHEDULER');
+  if (scheduler !== undefined) {
+    if (['on', 'true', '1'].includes(scheduler)) config.scheduler.enabled = true;
+    else if (['off', 'false', '0'].includes(scheduler)) config.scheduler.enabled = false;
+    else problems.push(`FLOTILLA_SCHEDULER=${JSON.stringify(scheduler)}: expected on or off`);
+  }
+  const durations: Array<[string, 'tickMs' | 'leaseTtlMs' | 'sourcePollMs' | 'shutdownGraceMs', number]> = [
+    ['FLOTILLA_SCHEDULER_TICK', 'tickMs', 10],
+    ['FLOTILLA_LEASE_TTL', 'leaseTtlMs', 1000],
+    ['FLOTILLA_SOURCE_POLL_INTERVAL', 'sourcePollMs', 1000],
+    ['FLOTILLA_SHUTDOWN_GRACE', 'shutdownGraceMs', 0],
+  ];
+  for (const [name, field, min] of durations) {
+    const v = value(name);
+    if (v === undefined) continue;
+    const ms = parseDurationMs(v);
+    if (ms === undefined || ms < min) problems.push(`${name}=${JSON.stringify(v)}: expected a duration such as 500ms, 30s or 1m, at least ${min} ms`);
+    else config.scheduler[field] = ms;
+  }
+  const concurrency = value('FLOTILLA_SCHEDULER_CONCURRENCY');
+  if (concurrency !== undefined) {
+    if (!/^\d+$/.test(concurrency) || Number(concurrency) < 1 || Number(concurrency) > 1000) problems.push(`FLOTILLA_SCHEDULER_CONCURRENCY=${JSON.stringify(concurrency)}: expected an integer from 1 to 1000`);
+    else config.scheduler.concurrency = Number(concurrency);
+  }
+  const hubId = value('FLOTILLA_HUB_ID');
+  if (hubId !== undefined) {
+    if (!/^[A-Za-z0-9._-]{1,100}$/.test(hubId)) problems.push(`FLOTILLA_HUB_ID=${JSON.stringify(hubId)}: expected 1-100 characters of [A-Za-z0-9._-]`);
+    else config.scheduler.hubId = hubId;
   }
 
   if (problems.length > 0) throw new HubConfigError(problems);

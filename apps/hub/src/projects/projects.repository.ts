@@ -14,6 +14,10 @@ export class ProjectsRepository {
     return this.repo.findOneBy({ name });
   }
 
+  findById(id: string): Promise<ProjectEntity | null> {
+    return this.repo.findOneBy({ id });
+  }
+
   existsByName(name: string): Promise<boolean> {
     return this.repo.existsBy({ name });
   }

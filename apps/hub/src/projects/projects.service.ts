@@ -94,7 +94,9 @@ export class ProjectsService {
     }
     if (Object.keys(patch).length === 0 && !credentialsChanged) return this.get(name);
     const generation = p.generation + 1;
-    await this.projects.update(p.id, { ...patch, generation });
+    // A new source or new credentials: the poller resolves the tag again before any Target uses it.
+    const sourceMoved = patch.sourceRepository !== undefined || patch.sourceTag !== undefined || credentialsChanged;
+    await this.projects.update(p.id, { ...patch, generation, ...(sourceMoved ? { sourceDigest: null, sourceCheckedAt: null, sourceError: null } : {}) });
     await this.targets.setGeneration(p.id, generation);
     await this.note(p, null, 'SpecChanged', `generation ${generation}: ${[...Object.keys(patch), ...(credentialsChanged ? ['registryCredentials'] : [])].join(', ')} changed`);
     if (patch.targetSelector) await this.membership.syncProject({ ...p, ...patch, generation });
@@ -115,7 +117,7 @@ export class ProjectsService {
     if (!p.deletionRequestedAt) {
       await this.projects.update(p.id, { deletionRequestedAt: this.clock.now() });
       await this.targets.setPhaseForProject(p.id, 'Deleting');
-      await this.targets.requestRun(p.id, undefined, this.clock.now());
+      await this.targets.requestRun(p.id, undefined, { manual: false });
       await this.note(p, null, 'DeletionRequested', 'Project deletion requested: applied instances will be removed from every cluster');
     }
     return { state: 'deleting' };
@@ -126,7 +128,7 @@ export class ProjectsService {
     if (p.suspend !== suspend) {
       await this.projects.update(p.id, { suspend });
       await this.targets.setPhaseForProject(p.id, suspend ? 'Suspended' : 'Pending');
-      if (!suspend) await this.targets.requestRun(p.id, undefined, this.clock.now());
+      if (!suspend) await this.targets.requestRun(p.id, undefined, { manual: false });
       await this.note(p, null, suspend ? 'Suspended' : 'Resumed', suspend ? 'reconciliation suspended' : 'reconciliation resumed');
     }
     return this.get(name);

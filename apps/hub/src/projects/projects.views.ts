@@ -73,9 +73,12 @@ export class RunDto {
   @ApiProperty() id!: string;
   @ApiProperty() generation!: number;
   @ApiPropertyOptional({ nullable: true, type: String }) revision!: string | null;
-  @ApiProperty({ enum: ['Running', 'Succeeded', 'Failed'] }) result!: string;
+  @ApiProperty({ enum: ['Created', 'SpecChanged', 'NewRevision', 'Manual', 'Retry', 'Interval', 'Deletion'], description: 'why it ran' }) trigger!: string;
+  @ApiProperty({ enum: ['Running', 'Succeeded', 'Failed', 'Abandoned'], description: 'Abandoned: its hub lost the lease before writing a result' }) result!: string;
   @ApiProperty() startedAt!: string;
   @ApiPropertyOptional({ nullable: true, type: String }) finishedAt!: string | null;
+  @ApiPropertyOptional({ nullable: true, type: Number }) durationMs!: number | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'the hub replica that ran it' }) leaseOwner!: string | null;
   @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'per instance: created, updated, deleted, unchanged' }) instances!: unknown[];
   @ApiPropertyOptional({ nullable: true, type: String }) error!: string | null;
 }

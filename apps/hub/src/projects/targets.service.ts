@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { ClockRepository } from '../common/clock.repository';
 import { ConflictError, NotFoundError } from '../common/errors';
 import type { Page } from '../common/paging';
 import type { EventEntity, RunEntity, TargetEntity } from '../database/entities';
@@ -18,7 +17,6 @@ export class TargetsService {
     private readonly projects: ProjectsService,
     private readonly targets: TargetsRepository,
     private readonly history: HistoryRepository,
-    private readonly clock: ClockRepository,
   ) {}
 
   async list(project: string, q: TargetQuery): Promise<Page<TargetDto>> {
@@ -50,7 +48,7 @@ export class TargetsService {
     if (p.suspend) throw new ConflictError(`project "${project}" is suspended; resume it first`);
     let clusterId: string | undefined;
     if (cluster !== undefined) clusterId = (await this.find(project, cluster)).clusterId;
-    const requested = await this.targets.requestRun(p.id, clusterId, this.clock.now());
+    const requested = await this.targets.requestRun(p.id, clusterId, { manual: true });
     await this.projects.note(p, cluster ?? null, 'ReconcileRequested', cluster ? `reconcile requested on ${cluster}` : `reconcile requested on ${requested} Target(s)`);
     return { requested };
   }
@@ -83,9 +81,12 @@ function toRunDto(r: RunEntity): RunDto {
     id: r.id,
     generation: r.generation,
     revision: r.revision,
+    trigger: r.trigger,
     result: r.result,
     startedAt: r.startedAt.toISOString(),
     finishedAt: r.finishedAt?.toISOString() ?? null,
+    durationMs: r.durationMs,
+    leaseOwner: r.leaseOwner,
     instances: r.instances,
     error: r.error,
   };

@@ -23,6 +23,10 @@ export class TargetsRepository {
     return this.repo.find({ where: { projectId }, relations: { cluster: true }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
+  findById(id: string): Promise<TargetEntity | null> {
+    return this.repo.findOneBy({ id });
+  }
+
   forCluster(clusterId: string): Promise<TargetEntity[]> {
     return this.repo.find({ where: { clusterId }, relations: { project: true }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
@@ -76,18 +80,32 @@ export class TargetsRepository {
     if (ids.length > 0) await this.repo.delete({ id: In(ids) });
   }
 
+  /** A new generation makes every Target due now. */
   async setGeneration(projectId: string, generation: number): Promise<void> {
-    await this.repo.update({ projectId }, { generation });
+    await this.repo.update({ projectId }, { generation, nextRunAt: () => 'now()' });
   }
 
   async setPhaseForProject(projectId: string, phase: string): Promise<void> {
     await this.repo.update({ projectId }, { phase });
   }
 
-  /** Schedules the targets to run now. */
-  async requestRun(projectId: string, clusterId: string | undefined, at: Date): Promise<number> {
-    const res = await this.repo.update(clusterId ? { projectId, clusterId } : { projectId }, { nextRunAt: at });
+  /**
+   * Schedules the targets to run now (database time, as leases use). `manual`
+   * marks the request so the run records it as its trigger, and a request made
+   * during a run makes the Target run again after it.
+   */
+  async requestRun(projectId: string, clusterId: string | undefined, options: { manual: boolean }): Promise<number> {
+    const res = await this.repo.update(clusterId ? { projectId, clusterId } : { projectId }, {
+      nextRunAt: () => 'now()',
+      ...(options.manual ? { reconcileRequestedAt: () => 'now()' } : {}),
+    });
     return res.affected ?? 0;
+  }
+
+  /** Makes the given Targets due now unless they already are (rollout waves opening, new digests). */
+  async triggerNow(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.repo.createQueryBuilder().update(TargetEntity).set({ nextRunAt: () => 'now()' }).where('id IN (:...ids)', { ids }).andWhere('next_run_at > now()').execute();
   }
 
   /** Number of Targets on each of the given clusters. */

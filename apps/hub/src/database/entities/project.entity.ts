@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
 import { CredentialEntity } from './credential.entity';
 
 export interface LabelSelectorRequirement {
@@ -22,6 +22,7 @@ export interface TargetSelector {
 /** A Project: an OCI source of Timoni definitions and where to apply it. */
 @Entity('projects')
 @Unique('uq_projects_name', ['name'])
+@Index('idx_projects_source_checked_at', ['sourceCheckedAt'])
 export class ProjectEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_projects' })
   id!: string;
@@ -74,6 +75,18 @@ export class ProjectEntity {
   /** set when deletion with `instances=delete` was asked: Targets prune their instances, then the Project goes */
   @Column({ name: 'deletion_requested_at', type: 'timestamptz', nullable: true })
   deletionRequestedAt!: Date | null;
+
+  /** digest behind `sourceTag` at the last poll */
+  @Column({ name: 'source_digest', type: 'varchar', length: 71, nullable: true })
+  sourceDigest!: string | null;
+
+  /** last tag resolution (successful or not); the poller picks Projects whose check is due */
+  @Column({ name: 'source_checked_at', type: 'timestamptz', nullable: true })
+  sourceCheckedAt!: Date | null;
+
+  /** why the last tag resolution failed; null after a success */
+  @Column({ name: 'source_error', type: 'text', nullable: true })
+  sourceError!: string | null;
 
   /** bumped on every spec change */
   @Column({ type: 'integer', default: 1 })

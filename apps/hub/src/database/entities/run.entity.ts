@@ -18,6 +18,17 @@ export class RunEntity {
   @Column({ type: 'integer' })
   generation!: number;
 
+  /** why it ran: Created, SpecChanged, NewRevision, Manual, Retry, Interval, Deletion */
+  @Column({ type: 'varchar', length: 32, default: 'Interval' })
+  trigger!: string;
+
+  /** the hub replica that held the lease */
+  @Column({ name: 'lease_owner', type: 'varchar', length: 128, nullable: true })
+  leaseOwner!: string | null;
+
+  @Column({ name: 'duration_ms', type: 'integer', nullable: true })
+  durationMs!: number | null;
+
   /** tag@sha256:… */
   @Column({ type: 'text', nullable: true })
   revision!: string | null;
@@ -28,7 +39,7 @@ export class RunEntity {
   @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
   finishedAt!: Date | null;
 
-  /** Running, Succeeded, Failed */
+  /** Running, Succeeded, Failed, Abandoned (its replica lost the lease before writing a result) */
   @Column({ type: 'varchar', length: 16 })
   result!: string;
 

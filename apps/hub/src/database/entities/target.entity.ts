@@ -68,6 +68,14 @@ export class TargetEntity {
   @Column({ name: 'lease_expires_at', type: 'timestamptz', nullable: true })
   leaseExpiresAt!: Date | null;
 
+  /** bumped on every claim: a run may write its result only while the epoch it claimed is current (fencing) */
+  @Column({ name: 'lease_epoch', type: 'integer', default: 0 })
+  leaseEpoch!: number;
+
+  /** set by a manual reconcile request, cleared by the run that served it */
+  @Column({ name: 'reconcile_requested_at', type: 'timestamptz', nullable: true })
+  reconcileRequestedAt!: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

@@ -1,0 +1,204 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { Condition } from '../database/entities';
+
+/** A Target this replica holds: `epoch` fences every write of its run. */
+export interface Lease {
+  targetId: string;
+  owner: string;
+  epoch: number;
+}
+
+export interface ClaimedTarget extends Lease {
+  /** the replica whose expired lease this claim took over, if any */
+  takenOverFrom: string | null;
+}
+
+/** What a finished run writes, all or nothing, and only while its lease is current. */
+export interface RunOutcome {
+  runId: string;
+  startedAt: Date;
+  finishedAt: Date;
+  result: 'Succeeded' | 'Failed';
+  revision: string | null;
+  instances: unknown[];
+  error: string | null;
+  target: {
+    phase: string;
+    conditions: Condition[];
+    components?: unknown[];
+    attempt: number;
+    nextRunAt: Date;
+    observedGeneration: number;
+    lastAppliedRevision?: string;
+  };
+}
+
+/** UPDATE results come back as [rows, count] from node-postgres and as rows from PGlite. */
+function rowsOf<T>(res: unknown): T[] {
+  if (Array.isArray(res) && res.length === 2 && Array.isArray(res[0]) && typeof res[1] === 'number') return res[0] as T[];
+  return res as T[];
+}
+
+/**
+ * Leases on Targets in PostgreSQL. Claims skip rows another replica is
+ * claiming (`FOR UPDATE SKIP LOCKED`) and rows whose lease is still valid;
+ * every claim bumps the epoch, and every write of a run checks it, so a
+ * replica that lost its lease can never overwrite the newer holder's result.
+ * Times are the database's, so replicas' clocks need not agree.
+ */
+@Injectable()
+export class LeaseRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  /** Claims up to `limit` due Targets of push clusters whose Project is not suspended (deletion runs even then). */
+  async claim(owner: string, limit: number, ttlMs: number): Promise<ClaimedTarget[]> {
+    if (limit <= 0) return [];
+    const res = await this.ds.query(
+      `WITH due AS (
+         SELECT t.id, t.lease_owner AS prev_owner
+         FROM targets t
+         JOIN projects p ON p.id = t.project_id
+         JOIN clusters c ON c.id = t.cluster_id
+         WHERE t.next_run_at <= now()
+           AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
+           AND (p.suspend = false OR p.deletion_requested_at IS NOT NULL)
+           AND c.mode = 'push'
+         ORDER BY t.next_run_at, t.id
+         LIMIT $2
+         FOR UPDATE OF t SKIP LOCKED
+       )
+       UPDATE targets t
+       SET lease_owner = $1, lease_expires_at = now() + $3 * interval '1 millisecond', lease_epoch = t.lease_epoch + 1
+       FROM due WHERE t.id = due.id
+       RETURNING t.id, t.lease_epoch, due.prev_owner`,
+      [owner, limit, ttlMs],
+    );
+    return rowsOf<{ id: string; lease_epoch: number; prev_owner: string | null }>(res).map((r) => ({
+      targetId: r.id,
+      owner,
+      epoch: Number(r.lease_epoch),
+      takenOverFrom: r.prev_owner,
+    }));
+  }
+
+  /** Extends a held lease; false when it was lost (taken over after expiry). */
+  async renew(lease: Lease, ttlMs: number): Promise<boolean> {
+    const res = await this.ds.query(
+      `UPDATE targets SET lease_expires_at = now() + $4 * interval '1 millisecond'
+       WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 RETURNING id`,
+      [lease.targetId, lease.owner, lease.epoch, ttlMs],
+    );
+    return rowsOf(res).length === 1;
+  }
+
+  /** Gives a lease back without a result (shutdown, or nothing to do); the Target runs again at `nextRunAt`. */
+  async release(lease: Lease, patch: { nextRunAt?: Date; phase?: string; conditions?: Condition[] } = {}): Promise<boolean> {
+    const res = await this.ds.query(
+      `UPDATE targets SET lease_owner = NULL, lease_expires_at = NULL,
+         next_run_at = COALESCE($4, next_run_at), phase = COALESCE($5, phase), conditions = COALESCE($6::jsonb, conditions)
+       WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 RETURNING id`,
+      [lease.targetId, lease.owner, lease.epoch, patch.nextRunAt ?? null, patch.phase ?? null, patch.conditions ? JSON.stringify(patch.conditions) : null],
+    );
+    return rowsOf(res).length === 1;
+  }
+
+  /** Runs left `Running` by a replica whose lease expired are closed as Abandoned when another takes the Target over. */
+  async abandonRuns(targetId: string, previousOwner: string, takenBy: string): Promise<number> {
+    const res = await this.ds.query(
+      `UPDATE runs SET result = 'Abandoned', finished_at = now(),
+         error = 'hub ' || $2 || ' stopped renewing its lease before the run finished; taken over by ' || $3
+       WHERE target_id = $1 AND result = 'Running' RETURNING id`,
+      [targetId, previousOwner, takenBy],
+    );
+    return rowsOf(res).length;
+  }
+
+  /** Starts a Run row and marks the Target Reconciling, if the lease is still held; null otherwise. */
+  async startRun(lease: Lease, row: { generation: number; revision: string | null; trigger: string; conditions: Condition[]; phase: string }): Promise<{ id: string; startedAt: Date } | null> {
+    return this.ds.transaction(async (m) => {
+      if (!(await this.holds(m, lease))) return null;
+      await m.query(`UPDATE targets SET phase = $2, conditions = $3::jsonb WHERE id = $1`, [lease.targetId, row.phase, JSON.stringify(row.conditions)]);
+      const inserted: Array<{ id: string; started_at: Date }> = await m.query(
+        `INSERT INTO runs (target_id, generation, revision, trigger, lease_owner, started_at, result)
+         VALUES ($1, $2, $3, $4, $5, clock_timestamp(), 'Running') RETURNING id, started_at`,
+        [lease.targetId, row.generation, row.revision, row.trigger, lease.owner],
+      );
+      return { id: inserted[0].id, startedAt: new Date(inserted[0].started_at) };
+    });
+  }
+
+  /**
+   * Writes the run's result and releases the lease in one transaction, only
+   * while `lease` is current; otherwise closes the Run row as Abandoned and
+   * returns false. A spec change, manual request or deletion made during the
+   * run makes the Target due again at once; Suspended and Deleting phases set
+   * meanwhile are kept.
+   */
+  async finishRun(lease: Lease, o: RunOutcome): Promise<boolean> {
+    return this.ds.transaction(async (m) => {
+      const t = o.target;
+      const res = await m.query(
+        `UPDATE targets SET
+           phase = CASE WHEN phase IN ('Suspended', 'Deleting') THEN phase ELSE $4 END, conditions = $5::jsonb, components = COALESCE($6::jsonb, components), attempt = $7,
+           observed_generation = $9, last_applied_revision = COALESCE($10, last_applied_revision),
+           next_run_at = CASE WHEN generation <> $9 OR reconcile_requested_at > $11 OR (phase = 'Deleting' AND $4 <> 'Deleting') THEN now() ELSE $8 END,
+           reconcile_requested_at = CASE WHEN reconcile_requested_at <= $11 THEN NULL ELSE reconcile_requested_at END,
+           lease_owner = NULL, lease_expires_at = NULL
+         WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 RETURNING id`,
+        [
+          lease.targetId, lease.owner, lease.epoch, t.phase, JSON.stringify(t.conditions), t.components ? JSON.stringify(t.components) : null,
+          t.attempt, t.nextRunAt, t.observedGeneration, t.lastAppliedRevision ?? null, o.startedAt,
+        ],
+      );
+      const held = rowsOf(res).length === 1;
+      await m.query(
+        // a run already closed as Abandoned by the replica that took over keeps that verdict
+        `UPDATE runs SET result = $2, finished_at = $3, duration_ms = $4, revision = $5, instances = $6::jsonb, error = $7 WHERE id = $1 AND result = 'Running'`,
+        [
+          o.runId, held ? o.result : 'Abandoned', o.finishedAt, o.finishedAt.getTime() - o.startedAt.getTime(), o.revision, JSON.stringify(o.instances),
+          held ? o.error : `lease lost before the result was written${o.error ? `; the run's error: ${o.error}` : ''}`,
+        ],
+      );
+      return held;
+    });
+  }
+
+  /** Closes a run that was interrupted (shutdown, lost lease) and gives the lease back, due at once; false if it was already lost. */
+  async abandonRun(lease: Lease, runId: string, error: string): Promise<boolean> {
+    return this.ds.transaction(async (m) => {
+      await m.query(
+        `UPDATE runs SET result = 'Abandoned', finished_at = clock_timestamp(), duration_ms = (extract(epoch from clock_timestamp() - started_at) * 1000)::int, error = $2
+         WHERE id = $1 AND result = 'Running'`,
+        [runId, error],
+      );
+      const res = await m.query(
+        `UPDATE targets SET lease_owner = NULL, lease_expires_at = NULL, next_run_at = now(), phase = CASE WHEN phase = 'Reconciling' THEN 'Pending' ELSE phase END
+         WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 RETURNING id`,
+        [lease.targetId, lease.owner, lease.epoch],
+      );
+      return rowsOf(res).length === 1;
+    });
+  }
+
+  /** Deletes a Target whose instances were removed, if the lease is still held. */
+  async deleteTarget(lease: Lease): Promise<boolean> {
+    const res = await this.ds.query(`DELETE FROM targets WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 RETURNING id`, [lease.targetId, lease.owner, lease.epoch]);
+    return rowsOf(res).length === 1;
+  }
+
+  /** Due Targets nobody holds: the scheduler's queue depth. */
+  async queueDepth(): Promise<number> {
+    const rows: Array<{ n: string }> = await this.ds.query(
+      `SELECT count(*) AS n FROM targets t JOIN projects p ON p.id = t.project_id JOIN clusters c ON c.id = t.cluster_id
+       WHERE t.next_run_at <= now() AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
+         AND (p.suspend = false OR p.deletion_requested_at IS NOT NULL) AND c.mode = 'push'`,
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  private async holds(m: EntityManager, lease: Lease): Promise<boolean> {
+    const rows: unknown[] = await m.query(`SELECT id FROM targets WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 FOR UPDATE`, [lease.targetId, lease.owner, lease.epoch]);
+    return rows.length === 1;
+  }
+}

@@ -1,0 +1,12 @@
+import type { CredentialsService } from '../credentials/credentials.service';
+import type { RegistryCredentials } from './target-runner';
+
+/** Opens a Project's stored registry credentials into the runner's shape. */
+export async function openRegistryCredentials(credentials: CredentialsService, id: string | null): Promise<RegistryCredentials | undefined> {
+  if (!id) return undefined;
+  const stored = await credentials.reveal<{ username?: string; password?: string; dockerConfigJson?: string }>(id);
+  if (!stored) return undefined;
+  if (stored.kind === 'dockerConfigJson' && stored.secret.dockerConfigJson !== undefined) return { kind: 'dockerconfigjson', config: stored.secret.dockerConfigJson };
+  if (stored.kind === 'basic' && stored.secret.username !== undefined) return { kind: 'basic', username: stored.secret.username, password: stored.secret.password ?? '' };
+  return undefined;
+}

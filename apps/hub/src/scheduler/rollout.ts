@@ -1,0 +1,43 @@
+// Rollout waves: with `rollout.groups`, a revision reaches the clusters of a
+// group only once every Target of the groups before is Ready on it. Groups not
+// listed form one last wave.
+
+export interface WaveMember {
+  group: string;
+  phase: string;
+  lastAppliedRevision: string | null;
+}
+
+/** Index of the wave a cluster group belongs to. */
+export function waveOf(groups: readonly string[], group: string): number {
+  const i = groups.indexOf(group);
+  return i < 0 ? groups.length : i;
+}
+
+export interface GateDecision {
+  open: boolean;
+  /** when closed: the group that holds the wave back */
+  waitingFor?: string;
+}
+
+/**
+ * Whether a Target in `group` may move to `revision`: every Target in an
+ * earlier wave must be Ready on exactly that revision (a failure there halts it).
+ */
+export function rolloutGate(groups: readonly string[], group: string, revision: string, members: readonly WaveMember[]): GateDecision {
+  if (groups.length === 0) return { open: true };
+  const wave = waveOf(groups, group);
+  const blocking = members
+    .filter((m) => waveOf(groups, m.group) < wave)
+    .filter((m) => !(m.phase === 'Ready' && m.lastAppliedRevision === revision))
+    .sort((a, b) => waveOf(groups, a.group) - waveOf(groups, b.group));
+  return blocking.length === 0 ? { open: true } : { open: false, waitingFor: blocking[0].group };
+}
+
+/** Targets not yet on `revision` whose wave is open: they should run now. */
+export function targetsToAdvance(groups: readonly string[], revision: string, targets: ReadonlyArray<WaveMember & { id: string }>): string[] {
+  return targets
+    .filter((t) => t.lastAppliedRevision !== revision && t.phase !== 'Suspended' && t.phase !== 'Deleting')
+    .filter((t) => rolloutGate(groups, t.group, revision, targets).open)
+    .map((t) => t.id);
+}

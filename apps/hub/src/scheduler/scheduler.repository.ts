@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/** A Project whose source check this replica claimed. */
+export interface DueSource {
+  id: string;
+  name: string;
+  repository: string;
+  tag: string;
+  registryCredentialId: string | null;
+  digest: string | null;
+  error: string | null;
+}
+
+function rowsOf<T>(res: unknown): T[] {
+  if (Array.isArray(res) && res.length === 2 && Array.isArray(res[0]) && typeof res[1] === 'number') return res[0] as T[];
+  return res as T[];
+}
+
+/** `$from, $from+1, …` for an IN list (arrays as parameters differ between node-postgres and PGlite). */
+function placeholders(values: unknown[], from: number): string {
+  return values.map((_, i) => `$${from + i}`).join(', ');
+}
+
+/** The scheduler's reads and writes of Projects' polled sources. */
+@Injectable()
+export class SchedulerRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  /**
+   * Claims the Projects whose tag is due for resolution (never checked, or
+   * checked longer than `pollMs` ago) by stamping the check time: replicas
+   * skip each other's rows, so each source is resolved once per poll.
+   */
+  async claimDueSources(pollMs: number, limit: number): Promise<DueSource[]> {
+    const res = await this.ds.query(
+      `WITH due AS (
+         SELECT id FROM projects
+         WHERE deletion_requested_at IS NULL AND suspend = false
+           AND (source_checked_at IS NULL OR source_checked_at <= now() - $1 * interval '1 millisecond')
+         ORDER BY source_checked_at NULLS FIRST, id
+         LIMIT $2
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE projects p SET source_checked_at = now() FROM due WHERE p.id = due.id
+       RETURNING p.id, p.name, p.source_repository, p.source_tag, p.registry_credential_id, p.source_digest, p.source_error`,
+      [pollMs, limit],
+    );
+    return rowsOf<Record<string, string | null>>(res).map((r) => ({
+      id: r.id!,
+      name: r.name!,
+      repository: r.source_repository!,
+      tag: r.source_tag!,
+      registryCredentialId: r.registry_credential_id,
+      digest: r.source_digest,
+      error: r.source_error,
+    }));
+  }
+
+  async recordDigest(projectIds: string[], digest: string): Promise<void> {
+    if (projectIds.length === 0) return;
+    await this.ds.query(`UPDATE projects SET source_digest = $1, source_error = NULL WHERE id IN (${placeholders(projectIds, 2)})`, [digest, ...projectIds]);
+  }
+
+  async recordSourceError(projectIds: string[], error: string): Promise<void> {
+    if (projectIds.length === 0) return;
+    await this.ds.query(`UPDATE projects SET source_error = $1 WHERE id IN (${placeholders(projectIds, 2)})`, [error, ...projectIds]);
+  }
+}

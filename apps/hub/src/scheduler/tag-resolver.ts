@@ -1,0 +1,28 @@
+import { dockerConfigCredentials, parseReference, RegistryClient, type CredentialSource } from '@flotilla/oci';
+import type { RegistryCredentials } from './target-runner';
+
+/** Injection token of the TagResolver the source poller uses. */
+export const TAG_RESOLVER = Symbol('TAG_RESOLVER');
+
+/** Tag → digest, with a Project's registry credentials. */
+export interface TagResolver {
+  /** `repository` is `oci://host/repo`; returns `sha256:…` */
+  resolve(repository: string, tag: string, credentials?: RegistryCredentials): Promise<string>;
+}
+
+/** Resolves through libs/oci (HEAD of the manifest, GET when HEAD gives no digest). */
+export class OciTagResolver implements TagResolver {
+  constructor(private readonly options: { responseTimeoutMs: number } = { responseTimeoutMs: 30_000 }) {}
+
+  async resolve(repository: string, tag: string, credentials?: RegistryCredentials): Promise<string> {
+    const ref = parseReference(`${repository}:${tag}`);
+    const client = new RegistryClient({ credentials: credentialSource(credentials), responseTimeoutMs: this.options.responseTimeoutMs });
+    return (await client.resolve(ref)).digest;
+  }
+}
+
+function credentialSource(c: RegistryCredentials | undefined): CredentialSource {
+  if (!c) return { kind: 'anonymous' };
+  if (c.kind === 'basic') return { kind: 'basic', username: c.username, password: c.password };
+  return dockerConfigCredentials(c.config);
+}
