@@ -1,0 +1,144 @@
+import { randomBytes } from 'node:crypto';
+import { ClusterConnection, ObjectClient, type KubeObject } from '@flotilla/kube';
+import { harnessEnv } from '../../harness/env';
+import type { HubFleet } from './hub-fleet';
+
+// The harness API server as the suites' spoke cluster, driven with the admin identity.
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomBytes(3).toString('hex')}`;
+}
+
+export function adminClient(): ObjectClient {
+  const kube = harnessEnv().kube;
+  return new ObjectClient(ClusterConnection.create({ server: kube.server, caData: kube.caData, token: kube.admin.token }));
+}
+
+const apply = (client: ObjectClient, obj: KubeObject) => client.apply(obj, { dryRun: false, force: true, fieldManager: 'flotilla-e2e' });
+
+/**
+ * What a platform team prepares before a Project may apply: the Project's
+ * namespace and service account, and in every namespace its instances use a
+ * Role with just what the webapp module and the engine need, bound to that
+ * service account. Nothing cluster-wide.
+ */
+export async function prepareTenant(client: ObjectClient, opts: { namespace: string; serviceAccount: string; instanceNamespaces: string[] }): Promise<void> {
+  const namespaces = [...new Set([opts.namespace, ...opts.instanceNamespaces])];
+  for (const ns of namespaces) await apply(client, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'e2e.flotilla.dev/suite': 'true' } } });
+  await apply(client, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: opts.serviceAccount, namespace: opts.namespace } });
+  for (const ns of namespaces) {
+    await apply(client, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'flotilla-deployer', namespace: ns },
+      rules: [
+        // the namespace itself: read when the inventory is written
+        { apiGroups: [''], resources: ['namespaces'], resourceNames: [ns], verbs: ['get'] },
+        // the module's objects and the inventory Secrets
+        { apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
+        { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
+        // image pull secrets of the service account, when the Project has no registry credentials
+        { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get'] },
+        { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+      ],
+    });
+    await apply(client, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'flotilla-deployer', namespace: ns },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'flotilla-deployer' },
+      subjects: [{ kind: 'ServiceAccount', name: opts.serviceAccount, namespace: opts.namespace }],
+    });
+  }
+}
+
+export async function deleteNamespaces(client: ObjectClient, namespaces: string[]): Promise<void> {
+  await Promise.all(namespaces.map((name) => client.delete({ apiVersion: 'v1', kind: 'Namespace', name }).catch(() => undefined)));
+}
+
+/** Registers the harness API server as a push cluster (admin token, pinned CA). */
+export async function registerSpoke(fleet: HubFleet, name: string, group: string): Promise<void> {
+  const kube = harnessEnv().kube;
+  await fleet.expectCall(201, 'POST', '/api/v1/clusters', {
+    name,
+    group,
+    mode: 'push',
+    endpoint: { server: kube.server, caData: kube.caData },
+    credentials: { token: kube.admin.token },
+  });
+}
+
+/** name → object, without the API server's own objects (kube-root-ca.crt, default service account token). */
+export async function objectsIn(client: ObjectClient, apiVersion: string, kind: string, namespace: string): Promise<Map<string, KubeObject>> {
+  const list = await client.list(apiVersion, kind, { namespace });
+  return new Map(list.filter((o) => o.metadata.name !== 'kube-root-ca.crt').map((o) => [o.metadata.name, o]));
+}
+
+/**
+ * Stands in for the controllers the harness has not got: every Deployment in
+ * `namespaces` whose generation it has not yet marked gets a ready status
+ * `delayMs` after it was first seen at that generation.
+ */
+export class DeploymentReadiness {
+  private readonly seen = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  /** names (namespace/name@generation) marked so far, in order */
+  readonly marked: string[] = [];
+
+  constructor(
+    private readonly client: ObjectClient,
+    private readonly namespaces: () => string[],
+    private readonly delayMs: number,
+  ) {}
+
+  start(): this {
+    const loop = async () => {
+      if (this.stopped) return;
+      await this.pass().catch(() => undefined);
+      if (!this.stopped) this.timer = setTimeout(() => void loop(), 200);
+    };
+    void loop();
+    return this;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private async pass(): Promise<void> {
+    for (const ns of this.namespaces()) {
+      for (const d of await this.client.list('apps/v1', 'Deployment', { namespace: ns })) {
+        const generation = d.metadata.generation ?? 0;
+        const status = (d.status ?? {}) as { observedGeneration?: number };
+        if (status.observedGeneration === generation) continue;
+        const key = `${ns}/${d.metadata.name}@${generation}`;
+        const first = this.seen.get(key) ?? Date.now();
+        this.seen.set(key, first);
+        if (Date.now() - first < this.delayMs) continue;
+        const replicas = ((d.spec ?? {}) as { replicas?: number }).replicas ?? 1;
+        const now = new Date().toISOString();
+        await this.client.patch(
+          { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name: d.metadata.name },
+          {
+            status: {
+              observedGeneration: generation,
+              replicas,
+              updatedReplicas: replicas,
+              readyReplicas: replicas,
+              availableReplicas: replicas,
+              conditions: [
+                { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'set by the e2e suite', lastUpdateTime: now, lastTransitionTime: now },
+                { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: 'set by the e2e suite', lastUpdateTime: now, lastTransitionTime: now },
+              ],
+            },
+          },
+          'merge',
+          { subresource: 'status' },
+        );
+        this.marked.push(key);
+      }
+    }
+  }
+}
