@@ -54,7 +54,7 @@ export class SchedulerRepository {
          UPDATE projects p SET source_checked_at = now() FROM due WHERE p.id = due.id
          RETURNING p.id, p.name, p.source_repository, p.source_tag, p.registry_credential_id, p.source_digest, p.source_error`,
         [pollMs, limit],
-        );
+      );
       return rowsOf<Record<string, string | null>>(res).map((r) => ({
         id: r.id!,
         name: r.name!,
