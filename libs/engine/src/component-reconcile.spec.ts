@@ -26,7 +26,6 @@ function setup(component: MemoryComponent, timeoutMs?: number) {
       target: { cluster: { name: 'c1', group: 'g' }, annotations: {}, reader: { get: async () => null }, kubeVersion: '1.36.0' },
       registry: new RegistryClient(),
     },
-    context: { project: {} as never, cluster: { name: 'c1', group: 'g' }, source: 'oci://127.0.0.1/p' },
     options: defaultReconcileOptions(),
     onInstance: async (i) => {
       seen.push(i);
@@ -46,6 +45,14 @@ describe('reconcileComponent before the cluster', () => {
     expect(res.status).toBe('Failed');
     expect(res.error).toBeInstanceOf(ComponentTimeoutError);
     expect(res.error?.message).toBe('component slow: did not finish within its timeout of 100ms');
+  });
+
+  it('reports no instance events after the component was reported timed out', async () => {
+    const { run, seen } = setup({ name: 'late', needs: [], wait: false, instances, fail: { step: 'build', afterMs: 250 } }, 100);
+    const res = await reconcileComponent(run);
+    expect(res.error).toBeInstanceOf(ComponentTimeoutError);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(seen).toEqual([]);
   });
 
   it('the engine default timeout applies when the component sets none', async () => {

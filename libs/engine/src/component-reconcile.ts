@@ -11,7 +11,7 @@ import {
 } from './errors';
 import { instanceLabels, PROJECT_NAME_LABEL, PROJECT_NAMESPACE_LABEL } from './labels';
 import type { ReconcileOptions } from './options';
-import type { BuiltInstance, ComponentRequest, ComponentResult, InstanceResult, ManifestGenerator, ProjectSpec, RunContext } from './types';
+import type { BuiltInstance, ComponentRequest, ComponentResult, InstanceResult, ManifestGenerator, ProjectSpec } from './types';
 
 export interface ComponentRun {
   generator: ManifestGenerator;
@@ -19,7 +19,6 @@ export interface ComponentRun {
   manager: ResourceManager;
   project: ProjectSpec;
   request: Omit<ComponentRequest, 'signal'>;
-  context: RunContext;
   options: ReconcileOptions;
   onInstance: (instance: InstanceResult) => Promise<void>;
   /** the whole run's signal */
@@ -34,8 +33,11 @@ export async function reconcileComponent(run: ComponentRun): Promise<ComponentRe
   const t0 = performance.now();
   // Filled in as the steps go, so a timeout still reports what was done.
   const result: ComponentResult = { name, status: 'Failed', instances: [], startedAt: started, durationMs: 0 };
+  // After a timeout the steps may still be unwinding: no events once the component is reported.
+  let reported = false;
+  const guarded: ComponentRun = { ...run, onInstance: async (i) => (reported ? undefined : run.onInstance(i)) };
   try {
-    await withDeadline(timeoutMs, run.signal, (signal, deadline) => componentSteps(run, result, signal, deadline));
+    await withDeadline(timeoutMs, run.signal, (signal, deadline) => componentSteps(guarded, result, signal, deadline));
     result.status = 'Succeeded';
   } catch (err) {
     result.status = 'Failed';
@@ -45,6 +47,7 @@ export async function reconcileComponent(run: ComponentRun): Promise<ComponentRe
     else result.error = new InstanceApplyError(name, '(unknown)', { cause: err });
   }
   result.durationMs = Math.round(performance.now() - t0);
+  reported = true;
   return result;
 }
 

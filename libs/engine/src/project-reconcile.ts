@@ -111,7 +111,6 @@ async function reconcileSteps(input: ReconcileInput, deps: ReconcileDeps, option
         manager: run,
         project,
         request: { files, project: plan, component, target, registry },
-        context,
         options,
         signal: input.signal,
         onInstance: (instance: InstanceResult) => callHook(result, () => deps.hooks?.instanceApplied?.({ context, instance })),

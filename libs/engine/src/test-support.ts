@@ -8,7 +8,7 @@ export interface MemoryComponent extends PlannedComponent {
   /** instance name → ConfigMaps it renders (name → data), plus any other objects */
   instances: Record<string, { namespace: string; configMaps: Record<string, Record<string, string>>; objects?: KubeObject[] }>;
   /** make a step fail or hang */
-  fail?: { step: 'runtime' | 'bundle' | 'build'; error?: Error; hang?: boolean };
+  fail?: { step: 'runtime' | 'bundle' | 'build'; error?: Error; hang?: boolean; afterMs?: number };
   /** pause in the runtime step (parallelism and timeouts) */
   delayMs?: number;
 }
@@ -38,6 +38,7 @@ export class MemoryGenerator implements ManifestGenerator {
     const f = this.spec(req).fail;
     if (f?.step !== step) return;
     if (f.hang) await new Promise(() => undefined);
+    if (f.afterMs) await new Promise((r) => setTimeout(r, f.afterMs));
     throw f.error ?? new Error(`${step} failed`);
   }
 
