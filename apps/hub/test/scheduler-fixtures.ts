@@ -102,9 +102,10 @@ export class CountingResolver implements TagResolver {
 }
 
 /** Pushes a small OCI image under `repo:tag` to the harness registry; returns the manifest digest. */
-export async function pushTag(repo: string, tag: string, content = randomBytes(8).toString('hex')): Promise<string> {
-  const client = new RegistryClient();
-  const ref = { registry: harnessEnv().registry.host, repository: repo };
+export async function pushTag(repo: string, tag: string, content = randomBytes(8).toString('hex'), options: { auth?: boolean } = {}): Promise<string> {
+  const env = harnessEnv();
+  const client = options.auth ? new RegistryClient({ credentials: { kind: 'basic', username: env.registryAuth.username, password: env.registryAuth.password } }) : new RegistryClient();
+  const ref = { registry: options.auth ? env.registryAuth.host : env.registry.host, repository: repo };
   const config = await client.pushBlob(ref, Buffer.from('{}'));
   const layer = await client.pushBlob(ref, Buffer.from(content));
   const manifest = {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { harnessEnv } from '../../../../test/harness/env';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { defaultHubConfig, type HubConfig, type SchedulerConfig } from '../config/hub-config';
@@ -264,6 +265,26 @@ describe('scheduler on PostgreSQL', () => {
     expect((await replicas[1].app.get(SourcePoller).poll()).resolutions).toBe(0);
     const events = (await replicas[0].call('GET', '/api/v1/projects/p3/events')).body.items;
     expect(events.some((e: { reason: string }) => e.reason === 'NewRevision')).toBe(true);
+  });
+
+  it('resolves with the Project\'s registry credentials and shows why a tag cannot be resolved', async () => {
+    const digest = await pushTag(repo, 'stable', undefined, { auth: true });
+    const [hub] = await startHubs(1);
+    await addClusters(hub, [['c1', 'default']]);
+    const auth = harnessEnv().registryAuth;
+    const source = { repository: `oci://${auth.host}/${repo}`, tag: 'stable' };
+    await createProject(hub, 'private', { source, registryCredentials: { username: auth.username, password: auth.password } });
+    await createProject(hub, 'anonymous', { source });
+    await eventually('the Project with credentials Ready', () => allReady(hub, 'private', `stable@${digest}`));
+    const t = await eventually('the one without to say why', async () => {
+      const [target] = await targets(hub, 'anonymous');
+      return target.conditions.some((c: { reason: string }) => c.reason === 'SourceResolveFailed') ? target : undefined;
+    });
+    expect(t.phase).toBe('Pending');
+    expect(t.conditions[0].message).toMatch(/cannot resolve oci:\/\/.*:stable: authentication .* failed/);
+    const events = (await hub.call('GET', '/api/v1/projects/anonymous/events')).body.items;
+    expect(events.filter((e: { reason: string }) => e.reason === 'SourceResolveFailed')).toHaveLength(1);
+    expect(hub.runner.runs.map((r) => r.target)).toEqual(['private/c1']);
   });
 
   it('honours suspend and removes instances from every cluster before deleting a Project', async () => {

@@ -12,6 +12,9 @@ export interface DueSource {
   error: string | null;
 }
 
+// A fixed 64-bit key for the poll's advisory lock ("flotsrc1" in ASCII).
+const SOURCE_POLL_LOCK = '7380396435297166129';
+
 function rowsOf<T>(res: unknown): T[] {
   if (Array.isArray(res) && res.length === 2 && Array.isArray(res[0]) && typeof res[1] === 'number') return res[0] as T[];
   return res as T[];
@@ -29,32 +32,39 @@ export class SchedulerRepository {
 
   /**
    * Claims the Projects whose tag is due for resolution (never checked, or
-   * checked longer than `pollMs` ago) by stamping the check time: replicas
-   * skip each other's rows, so each source is resolved once per poll.
+   * checked longer than `pollMs` ago) by stamping the check time, under an
+   * advisory lock: a replica that finds it taken skips this tick's poll, so
+   * each repository + tag is resolved once per poll across replicas.
    */
   async claimDueSources(pollMs: number, limit: number): Promise<DueSource[]> {
-    const res = await this.ds.query(
-      `WITH due AS (
-         SELECT id FROM projects
-         WHERE deletion_requested_at IS NULL AND suspend = false
-           AND (source_checked_at IS NULL OR source_checked_at <= now() - $1 * interval '1 millisecond')
-         ORDER BY source_checked_at NULLS FIRST, id
-         LIMIT $2
-         FOR UPDATE SKIP LOCKED
-       )
-       UPDATE projects p SET source_checked_at = now() FROM due WHERE p.id = due.id
-       RETURNING p.id, p.name, p.source_repository, p.source_tag, p.registry_credential_id, p.source_digest, p.source_error`,
-      [pollMs, limit],
-    );
-    return rowsOf<Record<string, string | null>>(res).map((r) => ({
-      id: r.id!,
-      name: r.name!,
-      repository: r.source_repository!,
-      tag: r.source_tag!,
-      registryCredentialId: r.registry_credential_id,
-      digest: r.source_digest,
-      error: r.source_error,
-    }));
+    return this.ds.transaction(async (m) => {
+      // One replica claims at a time, so Projects sharing a tag are never split
+      // between two replicas' polls (row locks alone would interleave them).
+      const [{ locked }]: Array<{ locked: boolean }> = await m.query(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [SOURCE_POLL_LOCK]);
+      if (!locked) return [];
+      const res = await m.query(
+        `WITH due AS (
+           SELECT id FROM projects
+           WHERE deletion_requested_at IS NULL AND suspend = false
+             AND (source_checked_at IS NULL OR source_checked_at <= now() - $1 * interval '1 millisecond')
+           ORDER BY source_checked_at NULLS FIRST, id
+           LIMIT $2
+           FOR UPDATE SKIP LOCKED
+         )
+         UPDATE projects p SET source_checked_at = now() FROM due WHERE p.id = due.id
+         RETURNING p.id, p.name, p.source_repository, p.source_tag, p.registry_credential_id, p.source_digest, p.source_error`,
+        [pollMs, limit],
+      );
+      return rowsOf<Record<string, string | null>>(res).map((r) => ({
+        id: r.id!,
+        name: r.name!,
+        repository: r.source_repository!,
+        tag: r.source_tag!,
+        registryCredentialId: r.registry_credential_id,
+        digest: r.source_digest,
+        error: r.source_error,
+      }));
+    });
   }
 
   async recordDigest(projectIds: string[], digest: string): Promise<void> {

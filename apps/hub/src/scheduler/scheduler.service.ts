@@ -1,4 +1,5 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
@@ -31,7 +32,10 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     @Inject(TARGET_RUNNER) private readonly runner: TargetRunner,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    // every run in flight listens for shutdown
+    setMaxListeners(0, this.shutdown.signal);
+  }
 
   get owner(): string {
     return this.config.scheduler.hubId;

@@ -68,7 +68,9 @@ export class TargetRunService {
         // The poller has not resolved the tag yet (or it failed): show why and look again soon.
         const message = project.sourceError ?? `waiting for ${project.sourceRepository}:${project.sourceTag} to be resolved`;
         const ready = condition('Ready', 'False', project.sourceError ? 'SourceResolveFailed' : 'SourcePending', message, new Date(), target.conditions);
-        await this.leases.release(claim, { nextRunAt: new Date(Date.now() + this.config.scheduler.tickMs), conditions: [ready] });
+        // a failed resolution is retried by the poller, not by every tick
+        const wait = project.sourceError ? this.config.scheduler.sourcePollMs : this.config.scheduler.tickMs;
+        await this.leases.release(claim, { nextRunAt: new Date(Date.now() + wait), conditions: [ready] });
         return 'waiting';
       }
       const revision = `${project.sourceTag}@${digest}`;

@@ -1,0 +1,184 @@
+// `npm run bench:hub`: one Project on N simulated push clusters (default
+// 1000), reconciled by the real hub scheduler on a real PostgreSQL. Each
+// Target renders through libs/engine's Timoni generator (so identical renders
+// are shared); applying is simulated by an in-process stand-in for API
+// servers that keeps each cluster's objects in memory. Prints time to
+// converge, builds performed vs Targets, and the hub's peak memory.
+// BENCH_TARGETS=n, BENCH_CONCURRENCY=c (runs at once, default 32).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fetch as undiciFetch } from 'undici';
+import { CueEngine } from '@flotilla/cue';
+import { RegistryClients, SourceCache, TimoniManifestGenerator, type ComponentRequest } from '@flotilla/engine';
+import { defaultPushModuleOptions, pushArtifact, pushModule, RegistryClient } from '@flotilla/oci';
+import { startPostgres } from '../../../test/harness/postgres';
+import { startRegistry } from '../../../test/harness/registry';
+import { createHubApp, listeningUrl } from '../src/app';
+import { defaultHubConfig, defaultSchedulerConfig } from '../src/config/hub-config';
+import type { InstanceOutcome, TargetRunHooks, TargetRunInput, TargetRunner, TargetRunResult } from '../src/scheduler/target-runner';
+import { GREETER_MODULE_DIR } from '../test/push-fixtures';
+
+const projectFiles = (module: string): Record<string, string> => ({
+  'project.cue': `project: {
+	apiVersion: "v1alpha1"
+	name:       "bench"
+	components: {
+		infra: {bundle: ["./infra.cue"], wait: true}
+		app: {bundle: ["./app.cue"], needs: ["infra"]}
+	}
+}
+`,
+  'infra.cue': `bundle: {
+	apiVersion: "v1alpha1"
+	name:       "infra"
+	instances: {
+		db: {module: {url: "${module}", version: "1.0.0"}, namespace: "apps", values: greeting: "db"}
+		cache: {module: {url: "${module}", version: "1.0.0"}, namespace: "apps", values: greeting: "cache"}
+	}
+}
+`,
+  'app.cue': `bundle: {
+	_group: string @timoni(runtime:string:TIMONI_CLUSTER_GROUP)
+	apiVersion: "v1alpha1"
+	name:       "app"
+	instances: web: {module: {url: "${module}", version: "1.0.0"}, namespace: "apps", values: {greeting: "web", cluster: _group}}
+}
+`,
+});
+
+/** Renders with the real generator; "applies" into an in-memory object store per cluster. */
+class SimulatedClusters implements TargetRunner {
+  readonly objects = new Map<string, Map<string, string>>();
+  renders = 0;
+
+  constructor(
+    private readonly generator: TimoniManifestGenerator,
+    private readonly sources: SourceCache,
+    private readonly client: RegistryClient,
+  ) {}
+
+  async reconcile(input: TargetRunInput, hooks: TargetRunHooks): Promise<TargetRunResult> {
+    const files = await this.sources.fetch(this.client, input.project.source.repository, input.digest);
+    const plan = await this.generator.loadProject(files, input.project.source.path);
+    const store = this.objects.get(input.cluster.name) ?? new Map<string, string>();
+    this.objects.set(input.cluster.name, store);
+    const instances: InstanceOutcome[] = [];
+    for (const component of plan.components) {
+      const req: ComponentRequest = {
+        files, project: plan, component, registry: this.client, signal: input.signal,
+        target: { cluster: { name: input.cluster.name, group: input.cluster.group }, annotations: {}, reader: { get: async () => null }, kubeVersion: '1.36.3' },
+      };
+      const bundle = await this.generator.bundle(req, await this.generator.runtimeValues(req));
+      for (const inst of bundle.instances) {
+        const t0 = performance.now();
+        const built = await this.generator.buildInstance(req, bundle, inst.name);
+        this.renders++;
+        const counts = { created: 0, configured: 0, unchanged: 0, deleted: 0 };
+        for (const step of built.steps) {
+          for (const obj of step.objects) {
+            const id = `${obj.kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+            const json = JSON.stringify(obj);
+            const before = store.get(id);
+            counts[before === undefined ? 'created' : before === json ? 'unchanged' : 'configured']++;
+            store.set(id, json);
+          }
+        }
+        const outcome: InstanceOutcome = {
+          name: inst.name, namespace: inst.namespace, component: component.name, action: 'applied',
+          module: { name: built.module.name, version: built.module.version }, ready: true, durationMs: Math.round(performance.now() - t0), ...counts,
+        };
+        await hooks.instanceApplied(outcome);
+        instances.push(outcome);
+      }
+    }
+    return { ok: true, revision: `${input.project.source.tag}@${input.digest}`, instances, components: [], namespaces: ['apps'] };
+  }
+
+  async deleteInstances(): Promise<TargetRunResult> {
+    throw new Error('not part of the benchmark');
+  }
+}
+
+const mb = (b: number) => `${(b / 1048576).toFixed(0)} MiB`;
+
+async function main(): Promise<void> {
+  const n = Number(process.env.BENCH_TARGETS ?? 1000);
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+  const work = mkdtempSync(join(tmpdir(), 'hub-bench-'));
+  const [pg, registry] = await Promise.all([startPostgres(work), startRegistry(work, 'registry')]);
+  const cue = await CueEngine.start();
+  let peak = process.memoryUsage().rss;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
+  try {
+    // Pushes through undici's own fetch (see libs/engine's bench: Node 20's fetch and undici 7 disagree on blob PUTs).
+    const reg = new RegistryClient({ fetch: undiciFetch as unknown as typeof fetch });
+    const module = `oci://${registry.endpoint.host}/modules/greeter`;
+    await pushModule(reg, module, GREETER_MODULE_DIR, defaultPushModuleOptions('1.0.0'));
+    const dir = join(work, 'project');
+    for (const [path, content] of Object.entries(projectFiles(module))) {
+      mkdirSync(join(dir, path, '..'), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    }
+    const repo = `oci://${registry.endpoint.host}/projects/bench`;
+    await pushArtifact(reg, repo, dir, { tags: ['latest'], contentType: 'generic', annotations: {} });
+
+    const generator = new TimoniManifestGenerator(cue);
+    const clusters = new SimulatedClusters(generator, new SourceCache(), new RegistryClients().get({ source: { kind: 'anonymous' }, fingerprint: 'anonymous' }));
+    const adminToken = 'bench-admin-token-0123456789';
+    const app = await createHubApp(
+      {
+        ...defaultHubConfig(),
+        host: '127.0.0.1',
+        port: 0,
+        dataDir: work,
+        databaseUrl: pg.endpoint.url,
+        logLevel: 'error',
+        adminToken,
+        scheduler: { ...defaultSchedulerConfig(), tickMs: 100, concurrency, hubId: 'bench' },
+      },
+      { scheduler: { targetRunner: clusters }, announce: () => undefined },
+    );
+    await app.listen(0, '127.0.0.1');
+    const url = listeningUrl(app);
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+      return res.json() as Promise<{ status: { targets: number; ready: number } }>;
+    };
+
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) {
+      await call('POST', '/api/v1/clusters', { name: `sim-${i}`, group: i % 2 ? 'production' : 'staging', mode: 'push', endpoint: { server: 'https://127.0.0.1:1' }, credentials: { token: `t-${i}` } });
+    }
+    console.log(`register ${n} clusters through the API: ${(performance.now() - t0).toFixed(0)} ms`);
+
+    const t1 = performance.now();
+    await call('POST', '/api/v1/projects', { name: 'bench', namespace: 'apps', source: { repository: repo, tag: 'latest' }, targets: { groups: ['staging', 'production'] } });
+    for (;;) {
+      const p = await call('GET', '/api/v1/projects/bench');
+      if (p.status.targets === n && p.status.ready === n) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const converge = performance.now() - t1;
+    const s = generator.stats();
+    console.log(`converge ${n} Targets (concurrency ${concurrency}): ${(converge / 1000).toFixed(1)} s, ${(n / (converge / 1000)).toFixed(0)} Targets/s`);
+    console.log(`  instance renders ${clusters.renders}; module builds performed ${s.builds.misses} (shared ${s.builds.hits + s.builds.joins}); bundle loads ${s.bundles.misses}; project loads ${s.projectLoads}`);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    const resolutions = /flotilla_source_tag_resolutions_total\{result="success"\} (\d+)/.exec(metrics)?.[1];
+    console.log(`  tag resolutions ${resolutions}; hub peak RSS ${mb(peak)}`);
+    await app.close();
+  } finally {
+    clearInterval(sampler);
+    await cue.close();
+    await registry.stop();
+    await pg.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
