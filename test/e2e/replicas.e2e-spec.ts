@@ -1,0 +1,108 @@
+import { RegistryClient } from '@flotilla/oci';
+import { shopProjectFiles } from './fixtures/projects';
+import { eventually, overlappingRuns } from './support/eventually';
+import { HubFleet } from './support/hub-fleet';
+import { projectRepository, publishProject, publishWebapp } from './support/publish';
+import { configMapData, readyOn, runs } from './support/shop';
+import { adminClient, deleteNamespaces, DeploymentReadiness, prepareTenant, registerSpoke, uniqueName } from './support/spoke';
+
+// Issue 8, third end-to-end suite: three compiled hubs share one PostgreSQL.
+// The hub running the Target is killed with SIGKILL mid-run (the run waits
+// for Deployments this suite marks ready only after a delay); another hub
+// takes the Target over when the lease expires, and the Run rows prove that
+// no two runs of the Target overlapped.
+
+jest.setTimeout(90_000);
+
+const LEASE_TTL_MS = 3000;
+
+describe('three hubs on one PostgreSQL, one killed during a run', () => {
+  const registry = new RegistryClient();
+  const kube = adminClient();
+  const ns = uniqueName('e2e-kill');
+  let fleet: HubFleet;
+  let readiness: DeploymentReadiness;
+
+  beforeAll(async () => {
+    await prepareTenant(kube, { namespace: ns, serviceAccount: 'deployer', instanceNamespaces: [ns] });
+    // No kubelet: Deployments become ready 4 s after each change, which keeps a waiting run in flight.
+    readiness = new DeploymentReadiness(kube, () => [ns], 4000).start();
+    fleet = await HubFleet.start(['hub-a', 'hub-b', 'hub-c'], { tick: '200ms', leaseTtl: `${LEASE_TTL_MS}ms`, sourcePoll: '1s' });
+    await registerSpoke(fleet, 'spoke-1', 'staging');
+  });
+
+  afterAll(async () => {
+    readiness?.stop();
+    await fleet?.stop();
+    await deleteNamespaces(kube, [ns]);
+    await kube.connection.close();
+  });
+
+  it('converges after the running hub dies, without two runs of the Target at once', () =>
+    fleet.guard(async () => {
+      const moduleUrl = await publishWebapp(registry);
+      const repo = projectRepository();
+      const digest = await publishProject(registry, repo, shopProjectFiles({ moduleUrl, moduleVersion: '1.0.0', namespace: ns, infra: ['db'], message: 'hi', infraWait: true, infraTimeout: '40s' }));
+      const revision = `latest@${digest}`;
+      await fleet.expectCall(201, 'POST', '/api/v1/projects', {
+        name: 'shop',
+        namespace: ns,
+        serviceAccountName: 'deployer',
+        source: { repository: repo, tag: 'latest' },
+        targets: { names: ['spoke-1'] },
+        interval: '10m',
+      });
+
+      // Whoever holds the run while it waits for the Deployment gets killed.
+      const inFlight = await eventually(
+        'a run waiting for the infra Deployment',
+        async () => {
+          const running = (await runs(fleet, 'shop', 'spoke-1')).find((r) => r.result === 'Running');
+          const deployed = (await kube.list('apps/v1', 'Deployment', { namespace: ns })).length > 0;
+          return running && deployed ? running : undefined;
+        },
+        { timeoutMs: 20_000, intervalMs: 100, observe: () => runs(fleet, 'shop', 'spoke-1') },
+      );
+      const victim = fleet.hub(inFlight.leaseOwner!);
+      await victim.kill();
+      const killedAt = Date.now();
+
+      await readyOn(fleet, 'shop', 'spoke-1', revision, 40_000);
+      const history = await runs(fleet, 'shop', 'spoke-1');
+      const killed = history.find((r) => r.id === inFlight.id)!;
+      expect(killed).toMatchObject({ result: 'Abandoned', leaseOwner: victim.id });
+      const takeover = history.find((r) => r.result === 'Succeeded')!;
+      expect(takeover.leaseOwner).not.toBe(victim.id);
+      // Taken over only once the dead hub's lease (renewed every third of the TTL) had run out.
+      expect(Date.parse(takeover.startedAt)).toBeGreaterThanOrEqual(killedAt + LEASE_TTL_MS / 2);
+      expect(history.every((r) => r.finishedAt !== null)).toBe(true);
+      expect(overlappingRuns(history)).toEqual([]);
+
+      expect(await configMapData(kube, ns)).toEqual({
+        'db-config': { message: 'db of the shop', cluster: 'spoke-1' },
+        'web-config': { message: 'hi', cluster: 'spoke-1' },
+      });
+      const survivors = fleet.hubs.filter((h) => h.running);
+      const takeovers = await Promise.all(
+        survivors.map(async (h) => Number(/^flotilla_scheduler_lease_takeovers_total (\d+)$/m.exec((await fleet.call('GET', '/metrics', undefined, h)).text)?.[1] ?? 0)),
+      );
+      expect(takeovers.reduce((a, b) => a + b, 0)).toBe(1);
+
+      // Both survivors asked at once to reconcile, again and again: still one run at a time.
+      const before = history.length;
+      for (let round = 0; round < 3; round++) {
+        await Promise.all(survivors.map((h) => fleet.call('POST', '/api/v1/projects/shop/reconcile', undefined, h)));
+        await eventually(
+          `manual run ${round + 1}`,
+          async () => {
+            const all = await runs(fleet, 'shop', 'spoke-1');
+            return all.length >= before + round + 1 && all.every((r) => r.result !== 'Running') ? all : undefined;
+          },
+          { timeoutMs: 20_000, observe: () => runs(fleet, 'shop', 'spoke-1') },
+        );
+      }
+      const all = await runs(fleet, 'shop', 'spoke-1');
+      expect(all.filter((r) => r.trigger === 'Manual' && r.result === 'Succeeded').length).toBeGreaterThanOrEqual(3);
+      expect(overlappingRuns(all)).toEqual([]);
+    })());
+});
