@@ -14,7 +14,7 @@ describe('eventually', () => {
       },
       { timeoutMs: 20, intervalMs: 5, observe: async () => ({ phase: 'Failed' }) },
     );
-    await expect(failing).rejects.toThrow(/waiting for the Target to be Ready\nlast error: HTTP 503\nlast seen: \{\n  "phase": "Failed"/);
+    await expect(failing).rejects.toThrow(/waiting for the Target to be Ready\nlast error: HTTP 503\nlast seen: \{\n {2}"phase": "Failed"/);
   });
 });
 
