@@ -1,5 +1,6 @@
 import { RegistryClient } from '@flotilla/oci';
 import { shopProjectFiles, type ShopRevision } from './fixtures/projects';
+import { eventually } from './support/eventually';
 import { HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
 import { configMapData, deploymentNames, instanceInfo, readyOn, runs } from './support/shop';
@@ -106,6 +107,11 @@ describe('push mode: a Project registered through the API converges on a push cl
       const applied = (name: string) => events.find((e) => e.reason === 'InstanceApplied' && e.message.includes(`instance ${ns}/${name} `));
       for (const name of ['db', 'cache', 'web']) expect(applied(name)).toBeDefined();
       expect(Date.parse(applied('web')!.time)).toBeGreaterThanOrEqual(Math.max(Date.parse(applied('db')!.time), Date.parse(applied('cache')!.time)));
+      // ... and as core/v1 Events on each inventory Secret in the cluster.
+      const kubeEvents = await kube.list('v1', 'Event', { namespace: ns });
+      for (const name of ['db', 'cache', 'web']) {
+        expect(kubeEvents.some((e) => e.reason === 'InstanceApplied' && (e.involvedObject as { kind: string; name: string }).name === `timoni.${name}`)).toBe(true);
+      }
 
       // Metrics with the RFC's labels.
       const metrics = (await fleet.expectCall(200, 'GET', '/metrics')).text;
@@ -126,5 +132,18 @@ describe('push mode: a Project registered through the API converges on a push cl
         expect(labels.module_name).toBeTruthy();
       }
       expect(metrics).toMatch(/^timoni_instance_reconcile_duration_seconds_count\{[^}]*instance_name="web"[^}]*\} 1$/m);
+      expect(metrics).toMatch(/^flotilla_kube_api_requests_total\{[^}]*code="200"[^}]*\} \d+$/m);
+    })());
+
+  it('removes the instances from the cluster when the Project is deleted with its instances', () =>
+    fleet.guard(async () => {
+      await fleet.expectCall(202, 'DELETE', '/api/v1/projects/shop?instances=delete');
+      await eventually('the Project to be gone', async () => ((await fleet.call('GET', '/api/v1/projects/shop')).status === 404 ? true : undefined), {
+        timeoutMs: 30_000,
+        observe: async () => (await fleet.call('GET', '/api/v1/projects/shop/targets')).body,
+      });
+      expect(await configMapData(kube, ns)).toEqual({});
+      expect(await deploymentNames(kube, ns)).toEqual([]);
+      expect(await kube.list('v1', 'Secret', { namespace: ns, labelSelector: 'project.flotilla.dev/name=shop' })).toEqual([]);
     })());
 });
