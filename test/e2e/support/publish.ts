@@ -7,8 +7,8 @@ import { WEBAPP_MODULE_DIR } from '../fixtures/projects';
 import { uniqueName } from './spoke';
 
 /** Pushes the webapp module (as `timoni mod push` would) under a repository of its own; returns its oci:// URL. */
-export async function publishWebapp(registry: RegistryClient, version = '1.0.0'): Promise<string> {
-  const url = `oci://${harnessEnv().registry.host}/${uniqueName('e2e/modules/webapp')}`;
+export async function publishWebapp(registry: RegistryClient, version = '1.0.0', host = harnessEnv().registry.host): Promise<string> {
+  const url = `oci://${host}/${uniqueName('e2e/modules/webapp')}`;
   await pushModule(registry, url, WEBAPP_MODULE_DIR, defaultPushModuleOptions(version));
   return url;
 }

@@ -1,0 +1,67 @@
+import { RegistryClient, type Credentials } from '@flotilla/oci';
+import { harnessEnv } from '../harness/env';
+import { shopProjectFiles } from './fixtures/projects';
+import { HubFleet } from './support/hub-fleet';
+import { publishProject, publishWebapp } from './support/publish';
+import { configMapData, readyOn } from './support/shop';
+import { adminClient, deleteNamespaces, prepareTenant, registerSpoke, uniqueName } from './support/spoke';
+
+// Registry credentials in push mode (issue 8): the Project's own, sealed by
+// the hub, serve the tag resolution, the artifact and the module. Module and
+// Project live in the harness registry that requires basic auth.
+
+jest.setTimeout(90_000);
+
+describe('push mode from a registry that requires credentials', () => {
+  const auth = harnessEnv().registryAuth;
+  const credentials: Credentials = { kind: 'basic', username: auth.username, password: auth.password };
+  const registry = new RegistryClient({ credentials });
+  const kube = adminClient();
+  const namespaces: string[] = [];
+  let fleet: HubFleet;
+  let moduleUrl: string;
+
+  beforeAll(async () => {
+    moduleUrl = await publishWebapp(registry, '1.0.0', auth.host);
+    fleet = await HubFleet.start(['hub-1']);
+    await registerSpoke(fleet, 'spoke-1', 'staging');
+  });
+
+  afterAll(async () => {
+    await fleet?.stop();
+    await deleteNamespaces(kube, namespaces);
+    await kube.connection.close();
+  });
+
+  async function shop(name: string, ns: string): Promise<string> {
+    const repo = `oci://${auth.host}/${uniqueName(`e2e/projects/${name}`)}`;
+    const digest = await publishProject(registry, repo, shopProjectFiles({ moduleUrl, moduleVersion: '1.0.0', namespace: ns, infra: ['db'], message: name }));
+    return `${repo}@latest@${digest}`;
+  }
+
+  it('uses the Project’s registry credentials', () =>
+    fleet.guard(async () => {
+      const ns = uniqueName('e2e-creds');
+      namespaces.push(ns);
+      await prepareTenant(kube, { namespace: ns, serviceAccount: 'deployer', instanceNamespaces: [ns] });
+      const [repo, revision] = splitRef(await shop('basic', ns));
+      await fleet.expectCall(201, 'POST', '/api/v1/projects', {
+        name: 'basic',
+        namespace: ns,
+        serviceAccountName: 'deployer',
+        source: { repository: repo, tag: 'latest' },
+        targets: { names: ['spoke-1'] },
+        registryCredentials: { username: auth.username, password: auth.password },
+      });
+      await readyOn(fleet, 'basic', 'spoke-1', revision);
+      expect((await configMapData(kube, ns))['web-config']).toEqual({ message: 'basic', cluster: 'spoke-1' });
+      const project = await fleet.expectCall(200, 'GET', '/api/v1/projects/basic');
+      expect(project.body.registryCredentials).toMatchObject({ kind: expect.any(String), fingerprint: expect.stringMatching(/^sha256:/) });
+      expect(project.text).not.toContain(auth.password);
+    })());
+});
+
+function splitRef(ref: string): [string, string] {
+  const at = ref.indexOf('@');
+  return [ref.slice(0, at), ref.slice(at + 1)];
+}
