@@ -1,0 +1,102 @@
+import { RegistryClient } from '@flotilla/oci';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { shopProjectFiles } from './fixtures/projects';
+import { eventually } from './support/eventually';
+import { HubFleet } from './support/hub-fleet';
+import { projectRepository, publishProject, publishWebapp } from './support/publish';
+import { configMapData, readyOn, runs, target } from './support/shop';
+import { adminClient, deleteNamespaces, prepareTenant, registerSpoke, uniqueName } from './support/spoke';
+
+// The scheduler's other triggers end to end (issue 8): a spec change
+// (generation), the interval (drift correction), suspend and resume.
+
+jest.setTimeout(90_000);
+
+const INTERVAL_S = 10; // the API's minimum
+
+describe('push mode: spec changes, drift correction, suspend and resume', () => {
+  const registry = new RegistryClient();
+  const kube = adminClient();
+  const ns = uniqueName('e2e-trig');
+  const webConfig = { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'web-config' };
+  let fleet: HubFleet;
+  let revision: string;
+
+  beforeAll(async () => {
+    const moduleUrl = await publishWebapp(registry);
+    const repo = projectRepository();
+    revision = `latest@${await publishProject(registry, repo, shopProjectFiles({ moduleUrl, moduleVersion: '1.0.0', namespace: ns, infra: ['db'], message: '', messageFromRuntime: 'GREETING' }))}`;
+    await prepareTenant(kube, { namespace: ns, serviceAccount: 'deployer', instanceNamespaces: [ns] });
+    fleet = await HubFleet.start(['hub-1']);
+    await registerSpoke(fleet, 'spoke-1', 'staging');
+    await fleet.expectCall(201, 'POST', '/api/v1/projects', {
+      name: 'shop',
+      namespace: ns,
+      serviceAccountName: 'deployer',
+      source: { repository: repo, tag: 'latest' },
+      targets: { names: ['spoke-1'] },
+      interval: `${INTERVAL_S}s`,
+      annotations: { 'runtime.timoni.sh/GREETING': 'hello' },
+    });
+    await readyOn(fleet, 'shop', 'spoke-1', revision);
+  });
+
+  afterAll(async () => {
+    await fleet?.stop();
+    await deleteNamespaces(kube, [ns]);
+    await kube.connection.close();
+  });
+
+  it('runs again when the spec changes, with the new runtime annotation', () =>
+    fleet.guard(async () => {
+      expect((await configMapData(kube, ns))['web-config']).toEqual({ message: 'hello', cluster: 'spoke-1' });
+      const patched = await fleet.expectCall(200, 'PATCH', '/api/v1/projects/shop', { annotations: { 'runtime.timoni.sh/GREETING': 'hola' } });
+      expect(patched.body.generation).toBe(2);
+      await eventually(
+        'observedGeneration 2',
+        async () => {
+          const t = await target(fleet, 'shop', 'spoke-1');
+          return t.phase === 'Ready' && t.observedGeneration === 2 ? t : undefined;
+        },
+        { timeoutMs: 20_000, observe: () => target(fleet, 'shop', 'spoke-1') },
+      );
+      const [run] = await runs(fleet, 'shop', 'spoke-1');
+      expect(run).toMatchObject({ trigger: 'SpecChanged', result: 'Succeeded', revision });
+      expect((await configMapData(kube, ns))['web-config']).toEqual({ message: 'hola', cluster: 'spoke-1' });
+    })());
+
+  it('corrects drift at the interval', () =>
+    fleet.guard(async () => {
+      const before = (await runs(fleet, 'shop', 'spoke-1')).length;
+      await kube.delete(webConfig);
+      const restored = await eventually('web-config to be restored', async () => (await kube.getOptional(webConfig)) ?? undefined, {
+        timeoutMs: (INTERVAL_S + 8) * 1000,
+        observe: () => target(fleet, 'shop', 'spoke-1'),
+      });
+      expect(restored.data).toEqual({ message: 'hola', cluster: 'spoke-1' });
+      const all = await runs(fleet, 'shop', 'spoke-1');
+      expect(all.length).toBe(before + 1);
+      expect(all[0]).toMatchObject({ trigger: 'Interval', result: 'Succeeded', revision });
+      expect(all[0].instances.find((i) => i.name === 'web')).toMatchObject({ created: 1, unchanged: 1 });
+    })());
+
+  it('does nothing while suspended, and catches up on resume', () =>
+    fleet.guard(async () => {
+      expect((await fleet.expectCall(200, 'POST', '/api/v1/projects/shop/suspend')).body.suspend).toBe(true);
+      expect((await target(fleet, 'shop', 'spoke-1')).phase).toBe('Suspended');
+      const before = (await runs(fleet, 'shop', 'spoke-1')).length;
+      await kube.delete(webConfig);
+      expect((await fleet.call('POST', '/api/v1/projects/shop/reconcile')).status).toBe(409);
+      await sleep((INTERVAL_S + 2) * 1000); // past the interval: no drift correction while suspended
+      expect(await kube.getOptional(webConfig)).toBeUndefined();
+      expect((await runs(fleet, 'shop', 'spoke-1')).length).toBe(before);
+      expect((await target(fleet, 'shop', 'spoke-1')).phase).toBe('Suspended');
+
+      expect((await fleet.expectCall(200, 'POST', '/api/v1/projects/shop/resume')).body.suspend).toBe(false);
+      await eventually('web-config to come back after resume', async () => (await kube.getOptional(webConfig)) ?? undefined, {
+        timeoutMs: 15_000,
+        observe: () => target(fleet, 'shop', 'spoke-1'),
+      });
+      await readyOn(fleet, 'shop', 'spoke-1', revision, 15_000);
+    })());
+});
