@@ -1,0 +1,78 @@
+import { RegistryClient } from '@flotilla/oci';
+import { shopProjectFiles } from './fixtures/projects';
+import { eventually } from './support/eventually';
+import { HubFleet } from './support/hub-fleet';
+import { projectRepository, publishProject, publishWebapp } from './support/publish';
+import { deploymentNames, readyOn, runs, target } from './support/shop';
+import { adminClient, deleteNamespaces, DeploymentReadiness, prepareTenant, registerSpoke, uniqueName } from './support/spoke';
+
+// A component that waits and never gets healthy (issue 8): it fails within
+// its timeout, its dependent is not applied, the run retries with backoff,
+// and once the Deployment is healthy the next retry applies the dependent.
+
+jest.setTimeout(90_000);
+
+describe('push mode: a waiting component that times out holds back its dependents', () => {
+  const registry = new RegistryClient();
+  const kube = adminClient();
+  const ns = uniqueName('e2e-deps');
+  let fleet: HubFleet;
+  let readiness: DeploymentReadiness | undefined;
+
+  beforeAll(async () => {
+    await prepareTenant(kube, { namespace: ns, serviceAccount: 'deployer', instanceNamespaces: [ns] });
+    fleet = await HubFleet.start(['hub-1']);
+    await registerSpoke(fleet, 'spoke-1', 'staging');
+  });
+
+  afterAll(async () => {
+    readiness?.stop();
+    await fleet?.stop();
+    await deleteNamespaces(kube, [ns]);
+    await kube.connection.close();
+  });
+
+  it('fails infra on its timeout, skips app, and applies app once infra is healthy', () =>
+    fleet.guard(async () => {
+      const moduleUrl = await publishWebapp(registry);
+      const repo = projectRepository();
+      const revision = `latest@${await publishProject(registry, repo, shopProjectFiles({ moduleUrl, moduleVersion: '1.0.0', namespace: ns, infra: ['db'], message: 'hi', infraWait: true, infraTimeout: '3s' }))}`;
+      await fleet.expectCall(201, 'POST', '/api/v1/projects', {
+        name: 'shop',
+        namespace: ns,
+        serviceAccountName: 'deployer',
+        source: { repository: repo, tag: 'latest' },
+        targets: { names: ['spoke-1'] },
+      });
+
+      const failed = await eventually(
+        'infra to time out',
+        async () => {
+          const t = await target(fleet, 'shop', 'spoke-1');
+          return t.phase === 'Failed' ? t : undefined;
+        },
+        { timeoutMs: 30_000, observe: () => target(fleet, 'shop', 'spoke-1') },
+      );
+      const components = Object.fromEntries((failed.components as Array<{ name: string; status: string; reason?: string; message?: string }>).map((c) => [c.name, c]));
+      expect(components.infra).toMatchObject({ status: 'Failed' });
+      expect(components.infra.reason).toMatch(/ComponentTimeout|HealthCheckFailed/);
+      expect(components.infra.message).toMatch(/component infra: .*timeout of 3s/);
+      expect(components.app.reason).toBe('DependencyNotReady');
+      expect(failed.conditions.find((c) => c.type === 'Reconciling')).toMatchObject({ reason: 'ProgressingWithRetry' });
+      expect(failed.attempt).toBe(1);
+      expect(await deploymentNames(kube, ns)).toEqual(['db']); // web never applied
+
+      const [run] = await runs(fleet, 'shop', 'spoke-1');
+      expect(run.result).toBe('Failed');
+      expect(run.durationMs).toBeGreaterThanOrEqual(3000 - 100); // it waited for the timeout
+      expect(run.durationMs).toBeLessThan(15_000);
+
+      // The Deployment turns healthy; the next retry goes through to app.
+      readiness = new DeploymentReadiness(kube, () => [ns], 0).start();
+      const ready = await readyOn(fleet, 'shop', 'spoke-1', revision, 30_000);
+      expect(ready.attempt).toBe(0);
+      expect(await deploymentNames(kube, ns)).toEqual(['db', 'web']);
+      const [retry] = await runs(fleet, 'shop', 'spoke-1');
+      expect(retry).toMatchObject({ trigger: 'Retry', result: 'Succeeded' });
+    })());
+});
