@@ -1,6 +1,6 @@
 import { RegistryClient } from '@flotilla/oci';
 import { Client } from 'pg';
-import { shopProjectFiles } from './fixtures/projects';
+import { shopProjectFiles, type ShopRevision } from './fixtures/projects';
 import { eventually, overlappingRuns } from './support/eventually';
 import { HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
@@ -23,6 +23,8 @@ describe('three hubs on one PostgreSQL, one killed during a run', () => {
   const ns = uniqueName('e2e-kill');
   let fleet: HubFleet;
   let readiness: DeploymentReadiness;
+  let rev1: ShopRevision;
+  let repo: string;
 
   beforeAll(async () => {
     await prepareTenant(kube, { namespace: ns, serviceAccount: 'deployer', instanceNamespaces: [ns] });
@@ -42,8 +44,9 @@ describe('three hubs on one PostgreSQL, one killed during a run', () => {
   it('converges after the running hub dies, without two runs of the Target at once', () =>
     fleet.guard(async () => {
       const moduleUrl = await publishWebapp(registry);
-      const repo = projectRepository();
-      const digest = await publishProject(registry, repo, shopProjectFiles({ moduleUrl, moduleVersion: '1.0.0', namespace: ns, infra: ['db'], message: 'hi', infraWait: true, infraTimeout: '40s' }));
+      repo = projectRepository();
+      rev1 = { moduleUrl, moduleVersion: '1.0.0', namespace: ns, infra: ['db'], message: 'hi', infraWait: true, infraTimeout: '40s' };
+      const digest = await publishProject(registry, repo, shopProjectFiles(rev1));
       const revision = `latest@${digest}`;
       await fleet.expectCall(201, 'POST', '/api/v1/projects', {
         name: 'shop',
@@ -108,6 +111,37 @@ describe('three hubs on one PostgreSQL, one killed during a run', () => {
       const all = await runs(fleet, 'shop', 'spoke-1');
       expect(all.filter((r) => r.trigger === 'Manual' && r.result === 'Succeeded').length).toBeGreaterThanOrEqual(3);
       expect(overlappingRuns(all)).toEqual([]);
+    })());
+
+  it('hands a run over at once when its hub shuts down gracefully mid-run', () =>
+    fleet.guard(async () => {
+      readiness.delayMs = 10_000; // longer than the shutdown grace (2 s), so the run is still waiting when it ends
+      const revision = `latest@${await publishProject(registry, repo, shopProjectFiles({ ...rev1, infraReplicas: 2 }))}`;
+      const inFlight = await eventually(
+        'a run of the new revision waiting for the Deployment',
+        async () => {
+          const running = (await runs(fleet, 'shop', 'spoke-1')).find((r) => r.result === 'Running' && r.revision === revision);
+          const db = await kube.getOptional({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name: 'db' });
+          return running && (db?.spec as { replicas?: number } | undefined)?.replicas === 2 ? running : undefined;
+        },
+        { timeoutMs: 20_000, intervalMs: 100, observe: () => runs(fleet, 'shop', 'spoke-1') },
+      );
+      const leaving = fleet.hub(inFlight.leaseOwner!);
+      await leaving.stop();
+      // Nest re-raises SIGTERM after its shutdown hooks; SIGKILL would mean stop() had to force it.
+      expect([0, 'SIGTERM']).toContain(await leaving.exited);
+      readiness.delayMs = 1000;
+
+      await readyOn(fleet, 'shop', 'spoke-1', revision, 40_000);
+      const history = await runs(fleet, 'shop', 'spoke-1');
+      const interrupted = history.find((r) => r.id === inFlight.id)!;
+      expect(interrupted.result).toBe('Abandoned');
+      expect(interrupted.error).toMatch(/shutting down/);
+      const next = history.find((r) => r.result === 'Succeeded' && r.revision === revision)!;
+      expect(next.leaseOwner).not.toBe(leaving.id);
+      // The lease was released, not left to expire: the next run started within a few ticks.
+      expect(Date.parse(next.startedAt) - Date.parse(interrupted.finishedAt!)).toBeLessThan(LEASE_TTL_MS);
+      expect(overlappingRuns(history)).toEqual([]);
     })());
 });
 

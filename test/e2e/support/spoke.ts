@@ -89,7 +89,8 @@ export class DeploymentReadiness {
   constructor(
     private readonly client: ObjectClient,
     private readonly namespaces: () => string[],
-    private readonly delayMs: number,
+    /** may be changed while it runs */
+    public delayMs: number,
   ) {}
 
   start(): this {
