@@ -3,7 +3,7 @@ import { shopProjectFiles, type ShopRevision } from './fixtures/projects';
 import { eventually } from './support/eventually';
 import { HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
-import { configMapData, deploymentNames, readyOn, runs, target, type TargetView } from './support/shop';
+import { configMapData, deploymentNames, instanceInfo, readyOn, runs, target, type TargetView } from './support/shop';
 import { adminClient, deleteNamespaces, prepareTenant, registerSpoke, uniqueName } from './support/spoke';
 
 // Issue 8, second end-to-end suite: new revisions pushed under the same tag
@@ -73,6 +73,10 @@ describe('push mode: revisions under one tag', () => {
         'infra/cache:pruned': { created: 0, configured: 0, unchanged: 0, deleted: 2 },
         'app/web:applied': { created: 0, configured: 1, unchanged: 1, deleted: 0 },
       });
+
+      // The pruned instance leaves timoni_instance_info; the others carry the new revision only.
+      const info = instanceInfo((await fleet.expectCall(200, 'GET', '/metrics')).text);
+      expect(info.map((i) => `${i.labels.instance_name}@${i.labels.project_revison}`).sort()).toEqual([`db@${revision}`, `web@${revision}`]);
     })());
 
   it('keeps the last good objects when a revision is broken, shows the error and retries with backoff', () =>
