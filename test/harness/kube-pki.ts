@@ -17,6 +17,12 @@ export interface KubePki {
   serviceAccountPub: string;
 }
 
+/** PEM of a client certificate the API server's client CA signed. */
+export interface ClientCertificate {
+  certData: string;
+  keyData: string;
+}
+
 async function openssl(dir: string, args: string[]): Promise<void> {
   try {
     await run('openssl', args, { cwd: dir });
@@ -61,4 +67,23 @@ export async function writeKubePki(dir: string): Promise<KubePki> {
     serviceAccountKey: join(dir, 'sa.key'),
     serviceAccountPub: join(dir, 'sa.pub'),
   };
+}
+
+/**
+ * A client certificate from the same CA (the API server trusts it as its
+ * client CA): CN is the user name, each O a group.
+ */
+export async function writeClientCertificate(dir: string, user: string, groups: string[]): Promise<ClientCertificate> {
+  const base = `client-${user}`;
+  const subject = `/CN=${user}${groups.map((g) => `/O=${g}`).join('')}`;
+  await openssl(dir, [
+    'req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+    '-keyout', `${base}.key`, '-out', `${base}.csr`, '-subj', subject,
+  ]);
+  writeFileSync(join(dir, `${base}.ext`), 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n');
+  await openssl(dir, [
+    'x509', '-req', '-in', `${base}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
+    '-days', '7', '-extfile', `${base}.ext`, '-out', `${base}.crt`,
+  ]);
+  return { certData: readFileSync(join(dir, `${base}.crt`), 'utf8'), keyData: readFileSync(join(dir, `${base}.key`), 'utf8') };
 }

@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { kubeRequest } from './kube-http';
-import { writeKubePki } from './kube-pki';
+import { writeClientCertificate, writeKubePki } from './kube-pki';
 import { freePort } from './ports';
 import { ServiceStartError, spawnLogged, stopProcess, waitUntil } from './process';
-import type { KubeEndpoint, KubeIdentity, RunningService } from './types';
+import type { KubeCertIdentity, KubeEndpoint, KubeIdentity, RunningService } from './types';
 
 /** How startKube starts and stops the API server. */
 export interface KubeOptions {
@@ -58,6 +58,11 @@ function waitFor(name: string, child: ChildProcess, logFile: string, deadline: n
 
 function identity(user: string, groups: string[]): KubeIdentity {
   return { user, groups, token: randomBytes(24).toString('hex') };
+}
+
+async function certIdentity(dir: string, user: string, groups: string[]): Promise<KubeCertIdentity> {
+  const cert = await writeClientCertificate(dir, user, groups);
+  return { user, groups, clientCertificateData: cert.certData, clientKeyData: cert.keyData };
 }
 
 interface Started {
@@ -149,12 +154,13 @@ export async function startKube(workDir: string, options: KubeOptions = defaultK
     if (etcdStart.status === 'rejected') throw etcdStart.reason;
     if (pkiStart.status === 'rejected') throw pkiStart.reason;
     const [etcdUrl, pki] = [etcdStart.value, pkiStart.value];
+    const certAdmin = await certIdentity(dir, 'flotilla-cert-admin', ['system:masters']);
     const port = await freePort();
     const logFile = join(workDir, 'kube-apiserver.log');
     const child = spawnLogged(bins.kubeApiserver, apiserverArgs(dir, port, etcdUrl, pki), logFile);
     procs.push({ child, logFile });
 
-    const endpoint: KubeEndpoint = { server: `https://127.0.0.1:${port}`, caData: pki.caData, version: '', admin, unprivileged };
+    const endpoint: KubeEndpoint = { server: `https://127.0.0.1:${port}`, caData: pki.caData, version: '', admin, unprivileged, certAdmin };
     const get = (path: string) => kubeRequest(endpoint, path, { token: admin.token, timeoutMs: 5_000 });
     const ok = (path: string) => async () => (await get(path)).status === 200;
     const wait = (ready: () => Promise<boolean>) => waitFor('kube-apiserver', child, logFile, deadline, ready);

@@ -29,6 +29,16 @@ export interface KubeIdentity {
   token: string;
 }
 
+/** An identity that authenticates with a client certificate instead of a token. */
+export interface KubeCertIdentity {
+  user: string;
+  groups: string[];
+  /** PEM */
+  clientCertificateData: string;
+  /** PEM */
+  clientKeyData: string;
+}
+
 export interface KubeEndpoint {
   /** https://127.0.0.1:port */
   server: string;
@@ -40,6 +50,8 @@ export interface KubeEndpoint {
   admin: KubeIdentity;
   /** authenticated but granted nothing by RBAC */
   unprivileged: KubeIdentity;
+  /** member of system:masters, by client certificate */
+  certAdmin: KubeCertIdentity;
 }
 
 export interface HarnessEnv {

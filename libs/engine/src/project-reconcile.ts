@@ -11,6 +11,7 @@ import {
   ClusterUnreachableError, DependencyNotReadyError, EngineError, ProjectLoadError, RunAbortedError, messageOf,
 } from './errors';
 import { listProjectInstances, pruneInstance } from './instance-prune';
+import { normalizeKubeVersion } from './kube-version';
 import { defaultReconcileOptions, type ReconcileOptions } from './options';
 import { instanceKey, planPrune } from './prune-plan';
 import { resolveRegistryCredentials } from './registry-credentials';
@@ -36,11 +37,6 @@ export interface ReconcileDeps {
 /** `tag@sha256:…` */
 export function formatRevision(tag: string, digest: string): string {
   return `${tag}@${digest}`;
-}
-
-/** `v1.36.3+k3s1` → `1.36.3` */
-export function normalizeKubeVersion(v: string): string {
-  return v.replace(/^v/, '').replace(/[-+].*$/, '');
 }
 
 export async function reconcileProject(input: ReconcileInput, deps: ReconcileDeps): Promise<RunResult> {
@@ -162,7 +158,13 @@ async function loadPlan(generator: ManifestGenerator, files: SourceFiles, path: 
 }
 
 async function clusterVersion(manager: ResourceManager, known?: string): Promise<string> {
-  if (known) return normalizeKubeVersion(known);
+  if (known) {
+    try {
+      return normalizeKubeVersion(known);
+    } catch {
+      // a recorded version we cannot read: ask the server instead
+    }
+  }
   try {
     const v = await manager.client.connection.request<{ gitVersion?: string }>({ method: 'GET', path: '/version' });
     if (typeof v?.gitVersion !== 'string') throw new Error('GET /version gave no gitVersion');

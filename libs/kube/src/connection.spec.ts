@@ -21,6 +21,27 @@ describe('ClusterConnection (real API server)', () => {
     expect(review.status.userInfo.groups).toEqual(['system:serviceaccounts', 'system:serviceaccounts:team-a', 'system:authenticated']);
   });
 
+  it('authenticates with a client certificate and key', async () => {
+    const { kube } = harnessEnv();
+    const byCert = ClusterConnection.create({
+      server: kube.server,
+      caData: kube.caData,
+      clientCertData: kube.certAdmin.clientCertificateData,
+      clientKeyData: kube.certAdmin.clientKeyData,
+    });
+    try {
+      const review = await byCert.request<{ status: { userInfo: { username: string; groups: string[] } } }>({
+        method: 'POST',
+        path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      });
+      expect(review.status.userInfo.username).toBe(kube.certAdmin.user);
+      expect(review.status.userInfo.groups).toEqual(expect.arrayContaining(['system:masters']));
+    } finally {
+      await byCert.close();
+    }
+  });
+
   it('limits an impersonated service account to the namespace its group is bound in', async () => {
     const allowed = await createNamespace(admin, 'conn-allowed');
     const denied = await createNamespace(admin, 'conn-denied');

@@ -146,7 +146,6 @@ export class RegistryClient {
           headers: {
             'content-type': 'application/octet-stream',
             'content-range': `${offset}-${offset + chunk.length - 1}`,
-            'content-length': String(chunk.length),
           },
           body: chunk,
           ok: [202],
@@ -188,7 +187,9 @@ export class RegistryClient {
       method: 'PUT',
       path: url.toString(),
       scopes: [repositoryScope(repo.repository, PUSH)],
-      headers: { 'content-type': 'application/octet-stream', 'content-length': String(body?.length ?? 0) },
+      // No hand-set content-length: fetch derives it from the body, and a
+      // second undici in the process (libs/kube's) rejects a duplicate.
+      headers: { 'content-type': 'application/octet-stream' },
       body: body ?? Buffer.alloc(0),
       ok: [201],
     });

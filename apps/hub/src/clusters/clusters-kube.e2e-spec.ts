@@ -21,6 +21,22 @@ describe('push clusters against the harness kube-apiserver', () => {
     expect(res.text).not.toContain(kube().admin.token);
   });
 
+  it('records the server version when registered with a client certificate and key', async () => {
+    const { certAdmin } = kube();
+    const res = await hub.call('POST', '/api/v1/clusters', {
+      body: {
+        name: 'real-cert',
+        mode: 'push',
+        endpoint: { server: kube().server, caData: kube().caData },
+        credentials: { clientCertificateData: certAdmin.clientCertificateData, clientKeyData: certAdmin.clientKeyData },
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.status).toMatchObject({ reachable: true, version: kube().version, error: null });
+    expect(res.body.credentials.kind).not.toBe('token');
+    expect(res.text).not.toContain('PRIVATE KEY');
+  });
+
   it('does the same from a kubeconfig with base64 CA data', async () => {
     const kubeconfig = kubeconfigYaml({ server: kube().server, caData: kube().caData, token: kube().admin.token });
     const res = await hub.call('POST', '/api/v1/clusters', { body: { name: 'real-kc', mode: 'push', credentials: { kubeconfig } } });
