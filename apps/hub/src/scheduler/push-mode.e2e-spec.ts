@@ -96,11 +96,14 @@ describe('push mode with the engine', () => {
   it('keeps the last good objects when a revision is broken, says why, and recovers with a fixed one', async () => {
     const good = (await target()).lastAppliedRevision;
     const broken = await pushProject(registry, repo, projectFiles(moduleUrl, ns, { cache: false, shout: true, broken: true }));
-    const failed = await eventually('the failure', async () => {
+    // a second attempt on the same revision proves the broken revision is retried with backoff
+    const failed = await eventually('the failure, retried', async () => {
       const t = await target();
-      return t.phase === 'Failed' && t.attempt >= 1 ? t : undefined;
+      return t.phase === 'Failed' && t.attempt >= 2 ? t : undefined;
     }, 60_000);
     expect(failed.lastAppliedRevision).toBe(good);
+    expect(failed.conditions).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'Stalled', status: 'True' })]));
+    expect(Number.isNaN(Date.parse(failed.nextRunAt))).toBe(false);
     const ready = failed.conditions.find((c: { type: string }) => c.type === 'Ready');
     expect(ready).toMatchObject({ status: 'False' });
     expect(ready.message).toMatch(/volume/);

@@ -25,10 +25,17 @@ describe('statusAfterRun', () => {
     expect(s.conditions.map((c) => `${c.type}=${c.status}:${c.reason}`)).toEqual(['Ready=False:ApplyFailed', 'Reconciling=True:ProgressingWithRetry']);
   });
 
-  it('stalls on errors retrying cannot fix', () => {
+  it('marks errors retrying alone cannot fix Stalled, and still retries them with backoff', () => {
     const s = statusAfterRun(failed(false), base);
     expect(s.conditions.map((c) => `${c.type}=${c.status}`)).toEqual(['Ready=False', 'Stalled=True']);
-    expect(s.nextRunAt.getTime() - now.getTime()).toBe(600_000);
+    expect(s.conditions[1].message).toBe('boom (attempt 1; retrying at 2026-11-22T04:00:01.000Z)');
+    const delays = [0, 1, 2, 3].map((attempt) => statusAfterRun(failed(false), { ...base, attempt }).nextRunAt.getTime() - now.getTime());
+    expect(delays).toEqual([1000, 2000, 4000, 8000]);
+  });
+
+  it('never schedules a retry later than the interval', () => {
+    const s = statusAfterRun(failed(true), { ...base, attempt: 4, intervalMs: 3000 });
+    expect(s.nextRunAt.getTime() - now.getTime()).toBe(3000);
   });
 
   it('keeps the transition time of a condition whose status did not change', () => {

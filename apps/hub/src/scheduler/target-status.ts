@@ -29,7 +29,13 @@ export function condition(type: string, status: Condition['status'], reason: str
   return { type, status, reason, message, lastTransitionTime };
 }
 
-/** Success waits for the interval; a retryable failure backs off; a stall waits for the interval (or a change). */
+/**
+ * Success waits for the interval; a failure backs off. A stall (an error a
+ * retry alone cannot fix, such as a broken revision) is marked Stalled but
+ * still retried with the same backoff, never later than the interval: retries
+ * of a broken revision cost little (its build error is cached) and a fix
+ * pushed under the same tag is picked up without a manual reconcile.
+ */
 export function statusAfterRun(result: TargetRunResult, ctx: StatusContext): TargetStatus {
   const { now, previous } = ctx;
   if (result.ok) {
@@ -45,14 +51,14 @@ export function statusAfterRun(result: TargetRunResult, ctx: StatusContext): Tar
   const error = result.error ?? { reason: 'ReconciliationFailed', message: 'the run failed without an error', retryable: true };
   const attempt = ctx.attempt + 1;
   const ready = condition('Ready', 'False', error.reason, error.message, now, previous);
+  const delay = Math.min(backoffDelay(attempt, ctx.backoff, ctx.random), ctx.intervalMs);
+  const next = new Date(now.getTime() + delay);
   if (error.retryable) {
-    const delay = backoffDelay(attempt, ctx.backoff, ctx.random);
-    const next = new Date(now.getTime() + delay);
     const retrying = condition('Reconciling', 'True', 'ProgressingWithRetry', `attempt ${attempt} failed; retrying at ${next.toISOString()}`, now, previous);
     return { phase: 'Failed', conditions: [ready, retrying], attempt, nextRunAt: next };
   }
-  const stalled = condition('Stalled', 'True', error.reason, error.message, now, previous);
-  return { phase: 'Failed', conditions: [ready, stalled], attempt, nextRunAt: new Date(now.getTime() + ctx.intervalMs) };
+  const stalled = condition('Stalled', 'True', error.reason, `${error.message} (attempt ${attempt}; retrying at ${next.toISOString()})`, now, previous);
+  return { phase: 'Failed', conditions: [ready, stalled], attempt, nextRunAt: next };
 }
 
 /** Conditions while a run is in progress. */
