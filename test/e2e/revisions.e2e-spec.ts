@@ -140,4 +140,40 @@ describe('push mode: revisions under one tag', () => {
       expect(recovered.conditions.find((c) => c.type === 'Reconciling')).toBeUndefined();
       expect((await configMapData(kube, ns))['web-config']).toEqual({ message: 'fixed', cluster: 'spoke-1' });
     })());
+
+  it('marks a revision that does not build Stalled, names the field, and still retries it on the backoff', () =>
+    fleet.guard(async () => {
+      const good = revisions[revisions.length - 1];
+      const typo = await publish({ ...base, infra: ['db'], message: 'typo', extraWebValues: 'replica: 2' });
+      const stalled = await eventually(
+        'the typo to stall',
+        async () => {
+          const t = await target(fleet, 'shop', 'spoke-1');
+          return t.phase === 'Failed' && t.conditions.some((c) => c.type === 'Stalled') ? t : undefined;
+        },
+        { timeoutMs: 30_000, observe: () => target(fleet, 'shop', 'spoke-1') },
+      );
+      expect(stalled.lastAppliedRevision).toBe(good);
+      const ready = stalled.conditions.find((c) => c.type === 'Ready')!;
+      expect(ready).toMatchObject({ status: 'False', reason: 'BuildFailed' });
+      expect(ready.message).toMatch(/replica/);
+      expect(ready.message).toMatch(/not allowed/);
+      expect(stalled.conditions.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'True', reason: 'BuildFailed' });
+      const [run] = await runs(fleet, 'shop', 'spoke-1');
+      expect(run).toMatchObject({ result: 'Failed', revision: typo });
+      expect(Date.parse(stalled.nextRunAt) - Date.parse(run.finishedAt!)).toBeLessThanOrEqual(6000 + 50);
+
+      const again = await eventually(
+        'the stalled revision to be retried',
+        async () => {
+          const t = await target(fleet, 'shop', 'spoke-1');
+          return t.attempt === 2 ? t : undefined;
+        },
+        { timeoutMs: 20_000, observe: () => target(fleet, 'shop', 'spoke-1') },
+      );
+      expect(again.conditions.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'True' });
+      expect((await runs(fleet, 'shop', 'spoke-1'))[0]).toMatchObject({ trigger: 'Retry', result: 'Failed', revision: typo });
+      // nothing of the typo reached the cluster
+      expect((await configMapData(kube, ns))['web-config']).toEqual({ message: 'fixed', cluster: 'spoke-1' });
+    })());
 });
