@@ -10,6 +10,12 @@ describe('errors', () => {
     expect(dry.message).toContain('Job/a/j dry-run failed (immutable field; set action.timoni.sh/force: enabled');
   });
 
+  it('give the force hint only when the server names an immutable field', () => {
+    const invalid = new KubeApiError('PATCH', '/apis/apps/v1/namespaces/a/deployments/d', 422, { reason: 'Invalid', message: 'spec.replicas: Invalid value: -1: must be greater than or equal to 0' }, 'Deployment/a/d');
+    const dry = new DryRunError('Deployment/a/d', true, { cause: invalid });
+    expect(dry.message).toBe(`Deployment/a/d dry-run failed: ${invalid.message}`);
+  });
+
   it('list every object in wait and delete errors', () => {
     const ref = { group: 'apps', version: 'v1', kind: 'Deployment', namespace: 'a', name: 'w' };
     const timeout = new WaitTimeoutError(60_000, [{ ref, subject: 'Deployment/a/w', status: 'InProgress', message: 'Ready: 0/1' }]);

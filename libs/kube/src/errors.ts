@@ -66,13 +66,17 @@ export class UnknownKindError extends KubeError {
   }
 }
 
-/** Server-side dry-run apply rejected the object. `immutable` marks immutable-field errors (§5.4). */
+/**
+ * Server-side dry-run apply rejected the object. `immutable` marks errors that
+ * force may fix by recreating (§5.4 counts every 409/422); the hint about force
+ * is only given when the server's message names an immutable field, so an
+ * invalid value is not mistaken for one.
+ */
 export class DryRunError extends KubeError {
   constructor(readonly subject: string, readonly immutable: boolean, options: { cause: unknown }) {
-    super(
-      `${subject} dry-run failed${immutable ? ' (immutable field; set action.timoni.sh/force: enabled or the force option to recreate it)' : ''}: ${messageOf(options.cause)}`,
-      options,
-    );
+    const cause = messageOf(options.cause);
+    const hint = immutable && /immutable/i.test(cause) ? ' (immutable field; set action.timoni.sh/force: enabled or the force option to recreate it)' : '';
+    super(`${subject} dry-run failed${hint}: ${cause}`, options);
   }
 }
 
