@@ -2,7 +2,7 @@
 // bundle, then per instance build → apply (→ wait), all under the
 // component's deadline. The first failing instance stops the component, as
 // `timoni bundle apply` does.
-import { applyInstance, defaultInstanceApplyOptions, ReadinessError, type ResourceManager } from '@flotilla/kube';
+import { applyInstance, defaultInstanceApplyOptions, ReadinessError, WaitTimeoutError, type ChangeSet, type ResourceManager } from '@flotilla/kube';
 import { countChanges } from './change-counts';
 import { DeadlineExceeded, withDeadline } from './deadline';
 import {
@@ -25,6 +25,9 @@ export interface ComponentRun {
   signal?: AbortSignal;
 }
 
+/** How long a timed-out component may take to unwind, so its wait can say what was not ready. */
+const UNWIND_GRACE_MS = 100;
+
 /** Never rejects: failures are in the result. */
 export async function reconcileComponent(run: ComponentRun): Promise<ComponentResult> {
   const name = run.request.component.name;
@@ -37,11 +40,11 @@ export async function reconcileComponent(run: ComponentRun): Promise<ComponentRe
   let reported = false;
   const guarded: ComponentRun = { ...run, onInstance: async (i) => (reported ? undefined : run.onInstance(i)) };
   try {
-    await withDeadline(timeoutMs, run.signal, (signal, deadline) => componentSteps(guarded, result, signal, deadline));
+    await withDeadline(timeoutMs, run.signal, (signal, deadline) => componentSteps(guarded, result, signal, deadline), UNWIND_GRACE_MS);
     result.status = 'Succeeded';
   } catch (err) {
     result.status = 'Failed';
-    if (err instanceof DeadlineExceeded) result.error = new ComponentTimeoutError(name, timeoutMs);
+    if (err instanceof DeadlineExceeded) result.error = timeoutError(name, timeoutMs, result.instances.at(-1)?.error);
     else if (err instanceof EngineError) result.error = err;
     else if (run.signal?.aborted) result.error = new RunAbortedError(`component ${name}: run aborted: ${messageOf(err)}`, { cause: err });
     else result.error = new InstanceApplyError(name, '(unknown)', { cause: err });
@@ -49,6 +52,21 @@ export async function reconcileComponent(run: ComponentRun): Promise<ComponentRe
   result.durationMs = Math.round(performance.now() - t0);
   reported = true;
   return result;
+}
+
+/** A component timeout, naming what was not ready when the instance in progress was cut off in its wait. */
+function timeoutError(component: string, timeoutMs: number, instanceError: unknown): ComponentTimeoutError {
+  if (instanceError instanceof ComponentTimeoutError) return instanceError;
+  const notReady = waitTimeoutOf(instanceError);
+  return new ComponentTimeoutError(component, timeoutMs, notReady ? { cause: notReady } : undefined);
+}
+
+/** The ReadinessError in `err`'s cause chain whose wait timed out, if any. */
+function waitTimeoutOf(err: unknown): ReadinessError | undefined {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    if (e instanceof ReadinessError && e.cause instanceof WaitTimeoutError) return e;
+  }
+  return undefined;
 }
 
 async function componentSteps(run: ComponentRun, result: ComponentResult, signal: AbortSignal, deadline: number): Promise<void> {
@@ -119,14 +137,20 @@ async function applyOne(
 
   const defaults = defaultInstanceApplyOptions();
   const wait = run.request.component.wait;
+  // The wait ends with its per-object report when the component's time runs out.
+  const waitOptions = { ...defaults.waitOptions, ...run.options.wait, signal };
+  const remaining = Math.max(1, deadline - Date.now());
+  const boundByComponent = remaining <= waitOptions.timeoutMs;
   const options = {
     ...defaults,
     apply: run.options.apply,
     wait,
-    waitOptions: { ...defaults.waitOptions, ...run.options.wait, timeoutMs: Math.max(1, deadline - Date.now()), signal },
+    waitOptions: { ...waitOptions, timeoutMs: Math.min(waitOptions.timeoutMs, remaining) },
     evaluator: built.healthCheck,
     overwriteOwnership: overwrite,
     clock: run.options.clock,
+    // Kept as each step is applied: the counts stay right when the wait or a later step fails.
+    onApplied: (_step: string, cs: ChangeSet) => void record.changes.push(...cs.entries),
   };
   try {
     const res = await applyInstance(
@@ -134,10 +158,11 @@ async function applyOne(
       { name: built.name, namespace: built.namespace, labels: instanceLabels(run.project, component, bundle), module: built.module, values: built.values, images: built.images, steps: built.steps },
       options,
     );
-    record.changes.push(...res.applied.entries, ...res.pruned.entries);
+    record.changes.push(...res.pruned.entries);
   } catch (err) {
     if (err instanceof ReadinessError) {
       record.changes.push(...err.pruned.entries);
+      if (boundByComponent && err.cause instanceof WaitTimeoutError) throw timeoutError(component, run.request.component.timeoutMs ?? run.options.componentTimeoutMs, err);
       throw new InstanceHealthError(component, built.name, { cause: err });
     }
     throw new InstanceApplyError(component, built.name, { cause: err });

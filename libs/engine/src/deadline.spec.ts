@@ -19,6 +19,29 @@ describe('withDeadline', () => {
     expect(Date.now() - t0).toBeLessThan(1000);
   });
 
+  it('with a grace, waits for work unwinding from the abort, and still rejects with DeadlineExceeded', async () => {
+    let unwound = false;
+    const err = await withDeadline(
+      50,
+      undefined,
+      (signal) =>
+        new Promise((_, reject) =>
+          signal.addEventListener('abort', () => setTimeout(() => { unwound = true; reject(new Error('GET aborted')); }, 20)),
+        ),
+      500,
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DeadlineExceeded);
+    expect(unwound).toBe(true);
+  });
+
+  it('with a grace, gives up on work that ignores the signal once the grace is over', async () => {
+    const t0 = Date.now();
+    const err = await withDeadline(50, undefined, () => new Promise(() => undefined), 100).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DeadlineExceeded);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+
   it('follows the parent signal', async () => {
     const parent = new AbortController();
     const p = withDeadline(10_000, parent.signal, () => new Promise(() => undefined));

@@ -159,8 +159,9 @@ export class ComponentTimeoutError extends ComponentStepError {
   readonly step = 'timeout';
   readonly reason = 'ComponentTimeout';
   readonly retryable = true;
-  constructor(component: string, readonly timeoutMs: number) {
-    super(component, undefined, `did not finish within its timeout of ${formatMs(timeoutMs)}`);
+  /** `cause`: what was still not ready when time ran out (a wait's per-object report), when known. */
+  constructor(component: string, readonly timeoutMs: number, options?: { cause?: unknown }) {
+    super(component, undefined, `did not finish within its timeout of ${formatMs(timeoutMs)}`, options);
   }
 }
 

@@ -3,7 +3,7 @@
 import { CueEngine } from '@flotilla/cue';
 import { recordObjects, type KubeObject } from '@flotilla/kube';
 import { runStatus } from './conditions';
-import { ProjectLoadError, BundleError, DependencyNotReadyError, ResolveError } from './errors';
+import { ComponentTimeoutError, ProjectLoadError, BundleError, DependencyNotReadyError, ResolveError } from './errors';
 import { instanceKubeEvent } from './instance-event';
 import { formatRevision, reconcileProject, type ReconcileDeps } from './project-reconcile';
 import { RegistryClients } from './registry-clients';
@@ -324,6 +324,23 @@ describe('reconcileProject limits and ownership (real API server, in-memory gene
     expect(['HealthCheckFailed', 'ComponentTimeout']).toContain(slow.error?.reason);
     expect(result.components.map((c) => [c.name, c.status])).toEqual([['slow', 'Failed'], ['after', 'Skipped'], ['fast', 'Succeeded']]);
     expect(runStatus(result, new Date()).decision).toBe('retry');
+  });
+
+  it('a wait cut off by the component timeout names the object not ready and keeps the apply counts', async () => {
+    const generator = new MemoryGenerator([
+      { name: 'infra', needs: [], wait: true, timeoutMs: 1500, instances: { db: { namespace: ns, configMaps: { 'db-config': { v: '1' } }, objects: [deployment('db')] } } },
+    ]);
+    const t0 = Date.now();
+    const result = await reconcileProject({ project: project(ns, repo, { name: 'cutoff' }), cluster: { name: 'c1', group: 'g' } }, { generator, manager, sources, options: { wait: { intervalMs: 200, initialIntervalMs: 50, failFast: true } } });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1500 - 50);
+    const [infra] = result.components;
+    expect(infra.error).toBeInstanceOf(ComponentTimeoutError);
+    expect(infra.error?.message).toMatch(new RegExp(`^component infra: did not finish within its timeout of 1500ms: .*Deployment/${ns}/db status: 'InProgress'`));
+    const [db] = infra.instances;
+    expect(db.error?.message).toContain(`Deployment/${ns}/db`);
+    expect(db.error?.message).not.toContain('ConfigMap');
+    expect(db.counts.created).toBe(2);
+    expect(db.changes.map((c) => `${c.ref.kind}/${c.ref.name}:${c.action}`).sort()).toEqual(['ConfigMap/db-config:created', 'Deployment/db:created']);
   });
 
   it('refuses an instance that another Project owns', async () => {

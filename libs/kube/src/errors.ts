@@ -116,7 +116,8 @@ export class WaitTimeoutError extends KubeError {
 
 /** Applied, but not ready (wait failed or timed out); pruning still ran (§5.7 step 3). */
 export class ReadinessError extends KubeError {
-  constructor(readonly instance: string, readonly step: string, readonly pruned: ChangeSet, options: { cause: unknown }) {
+  /** `applied`: what the steps up to the failing one changed, so callers can still count it. */
+  constructor(readonly instance: string, readonly step: string, readonly applied: ChangeSet, readonly pruned: ChangeSet, options: { cause: unknown }) {
     super(`instance ${instance}: apply step "${step}" is not ready: ${messageOf(options.cause)}`, options);
   }
 }

@@ -2,7 +2,7 @@ import { configMap, createNamespace, deployment, testCluster } from '../testdata
 import { OwnershipConflictError, ReadinessError } from './errors';
 import { defaultInstanceApplyOptions, applyInstance, type InstanceApplyInput, type InstanceApplyOptions } from './instance-apply';
 import { recordObjects } from './instance-state';
-import type { KubeObject } from './types';
+import type { ChangeSet, KubeObject } from './types';
 
 const { connection, manager, client } = testCluster();
 afterAll(() => connection.close());
@@ -45,9 +45,14 @@ describe('applyInstance (real API server)', () => {
   it('on a readiness error still prunes, returns the error and leaves the upgrade pending', async () => {
     const ns = await createNamespace(client, 'inst-ready');
     await applyInstance(manager, input(ns, [configMap(ns, 'old', {})]), options());
-    const err = await applyInstance(manager, input(ns, [deployment(ns, 'web')]), options(800)).catch((e: unknown) => e);
+    const reported: Array<[string, string[]]> = [];
+    const onApplied = (step: string, cs: ChangeSet) => void reported.push([step, cs.entries.map((e) => `${e.ref.name}:${e.action}`)]);
+    const err = await applyInstance(manager, input(ns, [deployment(ns, 'web')]), { ...options(800), onApplied }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ReadinessError);
     expect((err as ReadinessError).pruned.entries.map((e) => [e.ref.name, e.action])).toEqual([['old', 'deleted']]);
+    // What the apply changed before the wait failed is not lost.
+    expect((err as ReadinessError).applied.entries.map((e) => [e.ref.name, e.action])).toEqual([['web', 'created']]);
+    expect(reported).toEqual([['main', ['web:created']]]);
     expect((err as Error).message).toContain(`Deployment/${ns}/web status: 'InProgress'`);
     const state = await manager.storage.read(ns, 'app');
     expect(recordObjects(state?.record).map((r) => r.name)).toEqual(['old']);

@@ -34,6 +34,11 @@ export interface InstanceApplyOptions {
   /** take over an instance owned by another bundle (Timoni `--overwrite-ownership`) */
   overwriteOwnership: boolean;
   clock: () => Date;
+  /**
+   * Called with each step's change set as soon as it is applied, so a caller keeps
+   * what changed even when a later wait, prune or state write fails or is cut off.
+   */
+  onApplied?: (step: string, changes: ChangeSet) => void;
 }
 
 export function defaultInstanceApplyOptions(): InstanceApplyOptions {
@@ -73,6 +78,7 @@ export async function applyInstance(manager: ResourceManager, input: InstanceApp
   for (const step of steps) {
     const cs = await manager.applyAllStaged(step.objects, options.apply);
     applied.entries.push(...cs.entries);
+    options.onApplied?.(step.name, cs);
     if (!options.wait) continue;
     try {
       await manager.wait(step.objects, { ...options.waitOptions, evaluator: options.evaluator ?? options.waitOptions.evaluator });
@@ -83,7 +89,7 @@ export async function applyInstance(manager: ResourceManager, input: InstanceApp
   }
 
   const pruned = await manager.prune(stale, identity, options.wait ? options.waitOptions : undefined);
-  if (readiness) throw new ReadinessError(`${input.namespace}/${input.name}`, readiness.step, pruned, { cause: readiness.error });
+  if (readiness) throw new ReadinessError(`${input.namespace}/${input.name}`, readiness.step, applied, pruned, { cause: readiness.error });
 
   await manager.storage.write(record(options.clock()));
   return { applied, pruned, inventory: desired, installed: !stored };

@@ -42,6 +42,33 @@ describe('wait (real API server)', () => {
     expect((err as Error).message).toContain(`Deployment/${ns}/web status: 'InProgress' (Replicas: 0/1)`);
   });
 
+  it('stopped by its signal mid-wait, reports the last statuses rather than the aborted request', async () => {
+    const ns = await createNamespace(client, 'wait-abort');
+    const set = await manager.prepare([configMap(ns, 'cfg', { a: '1' }), deployment(ns, 'web')], { name: 'app', namespace: ns });
+    await manager.applyAllStaged(set, defaultApplyOptions());
+    const controller = new AbortController();
+    // The requests carry the signal too, as under the engine's component deadline.
+    const waiting = manager.withSignal(controller.signal).wait(set, { ...quick(20_000), signal: controller.signal }).catch((e: unknown) => e);
+    setTimeout(() => controller.abort(new Error('deadline')), 400);
+    const err = await waiting;
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect((err as WaitTimeoutError).objects).toEqual([expect.objectContaining({ subject: `Deployment/${ns}/web`, status: 'InProgress' })]);
+    expect((err as Error).message).not.toContain('ConfigMap');
+  });
+
+  it('stopped before its first poll, reports every object as not observed', async () => {
+    const ns = await createNamespace(client, 'wait-aborted');
+    const set = await manager.prepare([configMap(ns, 'cfg', { a: '1' }), deployment(ns, 'web')], { name: 'app', namespace: ns });
+    await manager.applyAllStaged(set, defaultApplyOptions());
+    const signal = AbortSignal.abort(new Error('deadline'));
+    const err = await manager.withSignal(signal).wait(set, { ...quick(20_000), signal }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect((err as WaitTimeoutError).objects.map((o) => [o.subject, o.status])).toEqual([
+      [`ConfigMap/${ns}/cfg`, 'Unknown'],
+      [`Deployment/${ns}/web`, 'Unknown'],
+    ]);
+  });
+
   it('succeeds once the Deployment status says it is ready', async () => {
     const ns = await createNamespace(client, 'wait-ready');
     const set = await manager.prepare([deployment(ns, 'web')], { name: 'app', namespace: ns });

@@ -76,8 +76,16 @@ export async function waitForSet(client: ObjectClient, targets: readonly WaitTar
   const deadline = Date.now() + options.timeoutMs;
   const health = options.health ?? defaultHealthRegistry();
   let pause = Math.min(options.initialIntervalMs, options.intervalMs);
+  let last: ObjectHealth[] | undefined;
   for (;;) {
-    const last = await checkHealth(client, targets, { health, evaluator: options.evaluator });
+    // Stopped from outside (e.g. the component deadline): report what was last seen, not the aborted GET.
+    if (options.signal?.aborted) throw new WaitTimeoutError(options.timeoutMs, notReady(targets, last));
+    try {
+      last = await checkHealth(client, targets, { health, evaluator: options.evaluator });
+    } catch (err) {
+      if (options.signal?.aborted) throw new WaitTimeoutError(options.timeoutMs, notReady(targets, last));
+      throw err;
+    }
     const failed = last.filter((h) => h.status === 'Failed');
     if (failed.length && options.failFast) throw new WaitFailedError(failed);
     const pending = last.filter((h) => h.status !== 'Current' && h.status !== 'Failed');
@@ -86,10 +94,16 @@ export async function waitForSet(client: ObjectClient, targets: readonly WaitTar
       return last;
     }
     const left = deadline - Date.now();
-    if (left <= 0 || options.signal?.aborted) throw new WaitTimeoutError(options.timeoutMs, last.filter((h) => h.status !== 'Current'));
+    if (left <= 0 || options.signal?.aborted) throw new WaitTimeoutError(options.timeoutMs, notReady(targets, last));
     await sleep(Math.min(pause, left), options.signal);
     pause = Math.min(pause * 2, options.intervalMs);
   }
+}
+
+/** The objects not Current at the last poll; before any poll finished, every target with status Unknown. */
+function notReady(targets: readonly WaitTarget[], last: ObjectHealth[] | undefined): ObjectHealth[] {
+  if (!last) return targets.map((t) => ({ ref: t.ref, subject: t.subject, status: 'Unknown', message: 'not observed before the wait was stopped' }));
+  return last.filter((h) => h.status !== 'Current');
 }
 
 /** Waits until every target is gone; on timeout reports the ones still there (Terminating or not). */
