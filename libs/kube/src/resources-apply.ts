@@ -7,6 +7,7 @@ import { ApplyError, DryRunError, KubeApiError } from './errors';
 import { hasDrifted } from './object-drift';
 import { addressOf, type ObjectClient } from './object-client';
 import { objectRef } from './object-id';
+import { waitForServedKinds } from './discovery-wait';
 import { stageObjects } from './object-sort';
 import { ownershipTakeoverPatch } from './ownership-takeover';
 import { defaultWaitOptions, waitForSet, waitForTermination, waitTargets, targetOf, type WaitOptions } from './resources-wait';
@@ -139,7 +140,7 @@ export async function applyAll(client: ObjectClient, objects: readonly KubeObjec
 
 /**
  * §5.2 staging: CRDs/Namespaces/ClusterRoles, then *Class kinds (both applied and waited for),
- * then Roles, then the rest. Discovery is refreshed after CRDs so their kinds resolve.
+ * then Roles, then the rest. After CRDs, discovery is refreshed until their kinds resolve.
  */
 export async function applyAllStaged(client: ObjectClient, objects: readonly KubeObject[], options: ApplyOptions = defaultApplyOptions()): Promise<ChangeSet> {
   const result: ChangeSet = { entries: [] };
@@ -148,7 +149,11 @@ export async function applyAllStaged(client: ObjectClient, objects: readonly Kub
     result.entries.push(...cs.entries);
     if (stage.wait) {
       await waitForSet(client, waitTargets(stage.objects), options.stageWait);
-      if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition')) client.discovery.invalidate();
+      const crds = stage.objects.filter((o) => o.kind === 'CustomResourceDefinition');
+      if (crds.length) {
+        client.discovery.invalidate();
+        await waitForServedKinds(client, crds, options.stageWait);
+      }
     }
   }
   return result;
