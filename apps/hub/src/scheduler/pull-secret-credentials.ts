@@ -5,9 +5,9 @@
 import { resolveRegistryCredentials, type ResolvedCredentials } from '@flotilla/engine';
 import { ObjectClient } from '@flotilla/kube';
 import { AuthError, RegistryError } from '@flotilla/oci';
-import type { CredentialsService } from '../credentials/credentials.service';
 import type { ClusterEntity } from '../database/entities';
-import { openKubeConnection, pushConnection } from './push-connection';
+import type { ClusterConnection } from '../kube/kubeconfig';
+import { openKubeConnection } from './push-connection';
 import type { KubeRequestEvent } from './target-runner';
 
 /** The registry asked for credentials (or refused the anonymous ones). */
@@ -35,8 +35,9 @@ export type PullSecretLookup =
 export class PullSecretReader {
   private readonly seen = new Map<string, Promise<ResolvedCredentials>>();
 
+  /** `connectionOf` gives the hub's own connection to a push cluster (pushConnection), null when it has none */
   constructor(
-    private readonly credentials: CredentialsService,
+    private readonly connectionOf: (cluster: ClusterEntity) => Promise<ClusterConnection | null>,
     private readonly onKubeRequest: (e: KubeRequestEvent) => void,
   ) {}
 
@@ -68,7 +69,7 @@ export class PullSecretReader {
   }
 
   private async readUncached(project: PullSecretProject, cluster: ClusterEntity): Promise<ResolvedCredentials> {
-    const connection = await pushConnection(this.credentials, cluster);
+    const connection = await this.connectionOf(cluster);
     if (!connection) throw new Error('no stored endpoint or credentials for push mode');
     const conn = openKubeConnection(connection, this.onKubeRequest);
     try {

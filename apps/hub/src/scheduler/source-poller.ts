@@ -9,6 +9,7 @@ import { ProjectsRepository } from '../projects/projects.repository';
 import { HistoryRepository } from '../targeting/history.repository';
 import { TargetsRepository } from '../targeting/targets.repository';
 import { isAuthRefusal, PullSecretReader } from './pull-secret-credentials';
+import { pushConnection } from './push-connection';
 import { openRegistryCredentials } from './registry-credentials';
 import { targetsToAdvance } from './rollout';
 import { SchedulerMetrics } from './scheduler.metrics';
@@ -65,7 +66,10 @@ export class SourcePoller {
       const key = `${d.repository}\u0000${d.tag}\u0000${fp}`;
       groups.set(key, [...(groups.get(key) ?? []), d]);
     }
-    const poll: Poll = { resolutions: 0, changed: [], pullSecrets: new PullSecretReader(this.credentials, (e) => this.metrics.observeKubeRequest(e)) };
+    const poll: Poll = { resolutions: 0, changed: [], pullSecrets: new PullSecretReader(
+        (c) => pushConnection(this.credentials, c),
+        (e) => this.metrics.observeKubeRequest(e),
+      ), };
     await Promise.all([...groups.values()].map((members) => this.resolveGroup(poll, members)));
     return { resolutions: poll.resolutions, changed: poll.changed };
   }
