@@ -3,12 +3,15 @@ import { harnessEnv } from '../harness/env';
 import { shopProjectFiles } from './fixtures/projects';
 import { HubFleet } from './support/hub-fleet';
 import { publishProject, publishWebapp } from './support/publish';
-import { configMapData, readyOn } from './support/shop';
+import { eventually } from './support/eventually';
+import { configMapData, readyOn, target } from './support/shop';
 import { adminClient, deleteNamespaces, prepareTenant, registerSpoke, uniqueName } from './support/spoke';
 
 // Registry credentials in push mode (issue 8): the Project's own, sealed by
 // the hub, serve the tag resolution, the artifact and the module. Module and
 // Project live in the harness registry that requires basic auth.
+// The image-pull-secret case fails today: the hub's source poller resolves
+// the tag with the Project's credentials only, so the Target never runs.
 
 jest.setTimeout(90_000);
 
@@ -58,6 +61,31 @@ describe('push mode from a registry that requires credentials', () => {
       const project = await fleet.expectCall(200, 'GET', '/api/v1/projects/basic');
       expect(project.body.registryCredentials).toMatchObject({ kind: expect.any(String), fingerprint: expect.stringMatching(/^sha256:/) });
       expect(project.text).not.toContain(auth.password);
+    })());
+
+  it('uses the image pull secrets of the Project’s service account when the Project has none', () =>
+    fleet.guard(async () => {
+      const ns = uniqueName('e2e-pull');
+      namespaces.push(ns);
+      await prepareTenant(kube, { namespace: ns, serviceAccount: 'deployer', instanceNamespaces: [ns] });
+      const dockerConfig = JSON.stringify({ auths: { [auth.host]: { auth: Buffer.from(`${auth.username}:${auth.password}`).toString('base64') } } });
+      const apply = { dryRun: false, force: true, fieldManager: 'flotilla-e2e' };
+      await kube.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'registry', namespace: ns }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': Buffer.from(dockerConfig).toString('base64') } }, apply);
+      await kube.apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'deployer', namespace: ns }, imagePullSecrets: [{ name: 'registry' }] }, apply);
+      const [repo, revision] = splitRef(await shop('pull', ns));
+      await fleet.expectCall(201, 'POST', '/api/v1/projects', {
+        name: 'pull',
+        namespace: ns,
+        serviceAccountName: 'deployer',
+        source: { repository: repo, tag: 'latest' },
+        targets: { names: ['spoke-1'] },
+      });
+      await eventually('the Target to leave Pending', async () => ((await target(fleet, 'pull', 'spoke-1')).phase !== 'Pending' ? true : undefined), {
+        timeoutMs: 15_000,
+        observe: () => target(fleet, 'pull', 'spoke-1'),
+      });
+      await readyOn(fleet, 'pull', 'spoke-1', revision);
+      expect((await configMapData(kube, ns))['web-config']).toEqual({ message: 'pull', cluster: 'spoke-1' });
     })());
 });
 

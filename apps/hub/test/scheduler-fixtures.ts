@@ -3,8 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RegistryClient } from '@flotilla/oci';
 import { harnessEnv } from '../../../test/harness/env';
 import { defaultSchedulerConfig, type SchedulerConfig } from '../src/config/hub-config';
-import { OciTagResolver, type TagResolver } from '../src/scheduler/tag-resolver';
-import type { RegistryCredentials, TargetRunHooks, TargetRunInput, TargetRunner, TargetRunResult } from '../src/scheduler/target-runner';
+import { OciTagResolver, type TagCredentials, type TagResolver } from '../src/scheduler/tag-resolver';
+import type { TargetRunHooks, TargetRunInput, TargetRunner, TargetRunResult } from '../src/scheduler/target-runner';
 
 /** Fast settings for tests: short ticks, leases and backoff without jitter. */
 export function fastScheduler(overrides: Partial<SchedulerConfig> = {}): SchedulerConfig {
@@ -90,7 +90,7 @@ export class CountingResolver implements TagResolver {
   readonly counts = new Map<string, number>();
   private readonly real = new OciTagResolver();
 
-  async resolve(repository: string, tag: string, credentials?: RegistryCredentials): Promise<string> {
+  async resolve(repository: string, tag: string, credentials?: TagCredentials): Promise<string> {
     const key = `${repository}:${tag}`;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
     return this.real.resolve(repository, tag, credentials);

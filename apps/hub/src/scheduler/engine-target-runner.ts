@@ -22,10 +22,11 @@ import {
   type ReconcileOptions,
   type RunResult,
 } from '@flotilla/engine';
-import { ClusterConnection as KubeConnection, ResourceManager, serviceAccountImpersonation, type KubeObject } from '@flotilla/kube';
+import { type ClusterConnection as KubeConnection, ResourceManager, serviceAccountImpersonation, type KubeObject } from '@flotilla/kube';
 import { BlobCache, defaultBlobCacheOptions } from '@flotilla/oci';
 import { join } from 'node:path';
 import type { ClusterConnection } from '../kube/kubeconfig';
+import { openKubeConnection } from './push-connection';
 import type { InstanceOutcome, TargetRunHooks, TargetRunInput, TargetRunner, TargetRunResult } from './target-runner';
 
 export interface EngineRunnerOptions {
@@ -167,16 +168,7 @@ function spec(input: Pick<TargetRunInput, 'project'>): ProjectSpec {
 }
 
 function connect(input: Pick<TargetRunInput, 'onKubeRequest'> & { connection: ClusterConnection | null }): KubeConnection {
-  const c = input.connection!;
-  return KubeConnection.create(
-    {
-      server: c.server,
-      caData: c.caData,
-      insecureSkipTLSVerify: c.insecureSkipTLSVerify,
-      ...('token' in c.auth ? { token: c.auth.token } : { clientCertData: c.auth.clientCertificateData, clientKeyData: c.auth.clientKeyData }),
-    },
-    { userAgent: 'flotilla-hub', onRequest: (e) => input.onKubeRequest({ method: e.method, pathTemplate: e.pathTemplate, statusCode: e.statusCode, durationMs: e.durationMs }) },
-  );
+  return openKubeConnection(input.connection!, input.onKubeRequest);
 }
 
 function engineCredentials(input: Pick<TargetRunInput, 'registryCredentials'>): ProjectRegistryCredentials | undefined {

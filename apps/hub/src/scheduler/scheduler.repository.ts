@@ -5,6 +5,8 @@ import { DataSource } from 'typeorm';
 export interface DueSource {
   id: string;
   name: string;
+  namespace: string;
+  serviceAccountName: string;
   repository: string;
   tag: string;
   registryCredentialId: string | null;
@@ -52,12 +54,14 @@ export class SchedulerRepository {
            FOR UPDATE SKIP LOCKED
          )
          UPDATE projects p SET source_checked_at = now() FROM due WHERE p.id = due.id
-         RETURNING p.id, p.name, p.source_repository, p.source_tag, p.registry_credential_id, p.source_digest, p.source_error`,
+         RETURNING p.id, p.name, p.namespace, p.service_account_name, p.source_repository, p.source_tag, p.registry_credential_id, p.source_digest, p.source_error`,
         [pollMs, limit],
       );
       return rowsOf<Record<string, string | null>>(res).map((r) => ({
         id: r.id!,
         name: r.name!,
+        namespace: r.namespace!,
+        serviceAccountName: r.service_account_name!,
         repository: r.source_repository!,
         tag: r.source_tag!,
         registryCredentialId: r.registry_credential_id,

@@ -4,25 +4,29 @@ import type { RegistryCredentials } from './target-runner';
 /** Injection token of the TagResolver the source poller uses. */
 export const TAG_RESOLVER = Symbol('TAG_RESOLVER');
 
+/** A Project's stored credentials, or a ready source (the image pull secrets read in a cluster). */
+export type TagCredentials = RegistryCredentials | { kind: 'source'; source: CredentialSource };
+
 /** Tag → digest, with a Project's registry credentials. */
 export interface TagResolver {
   /** `repository` is `oci://host/repo`; returns `sha256:…` */
-  resolve(repository: string, tag: string, credentials?: RegistryCredentials): Promise<string>;
+  resolve(repository: string, tag: string, credentials?: TagCredentials): Promise<string>;
 }
 
 /** Resolves through libs/oci (HEAD of the manifest, GET when HEAD gives no digest). */
 export class OciTagResolver implements TagResolver {
   constructor(private readonly options: { responseTimeoutMs: number } = { responseTimeoutMs: 30_000 }) {}
 
-  async resolve(repository: string, tag: string, credentials?: RegistryCredentials): Promise<string> {
+  async resolve(repository: string, tag: string, credentials?: TagCredentials): Promise<string> {
     const ref = parseReference(`${repository}:${tag}`);
     const client = new RegistryClient({ credentials: credentialSource(credentials), responseTimeoutMs: this.options.responseTimeoutMs });
     return (await client.resolve(ref)).digest;
   }
 }
 
-function credentialSource(c: RegistryCredentials | undefined): CredentialSource {
+function credentialSource(c: TagCredentials | undefined): CredentialSource {
   if (!c) return { kind: 'anonymous' };
+  if (c.kind === 'source') return c.source;
   if (c.kind === 'basic') return { kind: 'basic', username: c.username, password: c.password };
   return dockerConfigCredentials(c.config);
 }

@@ -1,17 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import type { StoredClusterSecret } from '../clusters/cluster-connection';
 import { ClustersRepository } from '../clusters/clusters.repository';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { CredentialsService } from '../credentials/credentials.service';
 import type { ClusterEntity, ProjectEntity, TargetEntity } from '../database/entities';
-import type { ClusterConnection } from '../kube/kubeconfig';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { HistoryRepository } from '../targeting/history.repository';
 import { TargetsRepository } from '../targeting/targets.repository';
 import { type ClaimedTarget, type Lease, LeaseRepository } from './lease.repository';
+import { pushConnection } from './push-connection';
 import { openRegistryCredentials } from './registry-credentials';
 import { rolloutGate, targetsToAdvance } from './rollout';
 import { SchedulerMetrics } from './scheduler.metrics';
@@ -226,20 +225,13 @@ export class TargetRunService {
         generation: project.generation,
       },
       cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion },
-      connection: await this.connection(cluster),
+      connection: await pushConnection(this.credentials, cluster),
       registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId),
       digest,
       knownNamespaces: knownNamespaces(target),
       signal,
       onKubeRequest: (e) => this.metrics.observeKubeRequest(e),
     };
-  }
-
-  private async connection(cluster: ClusterEntity): Promise<ClusterConnection | null> {
-    if (cluster.mode !== 'push' || !cluster.server || !cluster.credentialId) return null;
-    const stored = await this.credentials.reveal<StoredClusterSecret>(cluster.credentialId);
-    if (!stored) return null;
-    return { server: cluster.server, caData: cluster.caData ?? undefined, insecureSkipTLSVerify: cluster.insecureSkipTlsVerify, auth: stored.secret.auth };
   }
 }
 
