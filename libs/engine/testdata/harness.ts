@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { ClusterConnection, ResourceManager, type KubeObject, type ObjectClient } from '@flotilla/kube';
 import { RegistryClient, pushArtifact, pushModule, defaultPushModuleOptions, type Credentials } from '@flotilla/oci';
 import { harnessEnv } from '../../../test/harness/env';
+import { serviceAccountSubject, waitUntilAllowed } from '../../../test/harness/kube-rbac';
 
 export const MODULE_DIR = join(__dirname, 'modules', 'configs');
 
@@ -40,6 +41,7 @@ export async function createTenant(client: ObjectClient, prefix: string, service
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'tenant-admin' },
     subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace: ns }],
   });
+  await waitUntilAllowed(harnessEnv().kube, { ...serviceAccountSubject(ns, serviceAccount), namespace: ns, verb: 'create', resource: 'configmaps' });
   return ns;
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ClusterConnection, ObjectClient, type KubeObject } from '@flotilla/kube';
 import { harnessEnv } from '../../harness/env';
+import { serviceAccountSubject, waitUntilAllowed } from '../../harness/kube-rbac';
 import type { HubFleet } from './hub-fleet';
 
 // The harness API server as the suites' spoke cluster, driven with the admin identity.
@@ -50,6 +51,8 @@ export async function prepareTenant(client: ObjectClient, opts: { namespace: str
       subjects: [{ kind: 'ServiceAccount', name: opts.serviceAccount, namespace: opts.namespace }],
     });
   }
+  const subject = serviceAccountSubject(opts.namespace, opts.serviceAccount);
+  for (const ns of namespaces) await waitUntilAllowed(harnessEnv().kube, { ...subject, namespace: ns, verb: 'create', resource: 'configmaps' });
 }
 
 export async function deleteNamespaces(client: ObjectClient, namespaces: string[]): Promise<void> {
