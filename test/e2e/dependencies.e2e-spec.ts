@@ -1,10 +1,10 @@
-import { RegistryClient } from '@flotilla/oci';
 import { shopProjectFiles } from './fixtures/projects';
 import { eventually } from './support/eventually';
-import { HubFleet } from './support/hub-fleet';
+import type { HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
-import { deploymentNames, readyOn, runs, target } from './support/shop';
-import { adminClient, deleteNamespaces, DeploymentReadiness, prepareTenant, registerSpoke, uniqueName } from './support/spoke';
+import { createProject, deploymentNames, readyOn, runs, target } from './support/shop';
+import { DeploymentReadiness } from './support/spoke';
+import { spokeSuite } from './support/suite';
 
 // A component that waits and never gets healthy (issue 8): it fails within
 // its timeout, its dependent is not applied, the run retries with backoff,
@@ -13,37 +13,17 @@ import { adminClient, deleteNamespaces, DeploymentReadiness, prepareTenant, regi
 jest.setTimeout(90_000);
 
 describe('push mode: a waiting component that times out holds back its dependents', () => {
-  const registry = new RegistryClient();
-  const kube = adminClient();
-  const ns = uniqueName('e2e-deps');
   let fleet: HubFleet;
+  const { registry, kube, ns, beforeStop } = spokeSuite('e2e-deps', { started: (f) => (fleet = f) });
   let readiness: DeploymentReadiness | undefined;
-
-  beforeAll(async () => {
-    await prepareTenant(kube, { namespace: ns, serviceAccount: 'deployer', instanceNamespaces: [ns] });
-    fleet = await HubFleet.start(['hub-1']);
-    await registerSpoke(fleet, 'spoke-1', 'staging');
-  });
-
-  afterAll(async () => {
-    readiness?.stop();
-    await fleet?.stop();
-    await deleteNamespaces(kube, [ns]);
-    await kube.connection.close();
-  });
+  beforeStop(() => readiness?.stop());
 
   it('fails infra on its timeout, skips app, and applies app once infra is healthy', () =>
     fleet.guard(async () => {
       const moduleUrl = await publishWebapp(registry);
       const repo = projectRepository();
       const revision = `latest@${await publishProject(registry, repo, shopProjectFiles({ moduleUrl, moduleVersion: '1.0.0', namespace: ns, infra: ['db'], message: 'hi', infraWait: true, infraTimeout: '3s' }))}`;
-      await fleet.expectCall(201, 'POST', '/api/v1/projects', {
-        name: 'shop',
-        namespace: ns,
-        serviceAccountName: 'deployer',
-        source: { repository: repo, tag: 'latest' },
-        targets: { names: ['spoke-1'] },
-      });
+      await createProject(fleet, { name: 'shop', namespace: ns, repository: repo });
 
       const failed = await eventually(
         'infra to time out',

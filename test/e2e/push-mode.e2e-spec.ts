@@ -1,10 +1,9 @@
-import { RegistryClient } from '@flotilla/oci';
 import { shopProjectFiles, type ShopRevision } from './fixtures/projects';
 import { eventually } from './support/eventually';
-import { HubFleet } from './support/hub-fleet';
+import type { HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
-import { configMapData, deploymentNames, instanceInfo, readyOn, runs } from './support/shop';
-import { adminClient, deleteNamespaces, prepareTenant, registerSpoke, uniqueName } from './support/spoke';
+import { configMapData, createProject, deploymentNames, instanceInfo, readyOn, runs } from './support/shop';
+import { spokeSuite } from './support/suite';
 
 // Issue 8, first end-to-end suite: a compiled hub on the harness PostgreSQL
 // applies a two-component Project from the harness registry to the harness
@@ -13,10 +12,8 @@ import { adminClient, deleteNamespaces, prepareTenant, registerSpoke, uniqueName
 jest.setTimeout(90_000);
 
 describe('push mode: a Project registered through the API converges on a push cluster', () => {
-  const registry = new RegistryClient();
-  const kube = adminClient();
-  const ns = uniqueName('e2e-shop');
   let fleet: HubFleet;
+  const { registry, kube, ns } = spokeSuite('e2e-shop', { started: (f) => (fleet = f) });
   let repo: string;
   let rev: ShopRevision;
 
@@ -24,15 +21,6 @@ describe('push mode: a Project registered through the API converges on a push cl
     const moduleUrl = await publishWebapp(registry);
     repo = projectRepository();
     rev = { moduleUrl, moduleVersion: '1.0.0', namespace: ns, infra: ['db', 'cache'], message: 'welcome' };
-    await prepareTenant(kube, { namespace: ns, serviceAccount: 'deployer', instanceNamespaces: [ns] });
-    fleet = await HubFleet.start(['hub-1']);
-    await registerSpoke(fleet, 'spoke-1', 'staging');
-  });
-
-  afterAll(async () => {
-    await fleet?.stop();
-    await deleteNamespaces(kube, [ns]);
-    await kube.connection.close();
   });
 
   it('applies both components with Timoni labels and inventories, and reports status, a Run and metrics', () =>
@@ -40,12 +28,7 @@ describe('push mode: a Project registered through the API converges on a push cl
       const digest = await publishProject(registry, repo, shopProjectFiles(rev));
       const revision = `latest@${digest}`;
       expect(revision).toMatch(/^latest@sha256:[0-9a-f]{64}$/);
-      await fleet.expectCall(201, 'POST', '/api/v1/projects', {
-        name: 'shop',
-        namespace: ns,
-        serviceAccountName: 'deployer',
-        source: { repository: repo, tag: 'latest' },
-        targets: { names: ['spoke-1'] },
+      await createProject(fleet, { name: 'shop', namespace: ns, repository: repo }, {
         interval: '10m',
       });
 

@@ -4,7 +4,7 @@ import { shopProjectFiles } from './fixtures/projects';
 import { HubFleet } from './support/hub-fleet';
 import { publishProject, publishWebapp } from './support/publish';
 import { eventually } from './support/eventually';
-import { configMapData, readyOn, target } from './support/shop';
+import { configMapData, createProject, readyOn, target } from './support/shop';
 import { adminClient, deleteNamespaces, prepareTenant, registerSpoke, uniqueName } from './support/spoke';
 
 // Registry credentials in push mode (issue 8): the Project's own, sealed by
@@ -48,12 +48,7 @@ describe('push mode from a registry that requires credentials', () => {
       namespaces.push(ns);
       await prepareTenant(kube, { namespace: ns, serviceAccount: 'deployer', instanceNamespaces: [ns] });
       const [repo, revision] = splitRef(await shop('basic', ns));
-      await fleet.expectCall(201, 'POST', '/api/v1/projects', {
-        name: 'basic',
-        namespace: ns,
-        serviceAccountName: 'deployer',
-        source: { repository: repo, tag: 'latest' },
-        targets: { names: ['spoke-1'] },
+      await createProject(fleet, { name: 'basic', namespace: ns, repository: repo }, {
         registryCredentials: { username: auth.username, password: auth.password },
       });
       await readyOn(fleet, 'basic', 'spoke-1', revision);
@@ -73,13 +68,7 @@ describe('push mode from a registry that requires credentials', () => {
       await kube.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'registry', namespace: ns }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': Buffer.from(dockerConfig).toString('base64') } }, apply);
       await kube.apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'deployer', namespace: ns }, imagePullSecrets: [{ name: 'registry' }] }, apply);
       const [repo, revision] = splitRef(await shop('pull', ns));
-      await fleet.expectCall(201, 'POST', '/api/v1/projects', {
-        name: 'pull',
-        namespace: ns,
-        serviceAccountName: 'deployer',
-        source: { repository: repo, tag: 'latest' },
-        targets: { names: ['spoke-1'] },
-      });
+      await createProject(fleet, { name: 'pull', namespace: ns, repository: repo });
       await eventually('the Target to leave Pending', async () => ((await target(fleet, 'pull', 'spoke-1')).phase !== 'Pending' ? true : undefined), {
         timeoutMs: 15_000,
         observe: () => target(fleet, 'pull', 'spoke-1'),

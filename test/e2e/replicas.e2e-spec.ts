@@ -1,11 +1,11 @@
-import { RegistryClient } from '@flotilla/oci';
 import { Client } from 'pg';
 import { shopProjectFiles, type ShopRevision } from './fixtures/projects';
 import { eventually, overlappingRuns } from './support/eventually';
-import { HubFleet } from './support/hub-fleet';
+import type { HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
-import { configMapData, readyOn, runs } from './support/shop';
-import { adminClient, deleteNamespaces, DeploymentReadiness, prepareTenant, registerSpoke, uniqueName } from './support/spoke';
+import { configMapData, createProject, readyOn, runs } from './support/shop';
+import { DeploymentReadiness } from './support/spoke';
+import { spokeSuite } from './support/suite';
 
 // Issue 8, third end-to-end suite: three compiled hubs share one PostgreSQL.
 // The hub running the Target is killed with SIGKILL mid-run (the run waits
@@ -18,27 +18,16 @@ jest.setTimeout(90_000);
 const LEASE_TTL_MS = 3000;
 
 describe('three hubs on one PostgreSQL, one killed during a run', () => {
-  const registry = new RegistryClient();
-  const kube = adminClient();
-  const ns = uniqueName('e2e-kill');
   let fleet: HubFleet;
+  const { registry, kube, ns, beforeStop } = spokeSuite('e2e-kill', { started: (f) => (fleet = f), hubs: ['hub-a', 'hub-b', 'hub-c'], timing: { tick: '200ms', leaseTtl: `${LEASE_TTL_MS}ms`, sourcePoll: '1s' } });
   let readiness: DeploymentReadiness;
+  beforeStop(() => readiness?.stop());
   let rev1: ShopRevision;
   let repo: string;
 
   beforeAll(async () => {
-    await prepareTenant(kube, { namespace: ns, serviceAccount: 'deployer', instanceNamespaces: [ns] });
     // No kubelet: Deployments become ready 4 s after each change, which keeps a waiting run in flight.
     readiness = new DeploymentReadiness(kube, () => [ns], 4000).start();
-    fleet = await HubFleet.start(['hub-a', 'hub-b', 'hub-c'], { tick: '200ms', leaseTtl: `${LEASE_TTL_MS}ms`, sourcePoll: '1s' });
-    await registerSpoke(fleet, 'spoke-1', 'staging');
-  });
-
-  afterAll(async () => {
-    readiness?.stop();
-    await fleet?.stop();
-    await deleteNamespaces(kube, [ns]);
-    await kube.connection.close();
   });
 
   it('converges after the running hub dies, without two runs of the Target at once', () =>
@@ -48,12 +37,7 @@ describe('three hubs on one PostgreSQL, one killed during a run', () => {
       rev1 = { moduleUrl, moduleVersion: '1.0.0', namespace: ns, infra: ['db'], message: 'hi', infraWait: true, infraTimeout: '40s' };
       const digest = await publishProject(registry, repo, shopProjectFiles(rev1));
       const revision = `latest@${digest}`;
-      await fleet.expectCall(201, 'POST', '/api/v1/projects', {
-        name: 'shop',
-        namespace: ns,
-        serviceAccountName: 'deployer',
-        source: { repository: repo, tag: 'latest' },
-        targets: { names: ['spoke-1'] },
+      await createProject(fleet, { name: 'shop', namespace: ns, repository: repo }, {
         interval: '10m',
       });
 

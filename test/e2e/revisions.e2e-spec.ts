@@ -1,10 +1,9 @@
-import { RegistryClient } from '@flotilla/oci';
 import { shopProjectFiles, type ShopRevision } from './fixtures/projects';
 import { eventually } from './support/eventually';
-import { HubFleet } from './support/hub-fleet';
+import type { HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
-import { configMapData, deploymentNames, instanceInfo, readyOn, runs, target, type TargetView } from './support/shop';
-import { adminClient, deleteNamespaces, prepareTenant, registerSpoke, uniqueName } from './support/spoke';
+import { configMapData, createProject, deploymentNames, instanceInfo, readyOn, runs, target, type TargetView } from './support/shop';
+import { spokeSuite } from './support/suite';
 
 // Issue 8, second end-to-end suite: new revisions pushed under the same tag
 // are detected and applied, an instance that left the bundle is pruned, and a
@@ -14,10 +13,8 @@ import { adminClient, deleteNamespaces, prepareTenant, registerSpoke, uniqueName
 jest.setTimeout(90_000);
 
 describe('push mode: revisions under one tag', () => {
-  const registry = new RegistryClient();
-  const kube = adminClient();
-  const ns = uniqueName('e2e-rev');
   let fleet: HubFleet;
+  const { registry, kube, ns } = spokeSuite('e2e-rev', { started: (f) => (fleet = f) });
   let repo: string;
   let base: ShopRevision;
   const revisions: string[] = [];
@@ -32,25 +29,11 @@ describe('push mode: revisions under one tag', () => {
     const moduleUrl = await publishWebapp(registry);
     repo = projectRepository();
     base = { moduleUrl, moduleVersion: '1.0.0', namespace: ns, infra: ['db', 'cache'], message: 'welcome' };
-    await prepareTenant(kube, { namespace: ns, serviceAccount: 'deployer', instanceNamespaces: [ns] });
-    fleet = await HubFleet.start(['hub-1']);
-    await registerSpoke(fleet, 'spoke-1', 'staging');
     const first = await publish(base);
-    await fleet.expectCall(201, 'POST', '/api/v1/projects', {
-      name: 'shop',
-      namespace: ns,
-      serviceAccountName: 'deployer',
-      source: { repository: repo, tag: 'latest' },
-      targets: { names: ['spoke-1'] },
+    await createProject(fleet, { name: 'shop', namespace: ns, repository: repo }, {
       interval: '10m',
     });
     await readyOn(fleet, 'shop', 'spoke-1', first);
-  });
-
-  afterAll(async () => {
-    await fleet?.stop();
-    await deleteNamespaces(kube, [ns]);
-    await kube.connection.close();
   });
 
   it('detects a new digest behind the tag, applies it and prunes the instance that left the bundle', () =>

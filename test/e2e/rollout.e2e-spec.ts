@@ -1,10 +1,9 @@
-import { RegistryClient } from '@flotilla/oci';
 import { shopProjectFiles, type ShopRevision } from './fixtures/projects';
 import { eventually } from './support/eventually';
-import { HubFleet } from './support/hub-fleet';
+import type { HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
-import { configMapData, readyOn, runs, target, type RunView } from './support/shop';
-import { adminClient, deleteNamespaces, prepareTenant, registerSpoke, uniqueName } from './support/spoke';
+import { configMapData, createProject, readyOn, runs, target, type RunView } from './support/shop';
+import { spokeSuite } from './support/suite';
 
 // Issue 8, fourth end-to-end suite: rollout waves. The harness API server is
 // registered twice, as `stage-1` (group staging) and `prod-1` (group
@@ -16,12 +15,10 @@ import { adminClient, deleteNamespaces, prepareTenant, registerSpoke, uniqueName
 jest.setTimeout(120_000);
 
 describe('rollout waves over two groups of clusters', () => {
-  const registry = new RegistryClient();
-  const kube = adminClient();
-  const ns = uniqueName('e2e-wave');
+  let fleet: HubFleet;
+  const { registry, kube, ns } = spokeSuite('e2e-wave', { started: (f) => (fleet = f), instanceNamespaces: (n) => [`${n}-stage-1`, `${n}-prod-1`], spokes: [['stage-1', 'staging'], ['prod-1', 'production']] });
   const stageNs = `${ns}-stage-1`;
   const prodNs = `${ns}-prod-1`;
-  let fleet: HubFleet;
   let repo: string;
   let base: ShopRevision;
 
@@ -33,26 +30,12 @@ describe('rollout waves over two groups of clusters', () => {
     const moduleUrl = await publishWebapp(registry);
     repo = projectRepository();
     base = { moduleUrl, moduleVersion: '1.0.0', namespace: `${ns}-\\(_cluster)`, infra: ['db'], message: '' };
-    await prepareTenant(kube, { namespace: ns, serviceAccount: 'deployer', instanceNamespaces: [stageNs, prodNs] });
-    fleet = await HubFleet.start(['hub-1']);
-    await registerSpoke(fleet, 'stage-1', 'staging');
-    await registerSpoke(fleet, 'prod-1', 'production');
-  });
-
-  afterAll(async () => {
-    await fleet?.stop();
-    await deleteNamespaces(kube, [ns, stageNs, prodNs]);
-    await kube.connection.close();
   });
 
   it('rolls a revision out to production only after staging is Ready on it', () =>
     fleet.guard(async () => {
       const v1 = await publish('v1');
-      await fleet.expectCall(201, 'POST', '/api/v1/projects', {
-        name: 'shop',
-        namespace: ns,
-        serviceAccountName: 'deployer',
-        source: { repository: repo, tag: 'latest' },
+      await createProject(fleet, { name: 'shop', namespace: ns, repository: repo }, {
         targets: { groups: ['staging', 'production'] },
         rollout: { groups: ['staging', 'production'] },
         interval: '10m',

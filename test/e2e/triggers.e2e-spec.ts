@@ -1,11 +1,10 @@
-import { RegistryClient } from '@flotilla/oci';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { shopProjectFiles } from './fixtures/projects';
 import { eventually } from './support/eventually';
-import { HubFleet } from './support/hub-fleet';
+import type { HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
-import { configMapData, readyOn, runs, target } from './support/shop';
-import { adminClient, deleteNamespaces, prepareTenant, registerSpoke, uniqueName } from './support/spoke';
+import { configMapData, createProject, readyOn, runs, target } from './support/shop';
+import { spokeSuite } from './support/suite';
 
 // The scheduler's other triggers end to end (issue 8): a spec change
 // (generation), the interval (drift correction), suspend and resume.
@@ -15,36 +14,20 @@ jest.setTimeout(90_000);
 const INTERVAL_S = 10; // the API's minimum
 
 describe('push mode: spec changes, drift correction, suspend and resume', () => {
-  const registry = new RegistryClient();
-  const kube = adminClient();
-  const ns = uniqueName('e2e-trig');
-  const webConfig = { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'web-config' };
   let fleet: HubFleet;
+  const { registry, kube, ns } = spokeSuite('e2e-trig', { started: (f) => (fleet = f) });
+  const webConfig = { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'web-config' };
   let revision: string;
 
   beforeAll(async () => {
     const moduleUrl = await publishWebapp(registry);
     const repo = projectRepository();
     revision = `latest@${await publishProject(registry, repo, shopProjectFiles({ moduleUrl, moduleVersion: '1.0.0', namespace: ns, infra: ['db'], message: '', messageFromRuntime: 'GREETING' }))}`;
-    await prepareTenant(kube, { namespace: ns, serviceAccount: 'deployer', instanceNamespaces: [ns] });
-    fleet = await HubFleet.start(['hub-1']);
-    await registerSpoke(fleet, 'spoke-1', 'staging');
-    await fleet.expectCall(201, 'POST', '/api/v1/projects', {
-      name: 'shop',
-      namespace: ns,
-      serviceAccountName: 'deployer',
-      source: { repository: repo, tag: 'latest' },
-      targets: { names: ['spoke-1'] },
+    await createProject(fleet, { name: 'shop', namespace: ns, repository: repo }, {
       interval: `${INTERVAL_S}s`,
       annotations: { 'runtime.timoni.sh/GREETING': 'hello' },
     });
     await readyOn(fleet, 'shop', 'spoke-1', revision);
-  });
-
-  afterAll(async () => {
-    await fleet?.stop();
-    await deleteNamespaces(kube, [ns]);
-    await kube.connection.close();
   });
 
   it('runs again when the spec changes, with the new runtime annotation', () =>

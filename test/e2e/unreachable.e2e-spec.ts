@@ -1,11 +1,10 @@
-import { RegistryClient } from '@flotilla/oci';
 import { harnessEnv } from '../harness/env';
 import { shopProjectFiles } from './fixtures/projects';
 import { eventually } from './support/eventually';
-import { HubFleet } from './support/hub-fleet';
+import type { HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
-import { configMapData, readyOn, runs, target } from './support/shop';
-import { adminClient, deleteNamespaces, prepareTenant, registerSpoke, uniqueName } from './support/spoke';
+import { configMapData, createProject, readyOn, runs, target } from './support/shop';
+import { spokeSuite } from './support/suite';
 
 // One Project on a reachable and an unreachable push cluster (issue 8): the
 // unreachable one fails with a retry on the backoff and never holds the
@@ -14,15 +13,10 @@ import { adminClient, deleteNamespaces, prepareTenant, registerSpoke, uniqueName
 jest.setTimeout(90_000);
 
 describe('push mode: an unreachable cluster next to a reachable one', () => {
-  const registry = new RegistryClient();
-  const kube = adminClient();
-  const ns = uniqueName('e2e-ghost');
   let fleet: HubFleet;
+  const { registry, kube, ns } = spokeSuite('e2e-ghost', { started: (f) => (fleet = f) });
 
   beforeAll(async () => {
-    await prepareTenant(kube, { namespace: ns, serviceAccount: 'deployer', instanceNamespaces: [ns] });
-    fleet = await HubFleet.start(['hub-1']);
-    await registerSpoke(fleet, 'spoke-1', 'staging');
     // a port nothing listens on: connections are refused at once
     await fleet.expectCall(201, 'POST', '/api/v1/clusters', {
       name: 'ghost',
@@ -33,22 +27,12 @@ describe('push mode: an unreachable cluster next to a reachable one', () => {
     });
   });
 
-  afterAll(async () => {
-    await fleet?.stop();
-    await deleteNamespaces(kube, [ns]);
-    await kube.connection.close();
-  });
-
   it('converges on the reachable cluster and retries the other with backoff', () =>
     fleet.guard(async () => {
       const moduleUrl = await publishWebapp(registry);
       const repo = projectRepository();
       const revision = `latest@${await publishProject(registry, repo, shopProjectFiles({ moduleUrl, moduleVersion: '1.0.0', namespace: ns, infra: ['db'], message: 'hi' }))}`;
-      await fleet.expectCall(201, 'POST', '/api/v1/projects', {
-        name: 'shop',
-        namespace: ns,
-        serviceAccountName: 'deployer',
-        source: { repository: repo, tag: 'latest' },
+      await createProject(fleet, { name: 'shop', namespace: ns, repository: repo }, {
         targets: { groups: ['staging'] },
       });
       await readyOn(fleet, 'shop', 'spoke-1', revision);

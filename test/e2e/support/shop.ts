@@ -72,3 +72,19 @@ export function instanceInfo(metrics: string): Array<{ labels: Record<string, st
       return { labels, value: Number(m?.[2]) };
     });
 }
+
+/**
+ * Registers a Project through the REST API with the suites' defaults: the
+ * `deployer` service account, the `latest` tag, targeting `spoke-1`. `extra`
+ * adds or overrides fields of the request body.
+ */
+export async function createProject(fleet: HubFleet, project: { name: string; namespace: string; repository: string }, extra: Record<string, unknown> = {}): Promise<void> {
+  await fleet.expectCall(201, 'POST', '/api/v1/projects', {
+    name: project.name,
+    namespace: project.namespace,
+    serviceAccountName: 'deployer',
+    source: { repository: project.repository, tag: 'latest' },
+    targets: { names: ['spoke-1'] },
+    ...extra,
+  });
+}
