@@ -33,16 +33,16 @@ describe('push mode: a waiting component that times out holds back its dependent
         },
         { timeoutMs: 30_000, observe: () => target(fleet, 'shop', 'spoke-1') },
       );
-      const components = Object.fromEntries((failed.components as Array<{ name: string; status: string; reason?: string; message?: string }>).map((c) => [c.name, c]));
+      const components = Object.fromEntries(failed.components.map((c) => [c.name, c]));
       expect(components.infra).toMatchObject({ status: 'Failed' });
-      expect(components.infra.reason).toMatch(/ComponentTimeout|HealthCheckFailed/);
-      expect(components.infra.message).toMatch(/component infra: .*timeout of 3s/);
+      expect(components.infra.error?.reason).toMatch(/ComponentTimeout|HealthCheckFailed/);
+      expect(components.infra.error?.message).toMatch(/component infra: .*timeout of 3s/);
       // Pending (engine): the timeout should name the object that was not healthy and why, not a
       // ConfigMap GET that the deadline aborted ("ConfigMap/…/db-config: … no response: deadline of 3000 ms exceeded").
-      const db = (components.infra as unknown as { instances: Array<{ name: string; message: string }> }).instances.find((i) => i.name === 'db')!;
-      expect(db.message).toMatch(/Deployment\/[^/]+\/db/);
-      expect(db.message).not.toMatch(/ConfigMap/);
-      expect(components.app.reason).toBe('DependencyNotReady');
+      const db = components.infra.instances.find((i) => i.name === 'db')!;
+      expect(db.error?.message).toMatch(/Deployment\/[^/]+\/db/);
+      expect(db.error?.message).not.toMatch(/ConfigMap/);
+      expect(components.app.error?.reason).toBe('DependencyNotReady');
       expect(failed.conditions.find((c) => c.type === 'Reconciling')).toMatchObject({ reason: 'ProgressingWithRetry' });
       expect(failed.attempt).toBe(1);
       expect(await deploymentNames(kube, ns)).toEqual(['db']); // web never applied
@@ -50,7 +50,7 @@ describe('push mode: a waiting component that times out holds back its dependent
       const [run] = await runs(fleet, 'shop', 'spoke-1');
       expect(run.result).toBe('Failed');
       // Pending (engine/hub): the instance's objects were created before the wait failed; the Run row says created 0.
-      expect(run.instances.find((i) => i.name === 'db')).toMatchObject({ created: 2 });
+      expect(run.instances.find((i) => i.name === 'db')?.counts).toMatchObject({ created: 2 });
       expect(run.durationMs).toBeGreaterThanOrEqual(3000 - 100); // it waited for the timeout
       expect(run.durationMs).toBeLessThan(15_000);
 

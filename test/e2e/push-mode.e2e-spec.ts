@@ -83,7 +83,7 @@ describe('push mode: a Project registered through the API converges on a push cl
       expect(older).toEqual([]);
       expect(run).toMatchObject({ trigger: 'Created', result: 'Succeeded', revision, leaseOwner: 'hub-1', error: null });
       expect(run.durationMs).toBeGreaterThan(0);
-      expect(run.instances.map((i) => `${i.component}/${i.name}:${i.action}:${i.created}`).sort()).toEqual(['app/web:applied:2', 'infra/cache:applied:2', 'infra/db:applied:2']);
+      expect(run.instances.map((i) => `${i.component}/${i.name}:${i.action}:${i.counts.created}`).sort()).toEqual(['app/web:applied:2', 'infra/cache:applied:2', 'infra/db:applied:2']);
 
       // app needs infra: web was applied only after both infra instances.
       const events = ((await fleet.expectCall(200, 'GET', '/api/v1/projects/shop/events?limit=100')).body as { items: Array<{ reason: string; message: string; time: string }> }).items;

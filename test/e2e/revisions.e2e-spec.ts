@@ -50,7 +50,7 @@ describe('push mode: revisions under one tag', () => {
 
       const [run] = await runs(fleet, 'shop', 'spoke-1');
       expect(run).toMatchObject({ trigger: 'NewRevision', result: 'Succeeded', revision });
-      const counts = Object.fromEntries(run.instances.map((i) => [`${i.component}/${i.name}:${i.action}`, { created: i.created, configured: i.configured, unchanged: i.unchanged, deleted: i.deleted }]));
+      const counts = Object.fromEntries(run.instances.map((i) => [`${i.component}/${i.name}:${i.action}`, { created: i.counts.created, configured: i.counts.configured, unchanged: i.counts.unchanged, deleted: i.counts.deleted }]));
       expect(counts).toEqual({
         'infra/db:applied': { created: 0, configured: 0, unchanged: 2, deleted: 0 },
         'infra/cache:pruned': { created: 0, configured: 0, unchanged: 0, deleted: 2 },

@@ -60,7 +60,7 @@ describe('push mode: spec changes, drift correction, suspend and resume', () => 
       const all = await runs(fleet, 'shop', 'spoke-1');
       expect(all.length).toBe(before + 1);
       expect(all[0]).toMatchObject({ trigger: 'Interval', result: 'Succeeded', revision });
-      expect(all[0].instances.find((i) => i.name === 'web')).toMatchObject({ created: 1, unchanged: 1 });
+      expect(all[0].instances.find((i) => i.name === 'web')?.counts).toMatchObject({ created: 1, unchanged: 1 });
     })());
 
   it('does nothing while suspended, and catches up on resume', () =>

@@ -11,13 +11,17 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fetch as undiciFetch } from 'undici';
 import { CueEngine } from '@flotilla/cue';
-import { RegistryClients, SourceCache, TimoniManifestGenerator, type ComponentRequest } from '@flotilla/engine';
+import {
+  appliedInstance, buildRunReport, countChanges, formatRevision, RegistryClients, SourceCache, TimoniManifestGenerator,
+  type ComponentRequest, type ComponentResult, type InstanceResult, type RunReport, type RunResult,
+} from '@flotilla/engine';
+import type { ChangeSetEntry } from '@flotilla/kube';
 import { defaultPushModuleOptions, pushArtifact, pushModule, RegistryClient } from '@flotilla/oci';
 import { startPostgres } from '../../../test/harness/postgres';
 import { startRegistry } from '../../../test/harness/registry';
 import { createHubApp, listeningUrl } from '../src/app';
 import { defaultHubConfig, defaultSchedulerConfig } from '../src/config/hub-config';
-import type { InstanceOutcome, TargetRunHooks, TargetRunInput, TargetRunner, TargetRunResult } from '../src/scheduler/target-runner';
+import type { TargetRunHooks, TargetRunInput, TargetRunner } from '../src/scheduler/target-runner';
 import { GREETER_MODULE_DIR } from '../test/push-fixtures';
 
 const projectFiles = (module: string): Record<string, string> => ({
@@ -59,44 +63,55 @@ class SimulatedClusters implements TargetRunner {
     private readonly client: RegistryClient,
   ) {}
 
-  async reconcile(input: TargetRunInput, hooks: TargetRunHooks): Promise<TargetRunResult> {
+  async reconcile(input: TargetRunInput & { digest: string }, hooks: TargetRunHooks): Promise<RunReport> {
     const files = await this.sources.fetch(this.client, input.project.source.repository, input.digest);
     const plan = await this.generator.loadProject(files, input.project.source.path);
     const store = this.objects.get(input.cluster.name) ?? new Map<string, string>();
     this.objects.set(input.cluster.name, store);
-    const instances: InstanceOutcome[] = [];
+    const startedAt = new Date();
+    const components: ComponentResult[] = [];
     for (const component of plan.components) {
       const req: ComponentRequest = {
         files, project: plan, component, registry: this.client, signal: input.signal,
         target: { cluster: { name: input.cluster.name, group: input.cluster.group }, annotations: {}, reader: { get: async () => null }, kubeVersion: '1.36.3' },
       };
       const bundle = await this.generator.bundle(req, await this.generator.runtimeValues(req));
+      const done: ComponentResult = { name: component.name, status: 'Succeeded', bundle: bundle.name, instanceNames: bundle.instances, instances: [], durationMs: 0 };
+      components.push(done);
       for (const inst of bundle.instances) {
         const t0 = performance.now();
         const built = await this.generator.buildInstance(req, bundle, inst.name);
         this.renders++;
-        const counts = { created: 0, configured: 0, unchanged: 0, deleted: 0 };
+        const changes: ChangeSetEntry[] = [];
         for (const step of built.steps) {
           for (const obj of step.objects) {
             const id = `${obj.kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
             const json = JSON.stringify(obj);
             const before = store.get(id);
-            counts[before === undefined ? 'created' : before === json ? 'unchanged' : 'configured']++;
+            const ref = { group: obj.apiVersion.includes('/') ? obj.apiVersion.split('/')[0] : '', version: obj.apiVersion.split('/').at(-1)!, kind: obj.kind, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name };
+            changes.push({ ref, subject: id, action: before === undefined ? 'created' : before === json ? 'unchanged' : 'configured' });
             store.set(id, json);
           }
         }
-        const outcome: InstanceOutcome = {
-          name: inst.name, namespace: inst.namespace, component: component.name, action: 'applied',
-          module: { name: built.module.name, version: built.module.version }, ready: true, durationMs: Math.round(performance.now() - t0), ...counts,
+        const instance: InstanceResult = {
+          name: inst.name, namespace: inst.namespace, component: component.name, bundle: bundle.name, module: built.module,
+          changes, counts: countChanges(changes), ready: true, durationMs: Math.round(performance.now() - t0),
         };
-        await hooks.instanceApplied(outcome);
-        instances.push(outcome);
+        await hooks.instanceApplied(appliedInstance(instance), undefined);
+        done.instances.push(instance);
       }
     }
-    return { ok: true, revision: `${input.project.source.tag}@${input.digest}`, instances, components: [], namespaces: ['apps'] };
+    const finishedAt = new Date();
+    const result: RunResult = {
+      project: { name: input.project.name, namespace: input.project.namespace }, cluster: { name: input.cluster.name, group: input.cluster.group },
+      source: input.project.source.repository, tag: input.project.source.tag, digest: input.digest, revision: formatRevision(input.project.source.tag, input.digest),
+      ok: true, startedAt, finishedAt, durationMs: finishedAt.getTime() - startedAt.getTime(),
+      timings: { resolveMs: 0, fetchMs: 0, loadMs: 0, componentsMs: 0, pruneMs: 0 }, components, pruned: [], namespaces: ['apps'], warnings: [],
+    };
+    return buildRunReport(result, input.schedule);
   }
 
-  async deleteInstances(): Promise<TargetRunResult> {
+  async deleteInstances(): Promise<RunReport> {
     throw new Error('not part of the benchmark');
   }
 }

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { appliedInstance, buildRunReport, formatRevision, InstanceApplyError, removedInstance, type InstanceResult, type RunReport, type RunResult } from '@flotilla/engine';
 import { RegistryClient } from '@flotilla/oci';
 import { harnessEnv } from '../../../test/harness/env';
 import { defaultSchedulerConfig, type SchedulerConfig } from '../src/config/hub-config';
-import { OciTagResolver, type TagCredentials, type TagResolver } from '../src/scheduler/tag-resolver';
-import type { TargetRunHooks, TargetRunInput, TargetRunner, TargetRunResult } from '../src/scheduler/target-runner';
+import { OciTagResolver, type TagCredentials, type TagResolver } from '../src/scheduler/sources/tag-resolver';
+import type { TargetRunHooks, TargetRunInput, TargetRunner } from '../src/scheduler/target-runner';
 
 /** Fast settings for tests: short ticks, leases and backoff without jitter. */
 export function fastScheduler(overrides: Partial<SchedulerConfig> = {}): SchedulerConfig {
@@ -43,45 +44,59 @@ export class RecordingRunner implements TargetRunner {
 
   constructor(readonly owner: string) {}
 
-  async reconcile(input: TargetRunInput, hooks: TargetRunHooks): Promise<TargetRunResult> {
+  async reconcile(input: TargetRunInput & { digest: string }, hooks: TargetRunHooks): Promise<RunReport> {
     return this.run(input, 'reconcile', hooks);
   }
 
-  async deleteInstances(input: Omit<TargetRunInput, 'digest'> & { digest: string | null }, hooks: TargetRunHooks): Promise<TargetRunResult> {
+  async deleteInstances(input: TargetRunInput, hooks: TargetRunHooks): Promise<RunReport> {
     return this.run(input, 'delete', hooks);
   }
 
-  private async run(input: Omit<TargetRunInput, 'digest'> & { digest: string | null }, kind: RecordedRun['kind'], hooks: TargetRunHooks): Promise<TargetRunResult> {
-    const start = Date.now();
+  /** A run result as the engine would return it, turned into its report by the engine itself. */
+  private async run(input: TargetRunInput, kind: RecordedRun['kind'], hooks: TargetRunHooks): Promise<RunReport> {
+    const startedAt = new Date();
+    const start = startedAt.getTime();
     await sleep(this.delayMs, undefined, { signal: input.signal }).catch(() => undefined);
     const fails = this.failing.has(input.cluster.name) || this.failing.has(`${input.cluster.name}@${input.digest}`);
-    const revision = `${input.project.source.tag}@${input.digest}`;
-    const instance = {
+    const revision = input.digest ? formatRevision(input.project.source.tag, input.digest) : undefined;
+    const error = fails ? new InstanceApplyError('app', 'web', { cause: new Error(`apply failed on ${input.cluster.name}`) }) : undefined;
+    const instance: InstanceResult = {
       name: 'web',
       namespace: input.project.namespace,
       component: 'app',
-      action: kind === 'delete' ? ('deleted' as const) : ('applied' as const),
-      module: { name: 'oci://example/web', version: '1.0.0' },
+      bundle: 'app',
+      module: { name: 'oci://example/web', repository: 'oci://example/web', version: '1.0.0', digest: 'sha256:0' },
+      changes: [
+        { subject: 'Deployment/web/web', action: fails ? 'unchanged' : 'configured', ref: { group: 'apps', version: 'v1', kind: 'Deployment', namespace: 'web', name: 'web' } },
+        { subject: 'Service/web/web', action: 'unchanged', ref: { group: '', version: 'v1', kind: 'Service', namespace: 'web', name: 'web' } },
+      ],
+      counts: { created: 0, configured: fails ? 0 : 1, unchanged: fails ? 2 : 1, deleted: 0, skipped: 0 },
       ready: !fails,
       durationMs: Date.now() - start,
-      created: 0,
-      configured: fails ? 0 : 1,
-      unchanged: 2,
-      deleted: kind === 'delete' ? 3 : 0,
-      objects: ['Deployment/web/web'],
-      ...(fails ? { error: `apply failed on ${input.cluster.name}` } : {}),
+      ...(error ? { error } : {}),
     };
     input.onKubeRequest({ method: 'PATCH', pathTemplate: '/apis/apps/v1/namespaces/{namespace}/deployments/{name}', statusCode: fails ? 500 : 200, durationMs: 1 });
-    await hooks.instanceApplied(instance);
+    const deleted = { name: 'web', namespace: input.project.namespace, component: 'app', changes: [], counts: { created: 0, configured: 0, unchanged: 0, deleted: 3, skipped: 0 }, durationMs: 1 };
+    await hooks.instanceApplied(kind === 'delete' ? removedInstance(deleted, 'deleted') : appliedInstance(instance), revision);
     this.runs.push({ target: `${input.project.name}/${input.cluster.name}`, owner: this.owner, digest: input.digest, start, end: Date.now(), kind, ok: !fails });
-    return {
+    const result: RunResult = {
+      project: { name: input.project.name, namespace: input.project.namespace },
+      cluster: { name: input.cluster.name, group: input.cluster.group },
+      source: input.project.source.repository,
+      tag: input.project.source.tag,
+      ...(input.digest ? { digest: input.digest, revision } : {}),
       ok: !fails,
-      revision,
-      instances: [instance],
-      components: [{ name: 'app', instances: [{ name: 'web', namespace: input.project.namespace }] }],
-      namespaces: [input.project.namespace],
-      ...(fails ? { error: { reason: 'ApplyFailed', message: `apply failed on ${input.cluster.name}`, retryable: true } } : {}),
+      startedAt,
+      finishedAt: new Date(),
+      durationMs: Date.now() - start,
+      timings: { resolveMs: 0, fetchMs: 0, loadMs: 0, componentsMs: Date.now() - start, pruneMs: 0 },
+      components: kind === 'delete' ? [] : [{ name: 'app', status: fails ? 'Failed' : 'Succeeded', bundle: 'app', instanceNames: [{ name: 'web', namespace: input.project.namespace }], instances: [instance], durationMs: 1, ...(error ? { error } : {}) }],
+      pruned: kind === 'delete' ? [deleted] : [],
+      namespaces: kind === 'delete' ? [] : [input.project.namespace],
+      warnings: [],
+      ...(error ? { error } : {}),
     };
+    return buildRunReport(result, input.schedule, kind);
   }
 }
 

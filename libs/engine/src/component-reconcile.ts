@@ -18,6 +18,8 @@ export interface ComponentRun {
   /** acting as the Project's service account */
   manager: ResourceManager;
   project: ProjectSpec;
+  /** recorded on each instance (see ReconcileInput.owner) */
+  owner?: string;
   request: Omit<ComponentRequest, 'signal'>;
   options: ReconcileOptions;
   onInstance: (instance: InstanceResult) => Promise<void>;
@@ -155,7 +157,7 @@ async function applyOne(
   try {
     const res = await applyInstance(
       manager,
-      { name: built.name, namespace: built.namespace, labels: instanceLabels(run.project, component, bundle), module: built.module, values: built.values, images: built.images, steps: built.steps },
+      { name: built.name, namespace: built.namespace, labels: instanceLabels(run.project, component, bundle, run.owner), module: built.module, values: built.values, images: built.images, steps: built.steps },
       options,
     );
     record.changes.push(...res.pruned.entries);

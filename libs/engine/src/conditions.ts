@@ -42,14 +42,20 @@ export function runErrors(result: RunResult): EngineError[] {
   return errors;
 }
 
-function condition(type: ConditionType, status: Condition['status'], reason: string, message: string, now: Date, previous: readonly Condition[]): Condition {
+export function condition(type: ConditionType, status: Condition['status'], reason: string, message: string, now: Date, previous: readonly Condition[]): Condition {
   const before = previous.find((c) => c.type === type);
   const lastTransitionTime = before && before.status === status ? before.lastTransitionTime : now.toISOString();
   return { type, status, reason, message, lastTransitionTime };
 }
 
+/** When a failed run is retried, for the condition messages. */
+export interface NextAttempt {
+  attempt: number;
+  at: Date;
+}
+
 /** Status after a run. `previous` keeps transition times of unchanged conditions. */
-export function runStatus(result: RunResult, now: Date, previous: readonly Condition[] = []): RunStatus {
+export function runStatus(result: RunResult, now: Date, previous: readonly Condition[] = [], next?: NextAttempt): RunStatus {
   const errors = runErrors(result);
   if (result.ok || errors.length === 0) {
     const instances = result.components.reduce((n, c) => n + c.instances.length, 0);
@@ -60,11 +66,12 @@ export function runStatus(result: RunResult, now: Date, previous: readonly Condi
   const message = errors.map((e) => e.message).join('; ');
   const retry = errors.some((e) => e.retryable);
   const ready = condition('Ready', 'False', first.reason, message, now, previous);
+  const when = next ? `attempt ${next.attempt}; retrying at ${next.at.toISOString()}` : undefined;
   if (retry) {
-    const retrying = condition('Reconciling', 'True', RETRY_REASON, `Retrying after: ${first.message}`, now, previous);
+    const retrying = condition('Reconciling', 'True', RETRY_REASON, when ? `attempt ${next!.attempt} failed; retrying at ${next!.at.toISOString()}` : `Retrying after: ${first.message}`, now, previous);
     return { decision: 'retry', reason: first.reason, message, conditions: [ready, retrying] };
   }
-  const stalled = condition('Stalled', 'True', first.reason, message, now, previous);
+  const stalled = condition('Stalled', 'True', first.reason, when ? `${message} (${when})` : message, now, previous);
   return { decision: 'stall', reason: first.reason, message, conditions: [ready, stalled] };
 }
 

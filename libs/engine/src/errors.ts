@@ -192,6 +192,13 @@ export class RunAbortedError extends EngineError {
   readonly retryable = true;
 }
 
+/** A failure no step foresaw (a bug, or a caller's own error around the engine): retried. */
+export class UnexpectedRunError extends EngineError {
+  readonly step = 'apply';
+  readonly reason = 'ReconciliationFailed';
+  readonly retryable = true;
+}
+
 export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }

@@ -5,7 +5,7 @@ import { APP_NAME_LABEL, ForbiddenError, STATE_SECRET_PREFIX, type ResourceManag
 import { countChanges } from './change-counts';
 import { withDeadline } from './deadline';
 import { PruneError } from './errors';
-import { PROJECT_COMPONENT_LABEL, projectSelector } from './labels';
+import { PROJECT_COMPONENT_LABEL, PROJECT_OWNER_LABEL, projectSelector } from './labels';
 import type { StoredInstanceRef } from './prune-plan';
 import type { PrunedInstance, ProjectSpec } from './types';
 
@@ -34,12 +34,14 @@ export async function listProjectInstances(manager: ResourceManager, project: Pr
     name: s.metadata.labels?.[APP_NAME_LABEL] ?? s.metadata.name.slice(STATE_SECRET_PREFIX.length),
     namespace: s.metadata.namespace ?? '',
     component: s.metadata.labels?.[PROJECT_COMPONENT_LABEL] ?? '',
+    ...(s.metadata.labels?.[PROJECT_OWNER_LABEL] ? { owner: s.metadata.labels[PROJECT_OWNER_LABEL] } : {}),
   }));
 }
 
 /** Deletes one instance within `timeoutMs`; failures are in the result. */
 export async function pruneInstance(manager: ResourceManager, instance: StoredInstanceRef, timeoutMs: number, signal?: AbortSignal): Promise<PrunedInstance> {
-  const out: PrunedInstance = { ...instance, changes: [], counts: countChanges([]) };
+  const t0 = performance.now();
+  const out: PrunedInstance = { ...instance, changes: [], counts: countChanges([]), durationMs: 0 };
   try {
     await withDeadline(timeoutMs, signal, async (s, deadline) => {
       const cs = await manager.withSignal(s).deleteInstance(instance, {
@@ -55,5 +57,6 @@ export async function pruneInstance(manager: ResourceManager, instance: StoredIn
     if (partial) out.changes = partial.entries;
   }
   out.counts = countChanges(out.changes);
+  out.durationMs = Math.round(performance.now() - t0);
   return out;
 }

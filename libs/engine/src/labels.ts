@@ -6,15 +6,27 @@ import { APP_COMPONENT_LABEL, APP_CREATED_BY_LABEL, BUNDLE_NAME_LABEL, CREATED_B
 export const PROJECT_NAME_LABEL = 'project.flotilla.dev/name';
 export const PROJECT_NAMESPACE_LABEL = 'project.flotilla.dev/namespace';
 export const PROJECT_COMPONENT_LABEL = 'project.flotilla.dev/component';
+/**
+ * Who applied the instance: the hub's cluster registration or the agent. Two
+ * registrations of one API server (or two hubs on one cluster) each prune
+ * only their own instances.
+ */
+export const PROJECT_OWNER_LABEL = 'project.flotilla.dev/owner';
 
 /** Labels of an instance applied for a component of a Project. */
-export function instanceLabels(project: { name: string; namespace: string }, component: string, bundle: string): Record<string, string> {
+export function instanceLabels(project: { name: string; namespace: string }, component: string, bundle: string, owner?: string): Record<string, string> {
   return {
     [BUNDLE_NAME_LABEL]: bundle,
     [PROJECT_NAME_LABEL]: project.name,
     [PROJECT_NAMESPACE_LABEL]: project.namespace,
     [PROJECT_COMPONENT_LABEL]: component,
+    ...(owner ? { [PROJECT_OWNER_LABEL]: owner } : {}),
   };
+}
+
+/** A label value naming an owner: at most 63 characters of [A-Za-z0-9._-], alphanumeric at both ends. */
+export function isValidOwner(owner: string): boolean {
+  return /^[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/.test(owner);
 }
 
 /** Label selector of every inventory Secret of a Project. */

@@ -2,18 +2,19 @@
 // reconcile"). The outer function never throws: it turns errors into the
 // result and calls runFinished in `finally`. The inner one is a straight
 // line of named steps, each throwing its typed error.
-import { isNotFound, serviceAccountImpersonation, type ResourceManager } from '@flotilla/kube';
+import { isNotFound, type ResourceManager } from '@flotilla/kube';
 import { RegistryClient } from '@flotilla/oci';
 import type { RegistryClients } from './registry-clients';
 import { reconcileComponent } from './component-reconcile';
 import { checkDag, runDag } from './dag-run';
 import {
-  ClusterUnreachableError, DependencyNotReadyError, EngineError, ProjectLoadError, RunAbortedError, messageOf,
+  ClusterUnreachableError, DependencyNotReadyError, EngineError, ProjectLoadError, RunAbortedError, UnexpectedRunError, messageOf,
 } from './errors';
 import { listProjectInstances, pruneInstance } from './instance-prune';
 import { normalizeKubeVersion } from './kube-version';
 import { defaultReconcileOptions, type ReconcileOptions } from './options';
-import { instanceKey, planPrune } from './prune-plan';
+import { instanceKey, ownedBy, planPrune } from './prune-plan';
+import { callHook, emptyRunResult, namespaceSet, tenantManager } from './run-result';
 import { resolveRegistryCredentials } from './registry-credentials';
 import { resolveTag, type SourceCache } from './source-fetch';
 import type {
@@ -41,24 +42,10 @@ export function formatRevision(tag: string, digest: string): string {
 
 export async function reconcileProject(input: ReconcileInput, deps: ReconcileDeps): Promise<RunResult> {
   const options = { ...defaultReconcileOptions(), ...deps.options };
-  const { project } = input;
-  const startedAt = options.clock();
   const t0 = performance.now();
-  const result: RunResult = {
-    project: { name: project.name, namespace: project.namespace },
-    cluster: { name: input.cluster.name, group: input.cluster.group },
-    source: project.source.repository,
-    tag: project.source.tag,
-    ok: false,
-    startedAt,
-    finishedAt: startedAt,
-    durationMs: 0,
-    timings: { resolveMs: 0, fetchMs: 0, loadMs: 0, componentsMs: 0, pruneMs: 0 },
-    components: [],
-    pruned: [],
-    namespaces: [],
-    warnings: [],
-  };
+  const result = emptyRunResult(input, options.clock());
+  // What earlier runs knew, until this run's prune step knows better.
+  result.namespaces = namespaceSet(input.knownNamespaces ?? []);
   try {
     await reconcileSteps(input, deps, options, result);
   } catch (err) {
@@ -76,8 +63,7 @@ export async function reconcileProject(input: ReconcileInput, deps: ReconcileDep
 async function reconcileSteps(input: ReconcileInput, deps: ReconcileDeps, options: ReconcileOptions, result: RunResult): Promise<void> {
   const { project } = input;
   const context: RunContext = { project, cluster: result.cluster, source: result.source };
-  const tenant = options.impersonate ? deps.manager.impersonate(serviceAccountImpersonation(project.namespace, project.serviceAccountName)) : deps.manager;
-  const run = input.signal ? tenant.withSignal(input.signal) : tenant;
+  const run = tenantManager(deps.manager, project, options, input.signal);
 
   // credentials → resolve → fetch → load
   const credentials = await resolveRegistryCredentials(project, deps.credentials, deps.manager.client);
@@ -106,6 +92,7 @@ async function reconcileSteps(input: ReconcileInput, deps: ReconcileDeps, option
         generator: deps.generator,
         manager: run,
         project,
+        owner: input.owner,
         request: { files, project: plan, component, target, registry },
         options,
         signal: input.signal,
@@ -134,8 +121,11 @@ async function reconcileSteps(input: ReconcileInput, deps: ReconcileDeps, option
 
 async function pruneStep(input: ReconcileInput, manager: ResourceManager, options: ReconcileOptions, result: RunResult, context: RunContext, hooks?: ReconcileHooks) {
   const desiredNs = result.components.flatMap((c) => (c.instanceNames ?? []).map((i) => i.namespace));
-  const search = [...desiredNs, ...(input.knownNamespaces ?? []), input.project.namespace];
-  const stored = await listProjectInstances(manager, input.project, search);
+  const search = namespaceSet(desiredNs, input.knownNamespaces ?? [], [input.project.namespace]);
+  // Until the listing succeeds, every namespace searched may still hold instances.
+  result.namespaces = search;
+  const { own: stored, foreign } = ownedBy(await listProjectInstances(manager, input.project, search), input.owner);
+  for (const f of foreign) result.warnings.push(`instance ${instanceKey(f)} is owned by ${f.owner}, not ${input.owner}: not pruned`);
   const doomed = planPrune(stored, result.components);
   for (const inst of doomed) {
     const pruned = await pruneInstance(manager, inst, options.pruneTimeoutMs, input.signal);
@@ -144,7 +134,7 @@ async function pruneStep(input: ReconcileInput, manager: ResourceManager, option
   }
   const gone = new Set(result.pruned.filter((p) => !p.error).map(instanceKey));
   const remaining = stored.filter((s) => !gone.has(instanceKey(s))).map((s) => s.namespace);
-  result.namespaces = [...new Set([...desiredNs, ...remaining])].sort();
+  result.namespaces = namespaceSet(desiredNs, remaining);
 }
 
 async function loadPlan(generator: ManifestGenerator, files: SourceFiles, path: string): Promise<ProjectPlan> {
@@ -198,24 +188,10 @@ async function timed<T>(result: RunResult, key: keyof RunResult['timings'], step
   }
 }
 
-async function callHook(result: RunResult, hook: () => void | Promise<void> | undefined): Promise<void> {
-  try {
-    await hook();
-  } catch (err) {
-    result.warnings.push(`hook failed: ${messageOf(err)}`);
-  }
-}
-
 function firstComponentError(result: RunResult): EngineError | undefined {
   return result.components.find((c) => c.status === 'Failed')?.error ?? result.pruned.find((p) => p.error)?.error;
 }
 
-class UnexpectedError extends EngineError {
-  readonly step = 'apply';
-  readonly reason = 'ReconciliationFailed';
-  readonly retryable = true;
-}
-
 function wrapUnknown(err: unknown): EngineError {
-  return new UnexpectedError(`unexpected: ${messageOf(err)}`, { cause: err });
+  return new UnexpectedRunError(`unexpected: ${messageOf(err)}`, { cause: err });
 }

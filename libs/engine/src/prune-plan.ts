@@ -7,6 +7,19 @@ export interface StoredInstanceRef {
   namespace: string;
   /** the component label ('' when missing) */
   component: string;
+  /** the owner label; absent on instances applied before owners were recorded */
+  owner?: string;
+}
+
+/**
+ * Instances this owner may prune or delete: its own and unlabelled ones
+ * (applied before owners were recorded). With no owner, every instance.
+ */
+export function ownedBy<T extends StoredInstanceRef>(stored: readonly T[], owner: string | undefined): { own: T[]; foreign: T[] } {
+  const own: T[] = [];
+  const foreign: T[] = [];
+  for (const s of stored) (!owner || !s.owner || s.owner === owner ? own : foreign).push(s);
+  return { own, foreign };
 }
 
 export const instanceKey = (i: { name: string; namespace: string }) => `${i.namespace}/${i.name}`;

@@ -55,6 +55,12 @@ export interface ReconcileInput {
    * service account may not list Secrets cluster-wide.
    */
   knownNamespaces?: string[];
+  /**
+   * Recorded on every instance as its owner label (the hub's cluster
+   * registration, or the agent); prune and delete touch only instances of
+   * this owner (or none recorded). Absent: every instance of the Project.
+   */
+  owner?: string;
   /** Aborts the whole run (hub shutdown, lease lost). */
   signal?: AbortSignal;
 }
@@ -196,6 +202,7 @@ export interface PrunedInstance {
   component: string;
   changes: ChangeSetEntry[];
   counts: ChangeCounts;
+  durationMs?: number;
   error?: EngineError;
 }
 

@@ -1,3 +1,4 @@
+import type { ReportComponent, ReportError, ReportInstance } from '@flotilla/engine';
 import type { ObjectClient } from '@flotilla/kube';
 import { eventually } from './eventually';
 import type { HubFleet } from './hub-fleet';
@@ -11,7 +12,7 @@ export interface TargetView {
   conditions: Array<{ type: string; status: string; reason: string; message: string }>;
   observedGeneration: number | null;
   lastAppliedRevision: string | null;
-  components: Array<{ name: string; status: string }>;
+  components: ReportComponent[];
   nextRunAt: string;
   attempt: number;
 }
@@ -25,8 +26,9 @@ export interface RunView {
   finishedAt: string | null;
   durationMs: number | null;
   leaseOwner: string | null;
-  instances: Array<{ name: string; namespace: string; component: string; action: string; created: number; configured: number; unchanged: number; deleted: number; error?: string }>;
+  instances: ReportInstance[];
   error: string | null;
+  errors: ReportError[];
 }
 
 export async function target(fleet: HubFleet, project: string, cluster: string): Promise<TargetView> {

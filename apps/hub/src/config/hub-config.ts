@@ -36,6 +36,8 @@ export interface SchedulerConfig {
   concurrency: number;
   /** How often each Project's tag is resolved again (FLOTILLA_SOURCE_POLL_INTERVAL, default 1m). */
   sourcePollMs: number;
+  /** tag resolutions in flight at once (each under the registry client's deadline) */
+  sourceConcurrency: number;
   /** At shutdown, how long runs may finish before they are aborted and their leases released (FLOTILLA_SHUTDOWN_GRACE, default 20s). */
   shutdownGraceMs: number;
   /** This replica's name as lease owner (FLOTILLA_HUB_ID, default host-pid-random). */
@@ -51,6 +53,7 @@ export function defaultSchedulerConfig(): SchedulerConfig {
     leaseTtlMs: 30_000,
     concurrency: 8,
     sourcePollMs: 60_000,
+    sourceConcurrency: 8,
     shutdownGraceMs: 20_000,
     hubId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     backoff: { initialMs: 5000, factor: 2, maxMs: 600_000, jitter: 0.2 },

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { Condition } from '../database/entities';
+import type { RunReport } from '@flotilla/engine';
+import type { Condition, TargetPhase } from '../database/entities';
 
 /** A Target this replica holds: `epoch` fences every write of its run. */
 export interface Lease {
@@ -18,20 +19,10 @@ export interface ClaimedTarget extends Lease {
 export interface RunOutcome {
   runId: string;
   startedAt: Date;
-  finishedAt: Date;
-  result: 'Succeeded' | 'Failed';
-  revision: string | null;
-  instances: unknown[];
-  error: string | null;
-  target: {
-    phase: string;
-    conditions: Condition[];
-    components?: unknown[];
-    attempt: number;
-    nextRunAt: Date;
-    observedGeneration: number;
-    lastAppliedRevision?: string;
-  };
+  /** the engine's report: conditions, components, decision, namespaces */
+  report: RunReport;
+  /** the Project generation the run reconciled */
+  observedGeneration: number;
 }
 
 /** UPDATE results come back as [rows, count] from node-postgres and as rows from PGlite. */
@@ -51,8 +42,12 @@ function rowsOf<T>(res: unknown): T[] {
 export class LeaseRepository {
   constructor(private readonly ds: DataSource) {}
 
-  /** Claims up to `limit` due Targets of push clusters whose Project is not suspended (deletion runs even then). */
-  async claim(owner: string, limit: number, ttlMs: number): Promise<ClaimedTarget[]> {
+  /**
+   * Claims up to `limit` due Targets of push clusters whose Project is not
+   * suspended (deletion runs even then). `inFlight`: Targets this replica is
+   * still running; never claimed again here, even if their lease ran out.
+   */
+  async claim(owner: string, limit: number, ttlMs: number, inFlight: readonly string[] = []): Promise<ClaimedTarget[]> {
     if (limit <= 0) return [];
     const res = await this.ds.query(
       `WITH due AS (
@@ -64,6 +59,7 @@ export class LeaseRepository {
            AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
            AND (p.suspend = false OR p.deletion_requested_at IS NOT NULL)
            AND c.mode = 'push'
+           AND NOT (t.id::text = ANY(string_to_array($4, ',')))
          ORDER BY t.next_run_at, t.id
          LIMIT $2
          FOR UPDATE OF t SKIP LOCKED
@@ -72,7 +68,7 @@ export class LeaseRepository {
        SET lease_owner = $1, lease_expires_at = now() + $3 * interval '1 millisecond', lease_epoch = t.lease_epoch + 1
        FROM due WHERE t.id = due.id
        RETURNING t.id, t.lease_epoch, due.prev_owner`,
-      [owner, limit, ttlMs],
+      [owner, limit, ttlMs, inFlight.join(',')],
     );
     return rowsOf<{ id: string; lease_epoch: number; prev_owner: string | null }>(res).map((r) => ({
       targetId: r.id,
@@ -93,7 +89,7 @@ export class LeaseRepository {
   }
 
   /** Gives a lease back without a result (shutdown, or nothing to do); the Target runs again at `nextRunAt`. */
-  async release(lease: Lease, patch: { nextRunAt?: Date; phase?: string; conditions?: Condition[] } = {}): Promise<boolean> {
+  async release(lease: Lease, patch: { nextRunAt?: Date; phase?: TargetPhase; conditions?: Condition[] } = {}): Promise<boolean> {
     const res = await this.ds.query(
       `UPDATE targets SET lease_owner = NULL, lease_expires_at = NULL,
          next_run_at = COALESCE($4, next_run_at), phase = COALESCE($5, phase), conditions = COALESCE($6::jsonb, conditions)
@@ -115,7 +111,7 @@ export class LeaseRepository {
   }
 
   /** Starts a Run row and marks the Target Reconciling, if the lease is still held; null otherwise. */
-  async startRun(lease: Lease, row: { generation: number; revision: string | null; trigger: string; conditions: Condition[]; phase: string }): Promise<{ id: string; startedAt: Date } | null> {
+  async startRun(lease: Lease, row: { generation: number; revision: string | null; trigger: string; conditions: Condition[]; phase: TargetPhase }): Promise<{ id: string; startedAt: Date } | null> {
     return this.ds.transaction(async (m) => {
       if (!(await this.holds(m, lease))) return null;
       await m.query(`UPDATE targets SET phase = $2, conditions = $3::jsonb WHERE id = $1`, [lease.targetId, row.phase, JSON.stringify(row.conditions)]);
@@ -129,35 +125,49 @@ export class LeaseRepository {
   }
 
   /**
-   * Writes the run's result and releases the lease in one transaction, only
+   * Writes the run's report and releases the lease in one transaction, only
    * while `lease` is current; otherwise closes the Run row as Abandoned and
-   * returns false. A spec change, manual request or deletion made during the
-   * run makes the Target due again at once; Suspended and Deleting phases set
-   * meanwhile are kept.
+   * returns false. The Target is next due when the engine decided, by the
+   * database clock; a spec change, manual request or deletion made during
+   * the run, or a rollout wave that opened on another revision than the one
+   * run, makes it due at once. Suspended and Deleting phases set meanwhile
+   * are kept.
    */
   async finishRun(lease: Lease, o: RunOutcome): Promise<boolean> {
+    const r = o.report;
+    const phase: TargetPhase = r.kind === 'delete' ? 'Deleting' : r.ok ? 'Ready' : 'Failed';
+    const revision = r.revision ?? null;
+    // Components of a run that failed before planning would hide the last known ones.
+    const components = r.ok || r.components.length > 0 ? JSON.stringify(r.components) : null;
+    const instances = [...r.components.flatMap((c) => c.instances), ...r.removed];
     return this.ds.transaction(async (m) => {
-      const t = o.target;
       const res = await m.query(
         `UPDATE targets SET
            phase = CASE WHEN phase IN ('Suspended', 'Deleting') THEN phase ELSE $4 END, conditions = $5::jsonb, components = COALESCE($6::jsonb, components), attempt = $7,
-           observed_generation = $9, last_applied_revision = COALESCE($10, last_applied_revision),
-           next_run_at = CASE WHEN generation <> $9 OR reconcile_requested_at > $11 OR (phase = 'Deleting' AND $4 <> 'Deleting') THEN now() ELSE $8 END,
+           observed_generation = $9, last_applied_revision = CASE WHEN $13 THEN $10 ELSE last_applied_revision END, namespaces = $12::jsonb,
+           next_run_at = CASE
+             WHEN generation <> $9 OR reconcile_requested_at > $11 OR (phase = 'Deleting' AND $4 <> 'Deleting') THEN now()
+             WHEN advance_to_revision IS NOT NULL AND advance_to_revision IS DISTINCT FROM $10 THEN now()
+             ELSE now() + $8 * interval '1 millisecond' END,
            reconcile_requested_at = CASE WHEN reconcile_requested_at <= $11 THEN NULL ELSE reconcile_requested_at END,
+           advance_to_revision = NULL,
            lease_owner = NULL, lease_expires_at = NULL
          WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 RETURNING id`,
         [
-          lease.targetId, lease.owner, lease.epoch, t.phase, JSON.stringify(t.conditions), t.components ? JSON.stringify(t.components) : null,
-          t.attempt, t.nextRunAt, t.observedGeneration, t.lastAppliedRevision ?? null, o.startedAt,
+          lease.targetId, lease.owner, lease.epoch, phase, JSON.stringify(r.conditions), components,
+          r.decision.attempt, r.decision.afterMs, o.observedGeneration, revision, o.startedAt, JSON.stringify(r.namespaces), r.ok && revision !== null,
         ],
       );
       const held = rowsOf(res).length === 1;
+      const error = r.errors[0]?.message ?? null;
       await m.query(
         // a run already closed as Abandoned by the replica that took over keeps that verdict
-        `UPDATE runs SET result = $2, finished_at = $3, duration_ms = $4, revision = $5, instances = $6::jsonb, error = $7 WHERE id = $1 AND result = 'Running'`,
+        `UPDATE runs SET result = $2, finished_at = clock_timestamp(), duration_ms = (extract(epoch from clock_timestamp() - started_at) * 1000)::int,
+           revision = $3, instances = $4::jsonb, error = $5, errors = $6::jsonb
+         WHERE id = $1 AND result = 'Running'`,
         [
-          o.runId, held ? o.result : 'Abandoned', o.finishedAt, o.finishedAt.getTime() - o.startedAt.getTime(), o.revision, JSON.stringify(o.instances),
-          held ? o.error : `lease lost before the result was written${o.error ? `; the run's error: ${o.error}` : ''}`,
+          o.runId, held ? (r.ok ? 'Succeeded' : 'Failed') : 'Abandoned', revision, JSON.stringify(instances),
+          held ? error : `lease lost before the result was written${error ? `; the run's error: ${error}` : ''}`, JSON.stringify(r.errors),
         ],
       );
       return held;

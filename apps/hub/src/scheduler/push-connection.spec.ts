@@ -21,7 +21,7 @@ describe('openKubeConnection', () => {
   it('reaches the API server with the stored token and reports each request', async () => {
     const kube = harnessEnv().kube;
     const seen: KubeRequestEvent[] = [];
-    const conn = openKubeConnection({ server: kube.server, caData: kube.caData, insecureSkipTLSVerify: false, auth: { token: kube.admin.token } }, (e) => seen.push(e));
+    const conn = openKubeConnection({ server: kube.server, caData: kube.caData, insecureSkipTLSVerify: false, token: kube.admin.token }, (e) => seen.push(e));
     try {
       const ns = await new ObjectClient(conn).get({ apiVersion: 'v1', kind: 'Namespace', name: 'default' });
       expect(ns.metadata?.name).toBe('default');

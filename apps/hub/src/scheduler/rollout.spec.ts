@@ -63,6 +63,13 @@ describe('targetsToAdvance', () => {
     expect(targetsToAdvance(groups, R2, done)).toEqual(['p1']);
   });
 
+  it('after a Target of a group became Ready, advances only later waves (its own was already open)', () => {
+    const done = [...targets.map((t) => (t.group === 'staging' ? { ...t, lastAppliedRevision: R2 } : t)), { id: 's3', group: 'staging', phase: 'Failed', lastAppliedRevision: R1 }];
+    expect(targetsToAdvance(groups, R2, done.filter((t) => t.id !== 's3'), 'staging')).toEqual(['p1']);
+    // a failed sibling in the same wave is retried on its backoff, not made due by the other's success
+    expect(targetsToAdvance(groups, R2, done, 'staging')).toEqual([]);
+  });
+
   it('advances everything without groups, but never suspended or deleting Targets', () => {
     expect(targetsToAdvance([], R2, [...targets, { id: 'x', group: 'prod', phase: 'Suspended', lastAppliedRevision: null }])).toEqual(['s1', 'p1']);
   });

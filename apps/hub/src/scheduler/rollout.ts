@@ -34,10 +34,16 @@ export function rolloutGate(groups: readonly string[], group: string, revision: 
   return blocking.length === 0 ? { open: true } : { open: false, waitingFor: blocking[0].group };
 }
 
-/** Targets not yet on `revision` whose wave is open: they should run now. */
-export function targetsToAdvance(groups: readonly string[], revision: string, targets: ReadonlyArray<WaveMember & { id: string }>): string[] {
+/**
+ * Targets not yet on `revision` whose wave is open: they should run now.
+ * `afterGroup`: only waves after that group's (a Target of it has just
+ * become Ready, which can open only later waves; its own wave was open).
+ */
+export function targetsToAdvance(groups: readonly string[], revision: string, targets: ReadonlyArray<WaveMember & { id: string }>, afterGroup?: string): string[] {
+  const from = afterGroup === undefined ? -1 : waveOf(groups, afterGroup);
   return targets
     .filter((t) => t.lastAppliedRevision !== revision && t.phase !== 'Suspended' && t.phase !== 'Deleting')
+    .filter((t) => waveOf(groups, t.group) > from)
     .filter((t) => rolloutGate(groups, t.group, revision, targets).open)
     .map((t) => t.id);
 }

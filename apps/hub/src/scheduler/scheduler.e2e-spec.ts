@@ -1,3 +1,4 @@
+import { buildRunReport, failedRunResult, UnexpectedRunError } from '@flotilla/engine';
 import { randomBytes } from 'node:crypto';
 import { harnessEnv } from '../../../../test/harness/env';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,7 +9,7 @@ import { launch, startTestHub } from '../../test/hub';
 import { CountingResolver, eventually, fastScheduler, overlaps, pushTag, RecordingRunner, repositoryUrl } from '../../test/scheduler-fixtures';
 import { dataSourceOptions } from '../database/data-source';
 import { LeaseRepository } from './lease.repository';
-import { SourcePoller } from './source-poller';
+import { SourcePoller } from './sources/source-poller';
 
 // The scheduler on the harness PostgreSQL: several hub replicas (each its own
 // app and DataSource) share one database, as in production.
@@ -113,7 +114,7 @@ describe('scheduler on PostgreSQL', () => {
       const runs = (await a.call('GET', `/api/v1/projects/shop/targets/${cluster}/runs?limit=100`)).body.items;
       expect(runs[runs.length - 1]).toMatchObject({ trigger: 'Created', result: 'Succeeded', revision: `stable@${digest}` });
       expect(runs.some((r: { trigger: string }) => r.trigger === 'Manual')).toBe(true);
-      expect(runs[0].instances[0]).toMatchObject({ name: 'web', configured: 1, unchanged: 2 });
+      expect(runs[0].instances[0]).toMatchObject({ name: 'web', action: 'applied', counts: { created: 0, configured: 1, unchanged: 1, deleted: 0, skipped: 0 } });
       for (const r of runs) rows.push({ target: cluster, start: Date.parse(r.startedAt), end: Date.parse(r.finishedAt) });
     }
     expect(overlaps(rows)).toEqual([]);
@@ -156,16 +157,8 @@ describe('scheduler on PostgreSQL', () => {
 
       // The old holder wakes up: its renewal and its result are refused.
       expect(await ghost.renew(claim, 1000)).toBe(false);
-      const written = await ghost.finishRun(claim, {
-        runId: ghostRun!.id,
-        startedAt: ghostRun!.startedAt,
-        finishedAt: new Date(),
-        result: 'Failed',
-        revision: 'stale',
-        instances: [],
-        error: 'stale result',
-        target: { phase: 'Failed', conditions: [], attempt: 9, nextRunAt: new Date(), observedGeneration: 1, lastAppliedRevision: 'stale' },
-      });
+      const stale = failedRunResult({ project: { name: 'web', namespace: 'web', source: { repository: 'oci://x/web', tag: 'stale', path: 'project.cue' }, serviceAccountName: 'web', annotations: {} }, cluster: { name: 'c1', group: '' } }, new UnexpectedRunError('stale result'), new Date());
+      const written = await ghost.finishRun(claim, { runId: ghostRun!.id, startedAt: ghostRun!.startedAt, report: buildRunReport(stale, { attempt: 8, intervalMs: 1000 }), observedGeneration: 1 });
       expect(written).toBe(false);
       const target = (await targets(live[0], 'web'))[0];
       expect(target).toMatchObject({ phase: 'Ready', lastAppliedRevision: `stable@${digest}`, attempt: 0 });

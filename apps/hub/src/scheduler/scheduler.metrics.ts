@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { MetricsRegistry } from '../metrics/metrics.module';
-import type { InstanceOutcome, KubeRequestEvent } from './target-runner';
+import type { ReportInstance } from '@flotilla/engine';
+import type { KubeRequestEvent } from './target-runner';
 
 const INFO_LABELS = [
   'instance_name',
@@ -82,7 +83,7 @@ export class SchedulerMetrics {
     this.reconcileDuration.observe({ result }, seconds);
   }
 
-  observeInstance(ctx: InstanceContext, i: InstanceOutcome): void {
+  observeInstance(ctx: InstanceContext, i: ReportInstance): void {
     const key = `${ctx.cluster}\u0000${ctx.project.name}\u0000${i.namespace}\u0000${i.name}`;
     const previous = this.infoSeries.get(key);
     if (previous) this.instanceInfo.remove(previous);

@@ -1,16 +1,17 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { MetricsModule, MetricsRegistry } from '../metrics/metrics.module';
-import { InventoryModule } from '../targeting/inventory.module';
-import { LeaseRepository } from './lease.repository';
-import { SchedulerMetrics } from './scheduler.metrics';
-import { SchedulerRepository } from './scheduler.repository';
-import { SchedulerService } from './scheduler.service';
-import { SourcePoller } from './source-poller';
-import { OciTagResolver, TAG_RESOLVER, type TagResolver } from './tag-resolver';
-import { TargetRunService } from './target-run.service';
+import { ClockRepository } from '../common/clock.repository';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
-import { defaultEngineRunnerOptions, EngineTargetRunner } from './engine-target-runner';
+import { MetricsModule, MetricsRegistry } from '../metrics/metrics.module';
+import { InventoryModule } from '../targeting/inventory.module';
+import { defaultEngineRunnerOptions, EngineTargetRunner } from './engine-adapter';
+import { LeaseRepository } from './lease.repository';
+import { SchedulerMetrics } from './scheduler.metrics';
+import { SchedulerService } from './scheduler.service';
+import { SourcePoller } from './sources/source-poller';
+import { SourcesRepository } from './sources/sources.repository';
+import { OciTagResolver, TAG_RESOLVER, type TagResolver } from './sources/tag-resolver';
+import { TargetRunService } from './target-run.service';
 import { TARGET_RUNNER, type TargetRunner } from './target-runner';
 
 export interface SchedulerModuleOptions {
@@ -34,8 +35,9 @@ export class SchedulerModule {
         },
         { provide: TAG_RESOLVER, useValue: options.tagResolver ?? new OciTagResolver() },
         { provide: SchedulerMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new SchedulerMetrics(registry) },
+        ClockRepository,
         LeaseRepository,
-        SchedulerRepository,
+        SourcesRepository,
         SourcePoller,
         TargetRunService,
         SchedulerService,

@@ -4,24 +4,28 @@ import type { Logger } from 'pino';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { HUB_LOGGER } from '../logging/logging.module';
+import { LeaseKeeper } from './lease-keeper';
 import { LeaseRepository } from './lease.repository';
 import { SchedulerMetrics } from './scheduler.metrics';
-import { SourcePoller } from './source-poller';
+import { SourcePoller } from './sources/source-poller';
 import { type RunEnd, TargetRunService } from './target-run.service';
 import { TARGET_RUNNER, type TargetRunner } from './target-runner';
 
 /**
- * The loop that makes Projects converge: each tick polls due sources, then
- * claims as many due Targets as it has free run slots and runs them. Started
- * at boot unless disabled; at shutdown it stops claiming, lets runs finish
- * within the grace period, then aborts the rest (their leases are released).
+ * The loop that makes Projects converge: each tick kicks off a source poll
+ * (which runs beside it), then claims as many due Targets as it has free run
+ * slots and runs them. Started at boot unless disabled; at shutdown it stops
+ * claiming, lets runs finish for most of the grace period, then aborts the
+ * rest (their leases are released), and returns within the grace whatever
+ * a run or a dependency does.
  */
 @Injectable()
 export class SchedulerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
   private stopping = false;
   private ticking: Promise<void> | undefined;
-  private readonly inFlight = new Set<Promise<RunEnd>>();
+  /** runs in flight, by Target id */
+  private readonly inFlight = new Map<string, Promise<RunEnd>>();
   private readonly shutdown = new AbortController();
 
   constructor(
@@ -55,21 +59,23 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
 
   /** Resolves once every run started so far has ended. */
   async drain(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.timer);
-    await this.ticking?.catch(() => undefined);
-    await this.stopRuns();
-    await this.runner.close?.();
+    const grace = this.config.scheduler.shutdownGraceMs;
+    const deadline = Date.now() + grace;
+    const ended = await within(deadline, Promise.all([this.ticking?.catch(() => undefined), this.poller.stop(), this.stopRuns(deadline - Math.min(5000, grace / 4))]));
+    if (!ended) this.logger.warn({ runs: [...this.inFlight.keys()] }, 'shutdown grace ran out with runs still unwinding; their leases expire and another replica takes them over');
+    else await this.runner.close?.();
   }
 
-  private async stopRuns(): Promise<void> {
+  /** Lets runs finish until `abortAt`, then aborts the rest and waits for them to unwind. */
+  private async stopRuns(abortAt: number): Promise<void> {
     if (this.inFlight.size === 0) return;
-    const grace = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), this.config.scheduler.shutdownGraceMs).unref());
-    if ((await Promise.race([this.drain().then(() => 'done' as const), grace])) === 'timeout') {
+    if (!(await within(abortAt, this.drain()))) {
       this.logger.warn({ runs: this.inFlight.size }, 'aborting runs still going at shutdown; their leases are released');
       this.shutdown.abort(new Error('the hub is shutting down'));
       await this.drain();
@@ -88,26 +94,41 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
 
   private async doTick(): Promise<void> {
     if (this.stopping) return;
-    await this.poller.poll();
+    this.poller.kick();
     this.metrics.queueDepth.set(await this.leases.queueDepth());
     const free = this.config.scheduler.concurrency - this.inFlight.size;
     if (this.stopping || free <= 0) return;
-    const claimed = await this.leases.claim(this.owner, free, this.config.scheduler.leaseTtlMs);
+    const ttl = this.config.scheduler.leaseTtlMs;
+    const claimed = await this.leases.claim(this.owner, free, ttl, [...this.inFlight.keys()]);
     for (const claim of claimed) {
+      // renewed from the claim on, so nothing before the run starts can let it lapse
+      const keeper = new LeaseKeeper(this.leases, claim, ttl, (err) => this.logger.warn({ target: claim.targetId, err: String(err) }, 'lease renewal failed'));
       const run: Promise<RunEnd> = this.runs
-        .run(claim, this.shutdown.signal)
+        .run(claim, keeper, this.shutdown.signal)
         .catch((err: unknown) => {
           this.logger.error({ target: claim.targetId, err: err instanceof Error ? err.message : String(err) }, 'target run failed unexpectedly');
           return 'failed' as const;
         })
-        .finally(() => {
-          this.inFlight.delete(run);
+        .finally(async () => {
+          await keeper.stop();
+          this.inFlight.delete(claim.targetId);
           this.metrics.runsInFlight.set(this.inFlight.size);
           // a slot came free: look for more work without waiting a whole tick
           if (!this.stopping && this.config.scheduler.enabled) this.schedule(0);
         });
-      this.inFlight.add(run);
+      this.inFlight.set(claim.targetId, run);
     }
     this.metrics.runsInFlight.set(this.inFlight.size);
+  }
+}
+
+/** True when `work` settled before `deadline` (epoch ms); false when time ran out first. */
+async function within(deadline: number, work: Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()))));
+  try {
+    return await Promise.race([work.then(() => true, () => true), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -1,6 +1,8 @@
+import { buildRunReport, condition, failedRunResult, formatRevision, reconcilingStatus, UnexpectedRunError, type ReportInstance, type RunReport } from '@flotilla/engine';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { ClustersRepository } from '../clusters/clusters.repository';
+import { ClockRepository } from '../common/clock.repository';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { CredentialsService } from '../credentials/credentials.service';
@@ -9,30 +11,23 @@ import { HUB_LOGGER } from '../logging/logging.module';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { HistoryRepository } from '../targeting/history.repository';
 import { TargetsRepository } from '../targeting/targets.repository';
-import { type ClaimedTarget, type Lease, LeaseRepository } from './lease.repository';
+import { type ClaimedTarget, LeaseRepository } from './lease.repository';
+import type { LeaseKeeper } from './lease-keeper';
 import { pushConnection } from './push-connection';
-import { openRegistryCredentials } from './registry-credentials';
 import { rolloutGate, targetsToAdvance } from './rollout';
 import { SchedulerMetrics } from './scheduler.metrics';
-import { condition, reconcilingConditions, statusAfterRun } from './target-status';
-import { type InstanceOutcome, TARGET_RUNNER, type TargetRunInput, type TargetRunner, type TargetRunResult } from './target-runner';
+import { openRegistryCredentials } from './sources/registry-credentials';
+import { TARGET_RUNNER, type TargetRunInput, type TargetRunner } from './target-runner';
 import { runTrigger } from './trigger';
-
-/** Thrown into a run's signal when its lease was taken over. */
-export class LeaseLostError extends Error {
-  constructor(targetId: string) {
-    super(`lease on Target ${targetId} was lost`);
-    this.name = 'LeaseLostError';
-  }
-}
 
 /** How one claimed Target ended, for the scheduler's bookkeeping and tests. */
 export type RunEnd = 'succeeded' | 'failed' | 'deleted' | 'waiting' | 'released' | 'lost';
 
 /**
  * Runs one claimed Target: decides the revision (rollout gate) and trigger,
- * opens its credentials, calls the TargetRunner while renewing the lease, and
- * writes the Run row, status, events and metrics, fenced by the lease epoch.
+ * opens its credentials, calls the TargetRunner, and stores the engine's
+ * report (Run row, status, next run), events and metrics, fenced by the
+ * lease epoch. The lease is renewed by its keeper from the moment of the claim.
  */
 @Injectable()
 export class TargetRunService {
@@ -46,10 +41,11 @@ export class TargetRunService {
     private readonly metrics: SchedulerMetrics,
     @Inject(TARGET_RUNNER) private readonly runner: TargetRunner,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
+    private readonly clock: ClockRepository,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
   ) {}
 
-  async run(claim: ClaimedTarget, shutdown: AbortSignal): Promise<RunEnd> {
+  async run(claim: ClaimedTarget, keeper: LeaseKeeper, shutdown: AbortSignal): Promise<RunEnd> {
     if (claim.takenOverFrom) {
       this.metrics.leaseTakeovers.inc();
       const abandoned = await this.leases.abandonRuns(claim.targetId, claim.takenOverFrom, claim.owner);
@@ -66,13 +62,13 @@ export class TargetRunService {
       if (!digest) {
         // The poller has not resolved the tag yet (or it failed): show why and look again soon.
         const message = project.sourceError ?? `waiting for ${project.sourceRepository}:${project.sourceTag} to be resolved`;
-        const ready = condition('Ready', 'False', project.sourceError ? 'SourceResolveFailed' : 'SourcePending', message, new Date(), target.conditions);
+        const ready = condition('Ready', 'False', project.sourceError ? 'SourceResolveFailed' : 'SourcePending', message, this.clock.now(), target.conditions);
         // a failed resolution is retried by the poller, not by every tick
         const wait = project.sourceError ? this.config.scheduler.sourcePollMs : this.config.scheduler.tickMs;
-        await this.leases.release(claim, { nextRunAt: new Date(Date.now() + wait), conditions: [ready] });
+        await this.leases.release(claim, { nextRunAt: new Date(this.clock.now().getTime() + wait), conditions: [ready] });
         return 'waiting';
       }
-      const revision = `${project.sourceTag}@${digest}`;
+      const revision = formatRevision(project.sourceTag, digest);
       if (project.rolloutGroups.length > 0) {
         const siblings = (await this.targets.forProject(project.id)).filter((t) => t.id !== target.id);
         const members = siblings.map((t) => ({ group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));
@@ -81,79 +77,59 @@ export class TargetRunService {
           const pinned = target.lastAppliedRevision?.split('@')[1];
           if (!pinned) {
             const message = `waiting for group ${gate.waitingFor} to be Ready on ${revision}`;
-            const conditions = [condition('Ready', 'False', 'RolloutWaiting', message, new Date(), target.conditions)];
-            await this.leases.release(claim, { nextRunAt: new Date(Date.now() + project.intervalSeconds * 1000), phase: 'Pending', conditions });
+            const conditions = [condition('Ready', 'False', 'RolloutWaiting', message, this.clock.now(), target.conditions)];
+            await this.leases.release(claim, { nextRunAt: new Date(this.clock.now().getTime() + project.intervalSeconds * 1000), phase: 'Pending', conditions });
             return 'waiting';
           }
           digest = pinned; // keep the revision it has, correcting drift, until its wave opens
         }
       }
     }
-    return this.execute(claim, target, project, cluster, digest, shutdown);
+    return this.execute(keeper, target, project, cluster, digest, shutdown);
   }
 
-  private async execute(lease: Lease, target: TargetEntity, project: ProjectEntity, cluster: ClusterEntity, digest: string | null, shutdown: AbortSignal): Promise<RunEnd> {
+  private async execute(keeper: LeaseKeeper, target: TargetEntity, project: ProjectEntity, cluster: ClusterEntity, digest: string | null, shutdown: AbortSignal): Promise<RunEnd> {
+    const lease = keeper.lease;
     const deleting = project.deletionRequestedAt !== null;
-    const revision = digest ? `${project.sourceTag}@${digest}` : null;
+    const revision = digest ? formatRevision(project.sourceTag, digest) : null;
     const trigger = runTrigger({ ...target, deleting }, revision ?? '');
     const started = await this.leases.startRun(lease, {
       generation: project.generation,
       revision,
       trigger,
       phase: deleting ? 'Deleting' : 'Reconciling',
-      conditions: reconcilingConditions(new Date(), target.conditions, revision ?? project.sourceTag),
+      conditions: reconcilingStatus(this.clock.now(), target.conditions, revision ?? project.sourceTag),
     });
     if (!started) return 'lost';
 
-    const controller = new AbortController();
-    const onShutdown = () => controller.abort(shutdown.reason);
-    shutdown.addEventListener('abort', onShutdown);
-    const ttl = this.config.scheduler.leaseTtlMs;
-    const renewal = setInterval(() => {
-      this.leases.renew(lease, ttl).then(
-        (held) => {
-          if (!held) controller.abort(new LeaseLostError(lease.targetId));
-        },
-        (err: unknown) => this.logger.warn({ target: lease.targetId, err: String(err) }, 'lease renewal failed'),
-      );
-    }, Math.max(100, Math.floor(ttl / 3)));
-
+    const signal = AbortSignal.any([shutdown, keeper.signal]);
     const context = { project: { name: project.name, namespace: project.namespace, source: project.sourceRepository }, cluster: cluster.name, revision: revision ?? '' };
     const hooks = {
-      instanceApplied: async (i: InstanceOutcome) => {
+      instanceApplied: async (i: ReportInstance) => {
         this.metrics.observeInstance(context, i);
         await this.history.recordEvent({ projectId: project.id, clusterName: cluster.name, type: i.error ? 'Warning' : 'Normal', reason: instanceReason(i), message: instanceMessage(i) });
       },
     };
-    let result: TargetRunResult;
+    const input = await this.input(project, cluster, target, digest, signal);
+    let report: RunReport;
     try {
-      const input = await this.input(project, cluster, target, digest, controller.signal);
-      result = deleting ? await this.runner.deleteInstances(input, hooks) : await this.runner.reconcile({ ...input, digest: digest! }, hooks);
+      report = deleting ? await this.runner.deleteInstances(input, hooks) : await this.runner.reconcile({ ...input, digest: digest! }, hooks);
     } catch (err) {
-      result = {
-        ok: false,
-        revision: revision ?? project.sourceTag,
-        instances: [],
-        components: [],
-        namespaces: [],
-        error: { reason: err instanceof LeaseLostError ? 'LeaseLost' : 'RunFailed', message: err instanceof Error ? err.message : String(err), retryable: true },
-      };
-    } finally {
-      clearInterval(renewal);
-      shutdown.removeEventListener('abort', onShutdown);
+      // the runner never throws; should it, the run still ends with a report
+      const failed = failedRunResult({ project: input.project, cluster: input.cluster }, new UnexpectedRunError(`run failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }), this.clock.now());
+      report = buildRunReport(failed, input.schedule, deleting ? 'delete' : 'reconcile');
     }
-    const finishedAt = new Date();
-    this.metrics.observeRun(result.ok, (finishedAt.getTime() - started.startedAt.getTime()) / 1000);
+    this.metrics.observeRun(report.ok, report.durationMs / 1000);
 
-    if (controller.signal.aborted) {
+    if (signal.aborted) {
       // Shutdown or a lost lease: no result is written; the next holder runs it again.
-      const reason = controller.signal.reason instanceof Error ? controller.signal.reason.message : 'the hub is shutting down';
+      const reason = signal.reason instanceof Error ? signal.reason.message : 'the hub is shutting down';
       const held = await this.leases.abandonRun(lease, started.id, `run interrupted before its result was written: ${reason}`);
       if (!held) this.metrics.leasesLost.inc();
       return held ? 'released' : 'lost';
     }
 
-    if (deleting && result.ok) {
+    if (deleting && report.ok) {
       // The Target (and its Run rows) go with the fenced delete; the event stays with the Project until it goes too.
       if (!(await this.leases.deleteTarget(lease))) return 'lost';
       await this.history.recordEvent({ projectId: project.id, clusterName: cluster.name, type: 'Normal', reason: 'InstancesDeleted', message: `instances of project ${project.name} removed from cluster ${cluster.name}` });
@@ -165,56 +141,30 @@ export class TargetRunService {
       return 'deleted';
     }
 
-    const held = await this.leases.finishRun(lease, this.outcome(started, finishedAt, result, target, project));
+    const held = await this.leases.finishRun(lease, { runId: started.id, startedAt: started.startedAt, report, observedGeneration: project.generation });
     if (!held) {
       this.metrics.leasesLost.inc();
       return 'lost';
     }
-    if (!result.ok) {
-      await this.history.recordEvent({ projectId: project.id, clusterName: cluster.name, type: 'Warning', reason: result.error?.reason ?? 'ReconciliationFailed', message: result.error?.message ?? 'reconciliation failed' });
+    for (const warning of report.warnings) this.logger.warn({ project: project.name, cluster: cluster.name, warning }, 'run warning');
+    if (!report.ok) {
+      const first = report.errors[0];
+      await this.history.recordEvent({ projectId: project.id, clusterName: cluster.name, type: 'Warning', reason: first?.reason ?? 'ReconciliationFailed', message: first?.message ?? 'reconciliation failed' });
       return 'failed';
     }
-    if (project.rolloutGroups.length > 0 && revision) await this.advanceWaves(project, revision);
+    if (project.rolloutGroups.length > 0 && revision) await this.advanceWaves(project, cluster, revision);
     return 'succeeded';
   }
 
-  /** After a success, the next wave may open: make its Targets due. */
-  private async advanceWaves(project: ProjectEntity, revision: string): Promise<void> {
-    if (project.sourceDigest === null || revision !== `${project.sourceTag}@${project.sourceDigest}`) return;
+  /** After a success, a later wave may open: move its Targets to the revision. */
+  private async advanceWaves(project: ProjectEntity, cluster: ClusterEntity, revision: string): Promise<void> {
+    if (project.sourceDigest === null || revision !== formatRevision(project.sourceTag, project.sourceDigest)) return;
     const all = await this.targets.forProject(project.id);
     const members = all.map((t) => ({ id: t.id, group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));
-    await this.targets.triggerNow(targetsToAdvance(project.rolloutGroups, revision, members));
+    await this.targets.advanceTo(targetsToAdvance(project.rolloutGroups, revision, members, cluster.groupName), revision);
   }
 
-  private outcome(started: { id: string; startedAt: Date }, finishedAt: Date, result: TargetRunResult, target: TargetEntity, project: ProjectEntity) {
-    const status = statusAfterRun(result, {
-      now: finishedAt,
-      previous: target.conditions,
-      attempt: target.attempt,
-      intervalMs: project.intervalSeconds * 1000,
-      backoff: this.config.scheduler.backoff,
-    });
-    return {
-      runId: started.id,
-      startedAt: started.startedAt,
-      finishedAt,
-      result: result.ok ? ('Succeeded' as const) : ('Failed' as const),
-      revision: result.revision,
-      instances: result.instances,
-      error: result.error?.message ?? null,
-      target: {
-        phase: project.deletionRequestedAt ? 'Deleting' : status.phase,
-        conditions: status.conditions,
-        components: result.ok || result.components.length > 0 ? result.components : undefined,
-        attempt: status.attempt,
-        nextRunAt: status.nextRunAt,
-        observedGeneration: project.generation,
-        lastAppliedRevision: status.lastAppliedRevision,
-      },
-    };
-  }
-
-  private async input(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity, digest: string | null, signal: AbortSignal): Promise<Omit<TargetRunInput, 'digest'> & { digest: string | null }> {
+  private async input(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity, digest: string | null, signal: AbortSignal): Promise<TargetRunInput> {
     return {
       project: {
         name: project.name,
@@ -228,31 +178,25 @@ export class TargetRunService {
       connection: await pushConnection(this.credentials, cluster),
       registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId),
       digest,
-      knownNamespaces: knownNamespaces(target),
+      owner: cluster.id,
+      knownNamespaces: target.namespaces,
+      schedule: { attempt: target.attempt, intervalMs: project.intervalSeconds * 1000, backoff: this.config.scheduler.backoff, previous: target.conditions },
       signal,
       onKubeRequest: (e) => this.metrics.observeKubeRequest(e),
     };
   }
 }
 
-/** Namespaces recorded in the Target's components (`[{instances: [{namespace}]}]`). */
-function knownNamespaces(target: TargetEntity): string[] {
-  const out = new Set<string>();
-  for (const c of target.components as Array<{ instances?: Array<{ namespace?: unknown }> }>) {
-    for (const i of c.instances ?? []) if (typeof i.namespace === 'string') out.add(i.namespace);
-  }
-  return [...out];
-}
-
-function instanceReason(i: InstanceOutcome): string {
+function instanceReason(i: ReportInstance): string {
   const verb = i.action === 'applied' ? 'Applied' : i.action === 'pruned' ? 'Pruned' : 'Deleted';
   return i.error ? `Instance${verb === 'Applied' ? 'Apply' : verb === 'Pruned' ? 'Prune' : 'Delete'}Failed` : `Instance${verb}`;
 }
 
-function instanceMessage(i: InstanceOutcome): string {
+function instanceMessage(i: ReportInstance): string {
   const module = i.module ? ` module ${i.module.name}@${i.module.version}` : '';
-  const counts = `created ${i.created}, configured ${i.configured}, unchanged ${i.unchanged}, deleted ${i.deleted}`;
-  const objects = i.objects?.length ? `; objects: ${i.objects.join(', ')}` : '';
-  const error = i.error ? `; error: ${i.error}` : '';
+  const c = i.counts;
+  const counts = `created ${c.created}, configured ${c.configured}, unchanged ${c.unchanged}, deleted ${c.deleted}`;
+  const objects = i.objects.length ? `; objects: ${i.objects.join(', ')}` : '';
+  const error = i.error ? `; error: ${i.error.message}` : '';
   return `instance ${i.namespace}/${i.name} (component ${i.component})${module} ${i.action} in ${i.durationMs} ms: ${counts}${objects}${error}`;
 }

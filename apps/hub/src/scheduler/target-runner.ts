@@ -1,13 +1,12 @@
 // The seam between the scheduler and the reconcile engine: run one Target
-// (one Project on one cluster) and say what happened, as data. libs/engine's
-// reconcileProject implements it for real runs; specs use in-process runners.
-import type { ClusterConnection } from '../kube/kubeconfig';
+// (one Project on one cluster) and return the engine's RunReport, which
+// already holds the conditions and the retry decision. The engine adapter
+// implements it for real runs; specs use in-process runners.
+import type { ProjectRegistryCredentials, ReportContext, ReportInstance, RunReport } from '@flotilla/engine';
+import type { ClusterCredentials } from '@flotilla/kube';
 
 /** Injection token of the TargetRunner the scheduler uses. */
 export const TARGET_RUNNER = Symbol('TARGET_RUNNER');
-
-/** Decrypted registry credentials of a Project. */
-export type RegistryCredentials = { kind: 'basic'; username: string; password: string } | { kind: 'dockerconfigjson'; config: string };
 
 export interface TargetRunProject {
   name: string;
@@ -31,69 +30,33 @@ export interface KubeRequestEvent {
 export interface TargetRunInput {
   project: TargetRunProject;
   cluster: { name: string; group: string; serverVersion: string | null };
-  /** null for agent clusters (not run by the hub) or a push cluster without stored credentials */
-  connection: ClusterConnection | null;
-  registryCredentials?: RegistryCredentials;
-  /** the digest to apply (`sha256:…`), already resolved by the poller (or pinned by a rollout gate) */
-  digest: string;
+  /** null for a cluster the hub cannot reach itself (agent mode, or no stored credentials) */
+  connection: ClusterCredentials | null;
+  registryCredentials?: ProjectRegistryCredentials;
+  /** the digest to apply (`sha256:…`), resolved by the poller or pinned by a rollout gate; for deletion, the last applied one if known */
+  digest: string | null;
+  /** recorded on the instances; prune and delete touch only this owner's (the cluster registration) */
+  owner: string;
   /** namespaces that held instances after the previous run */
   knownNamespaces: string[];
+  /** attempt, interval, backoff and previous conditions: what the engine needs to decide what comes next */
+  schedule: ReportContext;
   /** aborted when the hub shuts down or the lease is lost */
   signal: AbortSignal;
   /** every API request the run makes is reported here */
   onKubeRequest: (event: KubeRequestEvent) => void;
 }
 
-export interface ChangeCounts {
-  created: number;
-  configured: number;
-  unchanged: number;
-  deleted: number;
-}
-
-/** One instance applied (or deleted) by a run. */
-export interface InstanceOutcome extends ChangeCounts {
-  name: string;
-  namespace: string;
-  component: string;
-  action: 'applied' | 'pruned' | 'deleted';
-  module?: { name: string; version: string };
-  ready: boolean;
-  durationMs: number;
-  /** object ids applied, `Kind/namespace/name` */
-  objects?: string[];
-  error?: string;
-}
-
-export interface RunError {
-  message: string;
-  /** PascalCase, e.g. ArtifactFetchFailed */
-  reason: string;
-  /** false: retrying cannot help until the source or spec changes (stall) */
-  retryable: boolean;
-}
-
-export interface TargetRunResult {
-  ok: boolean;
-  /** `tag@sha256:…` */
-  revision: string;
-  instances: InstanceOutcome[];
-  /** components and their instances, as the Target status shows them */
-  components: unknown[];
-  namespaces: string[];
-  error?: RunError;
-}
-
 export interface TargetRunHooks {
   /** called after each instance apply, prune or deletion; awaited */
-  instanceApplied(instance: InstanceOutcome): Promise<void>;
+  instanceApplied(instance: ReportInstance, revision: string | undefined): Promise<void>;
 }
 
 export interface TargetRunner {
-  /** Applies the Project at `digest` on the cluster and prunes what left it. */
-  reconcile(input: TargetRunInput, hooks: TargetRunHooks): Promise<TargetRunResult>;
-  /** Deletes every instance of the Project from the cluster (Project deletion with instances=delete). */
-  deleteInstances(input: Omit<TargetRunInput, 'digest'> & { digest: string | null }, hooks: TargetRunHooks): Promise<TargetRunResult>;
+  /** Applies the Project at `digest` on the cluster and prunes what left it. Never throws. */
+  reconcile(input: TargetRunInput & { digest: string }, hooks: TargetRunHooks): Promise<RunReport>;
+  /** Deletes every instance of the Project this owner applied on the cluster. Never throws. */
+  deleteInstances(input: TargetRunInput, hooks: TargetRunHooks): Promise<RunReport>;
   /** Frees what the runner holds (CUE workers); called once at hub shutdown, after the last run. */
   close?(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ClustersRepository } from '../clusters/clusters.repository';
-import type { ProjectEntity } from '../database/entities';
+import type { ProjectEntity, TargetPhase } from '../database/entities';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { HistoryRepository } from './history.repository';
 import { clusterIsTargeted } from './selector';
@@ -58,6 +58,6 @@ export class MembershipService {
   }
 }
 
-function initialPhase(p: ProjectEntity): string {
+function initialPhase(p: ProjectEntity): TargetPhase {
   return p.suspend ? 'Suspended' : 'Pending';
 }

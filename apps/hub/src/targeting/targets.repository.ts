@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, type Repository } from 'typeorm';
 import { TargetEntity } from '../database/entities';
-import type { LabelSelector } from '../database/entities';
+import type { LabelSelector, TargetPhase } from '../database/entities';
 import { whereLabelsMatch } from './label-selector-sql';
 
 /** Narrows a Project's Targets by their phase or their cluster's group and labels. */
@@ -71,7 +71,7 @@ export class TargetsRepository {
   }
 
   /** Adds the missing (project, cluster) pairs; existing ones are left as they are. */
-  async insertMissing(rows: Array<{ projectId: string; clusterId: string; generation: number; phase: string }>): Promise<void> {
+  async insertMissing(rows: Array<{ projectId: string; clusterId: string; generation: number; phase: TargetPhase }>): Promise<void> {
     if (rows.length === 0) return;
     await this.repo.createQueryBuilder().insert().into(TargetEntity).values(rows).orIgnore().execute();
   }
@@ -85,7 +85,7 @@ export class TargetsRepository {
     await this.repo.update({ projectId }, { generation, nextRunAt: () => 'now()' });
   }
 
-  async setPhaseForProject(projectId: string, phase: string): Promise<void> {
+  async setPhaseForProject(projectId: string, phase: TargetPhase): Promise<void> {
     await this.repo.update({ projectId }, { phase });
   }
 
@@ -102,10 +102,23 @@ export class TargetsRepository {
     return res.affected ?? 0;
   }
 
-  /** Makes the given Targets due now unless they already are (rollout waves opening, new digests). */
-  async triggerNow(ids: string[]): Promise<void> {
+  /**
+   * Moves the given Targets to `revision` (a new digest, a rollout wave
+   * opening): each is due now unless it already applied that revision, read
+   * from the row itself, so a Target that has just finished on it is never
+   * made due again by a decision taken on a stale read. A Target in flight
+   * keeps the request in `advance_to_revision`: if its run applied another
+   * revision (pinned while its wave was closed), it runs again at once.
+   */
+  async advanceTo(ids: string[], revision: string): Promise<void> {
     if (ids.length === 0) return;
-    await this.repo.createQueryBuilder().update(TargetEntity).set({ nextRunAt: () => 'now()' }).where('id IN (:...ids)', { ids }).andWhere('next_run_at > now()').execute();
+    await this.repo
+      .createQueryBuilder()
+      .update(TargetEntity)
+      .set({ nextRunAt: () => 'LEAST(next_run_at, now())', advanceToRevision: revision })
+      .where('id IN (:...ids)', { ids })
+      .andWhere('last_applied_revision IS DISTINCT FROM :revision', { revision })
+      .execute();
   }
 
   /** Number of Targets on each of the given clusters. */

@@ -9,7 +9,9 @@ import { TargetEntity } from './target.entity';
 export { ApiTokenEntity, ClusterEntity, CredentialEntity, EventEntity, ProjectEntity, RunEntity, TargetEntity };
 export type { ClusterMode } from './cluster.entity';
 export type { Role } from './api-token.entity';
-export type { Condition } from './target.entity';
+export type { Condition, TargetPhase } from './target.entity';
+export { TARGET_PHASES } from './target.entity';
+export type { RunResultKind } from './run.entity';
 export type { LabelSelector, LabelSelectorRequirement, TargetSelector } from './project.entity';
 
 /** Every entity of the hub, for the DataSource. */

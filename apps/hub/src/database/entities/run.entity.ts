@@ -1,5 +1,9 @@
+import type { ReportError, ReportInstance } from '@flotilla/engine';
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { TargetEntity } from './target.entity';
+
+/** Abandoned: its replica lost the lease (or stopped) before writing a result. */
+export type RunResultKind = 'Running' | 'Succeeded' | 'Failed' | 'Abandoned';
 
 /** One reconcile attempt of a Target, kept as history. */
 @Entity('runs')
@@ -39,14 +43,18 @@ export class RunEntity {
   @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
   finishedAt!: Date | null;
 
-  /** Running, Succeeded, Failed, Abandoned (its replica lost the lease before writing a result) */
   @Column({ type: 'varchar', length: 16 })
-  result!: string;
+  result!: RunResultKind;
 
-  /** per instance: created/updated/deleted/unchanged counts */
+  /** per instance applied, pruned or deleted: counts, objects, error */
   @Column({ type: 'jsonb', default: () => `'[]'` })
-  instances!: unknown[];
+  instances!: ReportInstance[];
 
+  /** the first error's message */
   @Column({ type: 'text', nullable: true })
   error!: string | null;
+
+  /** every error of the run, the first being the one the Ready condition names */
+  @Column({ type: 'jsonb', default: () => `'[]'` })
+  errors!: ReportError[];
 }

@@ -1,14 +1,13 @@
+import type { ReportComponent } from '@flotilla/engine';
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
 import { ClusterEntity } from './cluster.entity';
 import { ProjectEntity } from './project.entity';
 
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-}
+export type { Condition } from '@flotilla/engine';
+import type { Condition } from '@flotilla/engine';
+
+export const TARGET_PHASES = ['Pending', 'Reconciling', 'Ready', 'Failed', 'Suspended', 'Deleting'] as const;
+export type TargetPhase = (typeof TARGET_PHASES)[number];
 
 /** One Project placed on one Cluster: the unit that is scheduled, leased, retried and reported. */
 @Entity('targets')
@@ -40,9 +39,8 @@ export class TargetEntity {
   @Column({ name: 'observed_generation', type: 'integer', nullable: true })
   observedGeneration!: number | null;
 
-  /** Pending, Reconciling, Ready, Failed, Suspended, Deleting */
   @Column({ type: 'varchar', length: 32, default: 'Pending' })
-  phase!: string;
+  phase!: TargetPhase;
 
   /** tag@sha256:… of the last successful apply */
   @Column({ name: 'last_applied_revision', type: 'text', nullable: true })
@@ -51,9 +49,17 @@ export class TargetEntity {
   @Column({ type: 'jsonb', default: () => `'[]'` })
   conditions!: Condition[];
 
-  /** components and their instances as last reported */
+  /** components and their instances as the engine last reported them */
   @Column({ type: 'jsonb', default: () => `'[]'` })
-  components!: unknown[];
+  components!: ReportComponent[];
+
+  /** namespaces that still hold instances of the Project on this cluster: every later run searches them */
+  @Column({ type: 'jsonb', default: () => `'[]'` })
+  namespaces!: string[];
+
+  /** a rollout wave opened on this revision for the Target: a run that applied another one runs again at once */
+  @Column({ name: 'advance_to_revision', type: 'text', nullable: true })
+  advanceToRevision!: string | null;
 
   @Column({ name: 'next_run_at', type: 'timestamptz', default: () => 'now()' })
   nextRunAt!: Date;

@@ -29,7 +29,7 @@ function placeholders(values: unknown[], from: number): string {
 
 /** The scheduler's reads and writes of Projects' polled sources. */
 @Injectable()
-export class SchedulerRepository {
+export class SourcesRepository {
   constructor(private readonly ds: DataSource) {}
 
   /**

@@ -5,10 +5,10 @@
 import { resolveRegistryCredentials, type ResolvedCredentials } from '@flotilla/engine';
 import { ObjectClient } from '@flotilla/kube';
 import { AuthError, RegistryError } from '@flotilla/oci';
-import type { ClusterEntity } from '../database/entities';
-import type { ClusterConnection } from '../kube/kubeconfig';
-import { openKubeConnection } from './push-connection';
-import type { KubeRequestEvent } from './target-runner';
+import type { ClusterEntity } from '../../database/entities';
+import type { ClusterCredentials } from '@flotilla/kube';
+import { openKubeConnection } from '../push-connection';
+import type { KubeRequestEvent } from '../target-runner';
 
 /** The registry asked for credentials (or refused the anonymous ones). */
 export function isAuthRefusal(err: unknown): boolean {
@@ -37,7 +37,7 @@ export class PullSecretReader {
 
   /** `connectionOf` gives the hub's own connection to a push cluster (pushConnection), null when it has none */
   constructor(
-    private readonly connectionOf: (cluster: ClusterEntity) => Promise<ClusterConnection | null>,
+    private readonly connectionOf: (cluster: ClusterEntity) => Promise<ClusterCredentials | null>,
     private readonly onKubeRequest: (e: KubeRequestEvent) => void,
   ) {}
 

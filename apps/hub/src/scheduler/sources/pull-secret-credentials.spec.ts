@@ -1,9 +1,9 @@
 import { ClusterConnection as KubeConnection, ObjectClient } from '@flotilla/kube';
 import { AuthError, RegistryError } from '@flotilla/oci';
 import { randomBytes } from 'node:crypto';
-import { harnessEnv } from '../../../../test/harness/env';
-import type { ClusterEntity } from '../database/entities';
-import type { ClusterConnection } from '../kube/kubeconfig';
+import { harnessEnv } from '../../../../../test/harness/env';
+import type { ClusterEntity } from '../../database/entities';
+import type { ClusterCredentials } from '@flotilla/kube';
 import { isAuthRefusal, PullSecretReader } from './pull-secret-credentials';
 
 const cluster = (name: string, mode: 'push' | 'pull') => ({ id: `id-${name}`, name, mode }) as ClusterEntity;
@@ -21,7 +21,7 @@ describe('isAuthRefusal', () => {
 describe('PullSecretReader against the harness API server', () => {
   const kube = harnessEnv().kube;
   const admin = new ObjectClient(KubeConnection.create({ server: kube.server, caData: kube.caData, token: kube.admin.token }));
-  const hubConnection: ClusterConnection = { server: kube.server, caData: kube.caData, insecureSkipTLSVerify: false, auth: { token: kube.admin.token } };
+  const hubConnection: ClusterCredentials = { server: kube.server, caData: kube.caData, insecureSkipTLSVerify: false, token: kube.admin.token };
   const ns = `pull-${randomBytes(4).toString('hex')}`;
   const apply = { dryRun: false, force: true, fieldManager: 'flotilla-test' };
   const project = (serviceAccountName: string) => ({ name: 'p', namespace: ns, serviceAccountName, repository: 'oci://registry.example/p', tag: 'latest' });

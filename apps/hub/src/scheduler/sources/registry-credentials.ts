@@ -1,8 +1,8 @@
-import type { CredentialsService } from '../credentials/credentials.service';
-import type { RegistryCredentials } from './target-runner';
+import type { CredentialsService } from '../../credentials/credentials.service';
+import type { ProjectRegistryCredentials } from '@flotilla/engine';
 
 /** Opens a Project's stored registry credentials into the runner's shape. */
-export async function openRegistryCredentials(credentials: CredentialsService, id: string | null): Promise<RegistryCredentials | undefined> {
+export async function openRegistryCredentials(credentials: CredentialsService, id: string | null): Promise<ProjectRegistryCredentials | undefined> {
   if (!id) return undefined;
   const stored = await credentials.reveal<{ username?: string; password?: string; dockerConfigJson?: string }>(id);
   if (!stored) return undefined;

@@ -1,29 +1,31 @@
 import type { ResolvedCredentials } from '@flotilla/engine';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { HUB_CONFIG } from '../config/config.module';
-import type { HubConfig } from '../config/hub-config';
-import { CredentialsService } from '../credentials/credentials.service';
-import { HUB_LOGGER } from '../logging/logging.module';
-import { ProjectsRepository } from '../projects/projects.repository';
-import { HistoryRepository } from '../targeting/history.repository';
-import { TargetsRepository } from '../targeting/targets.repository';
+import { HUB_CONFIG } from '../../config/config.module';
+import type { HubConfig } from '../../config/hub-config';
+import { CredentialsService } from '../../credentials/credentials.service';
+import { HUB_LOGGER } from '../../logging/logging.module';
+import { ProjectsRepository } from '../../projects/projects.repository';
+import { HistoryRepository } from '../../targeting/history.repository';
+import { TargetsRepository } from '../../targeting/targets.repository';
 import { isAuthRefusal, PullSecretReader } from './pull-secret-credentials';
-import { pushConnection } from './push-connection';
+import { pushConnection } from '../push-connection';
 import { openRegistryCredentials } from './registry-credentials';
-import { targetsToAdvance } from './rollout';
-import { SchedulerMetrics } from './scheduler.metrics';
-import { type DueSource, SchedulerRepository } from './scheduler.repository';
+import { targetsToAdvance } from '../rollout';
+import { SchedulerMetrics } from '../scheduler.metrics';
+import { forEachLimit } from './for-each-limit';
+import { type DueSource, SourcesRepository } from './sources.repository';
 import { TAG_RESOLVER, type TagResolver } from './tag-resolver';
 
-/** Projects checked per tick; the rest wait for the next one. */
-const SOURCES_PER_TICK = 500;
+/** Projects checked per poll; the rest wait for the next one. */
+const SOURCES_PER_POLL = 500;
 
-/** State of one poll: counters and the pull secrets read so far. */
+/** State of one poll: counters, the pull secrets read so far, and its abort signal. */
 interface Poll {
   resolutions: number;
   changed: string[];
   pullSecrets: PullSecretReader;
+  signal: AbortSignal;
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -41,11 +43,18 @@ export interface PollResult {
  * it. A Project without credentials of its own that the registry refuses is
  * tried again with its service account's image pull secrets from one of its
  * push clusters. A new digest makes the Targets of the open rollout wave due at once.
+ *
+ * The scheduler's tick only kicks a poll off: resolutions run beside it with
+ * bounded concurrency, each under the registry client's total deadline, so a
+ * slow registry holds back neither claims nor shutdown.
  */
 @Injectable()
 export class SourcePoller {
+  private running: Promise<PollResult> | undefined;
+  private readonly stopping = new AbortController();
+
   constructor(
-    private readonly repo: SchedulerRepository,
+    private readonly repo: SourcesRepository,
     private readonly credentials: CredentialsService,
     private readonly projects: ProjectsRepository,
     private readonly targets: TargetsRepository,
@@ -56,8 +65,26 @@ export class SourcePoller {
     @Inject(HUB_LOGGER) private readonly logger: Logger,
   ) {}
 
+  /** Starts a poll unless one is still going; never waits for it. */
+  kick(): void {
+    if (this.running || this.stopping.signal.aborted) return;
+    this.running = this.poll()
+      .catch((err: unknown) => {
+        this.logger.error({ err: messageOf(err) }, 'source poll failed');
+        return { resolutions: 0, changed: [] };
+      })
+      .finally(() => (this.running = undefined));
+  }
+
+  /** Aborts resolutions in flight and waits for the poll to end. */
+  async stop(): Promise<void> {
+    this.stopping.abort(new Error('the hub is shutting down'));
+    await this.running;
+  }
+
+  /** One poll, awaited (the tick uses `kick`; tests call this directly). */
   async poll(): Promise<PollResult> {
-    const due = await this.repo.claimDueSources(this.config.scheduler.sourcePollMs, SOURCES_PER_TICK);
+    const due = await this.repo.claimDueSources(this.config.scheduler.sourcePollMs, SOURCES_PER_POLL);
     if (due.length === 0) return { resolutions: 0, changed: [] };
     const fingerprints = await this.credentials.summaries(due.map((d) => d.registryCredentialId));
     const groups = new Map<string, DueSource[]>();
@@ -66,11 +93,16 @@ export class SourcePoller {
       const key = `${d.repository}\u0000${d.tag}\u0000${fp}`;
       groups.set(key, [...(groups.get(key) ?? []), d]);
     }
-    const poll: Poll = { resolutions: 0, changed: [], pullSecrets: new PullSecretReader(
+    const poll: Poll = {
+      resolutions: 0,
+      changed: [],
+      pullSecrets: new PullSecretReader(
         (c) => pushConnection(this.credentials, c),
         (e) => this.metrics.observeKubeRequest(e),
-      ), };
-    await Promise.all([...groups.values()].map((members) => this.resolveGroup(poll, members)));
+      ),
+      signal: this.stopping.signal,
+    };
+    await forEachLimit([...groups.values()], this.config.scheduler.sourceConcurrency, (members) => this.resolveGroup(poll, members));
     return { resolutions: poll.resolutions, changed: poll.changed };
   }
 
@@ -81,7 +113,7 @@ export class SourcePoller {
     try {
       const creds = await openRegistryCredentials(this.credentials, first.registryCredentialId);
       poll.resolutions++;
-      digest = await this.resolver.resolve(first.repository, first.tag, creds);
+      digest = await this.resolver.resolve(first.repository, first.tag, creds, poll.signal);
       this.metrics.tagResolutions.inc({ result: 'success' });
     } catch (err) {
       this.metrics.tagResolutions.inc({ result: 'failure' });
@@ -114,7 +146,7 @@ export class SourcePoller {
         let digest: string;
         try {
           poll.resolutions++;
-          digest = await this.resolver.resolve(first.repository, first.tag, { kind: 'source', source: group.source });
+          digest = await this.resolver.resolve(first.repository, first.tag, { kind: 'source', source: group.source }, poll.signal);
           this.metrics.tagResolutions.inc({ result: 'success' });
         } catch (err) {
           this.metrics.tagResolutions.inc({ result: 'failure' });
@@ -147,7 +179,7 @@ export class SourcePoller {
     if (!project) return;
     const targets = await this.targets.forProject(project.id);
     const members = targets.map((t) => ({ id: t.id, group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));
-    await this.targets.triggerNow(targetsToAdvance(project.rolloutGroups, revision, members));
+    await this.targets.advanceTo(targetsToAdvance(project.rolloutGroups, revision, members), revision);
     const message = source.digest ? `${source.repository}:${source.tag} moved to ${digest}` : `${source.repository}:${source.tag} resolved to ${digest}`;
     await this.history.recordEvent({ projectId: project.id, clusterName: null, type: 'Normal', reason: 'NewRevision', message });
   }

@@ -1,0 +1,127 @@
+// The TargetRunner the hub uses in production: libs/engine's runtime against
+// the cluster's own connection (push mode). It only opens the connection,
+// forwards hooks, posts Kubernetes Events and returns the engine's report.
+import {
+  appliedInstance,
+  buildRunReport,
+  ClusterUnreachableError,
+  EngineRuntime,
+  failedRunResult,
+  instanceKubeEvent,
+  removedInstance,
+  type InstanceAppliedEvent,
+  type InstancePrunedEvent,
+  type ProjectSpec,
+  type ReconcileHooks,
+  type ReconcileOptions,
+  type ReportInstance,
+  type RunReport,
+  type RunResult,
+} from '@flotilla/engine';
+import { ResourceManager, type KubeObject } from '@flotilla/kube';
+import { join } from 'node:path';
+import { openKubeConnection } from './push-connection';
+import type { TargetRunHooks, TargetRunInput, TargetRunner } from './target-runner';
+
+export interface EngineRunnerOptions {
+  /** on-disk blob cache of artifacts and modules (under the hub's data dir) */
+  cacheDir: string;
+  /** limit for deleting each instance when a Project is deleted */
+  deleteTimeoutMs: number;
+  /** record each instance event as a core/v1 Event in the cluster too */
+  kubeEvents: boolean;
+  reconcile: Partial<ReconcileOptions>;
+}
+
+export function defaultEngineRunnerOptions(dataDir: string): EngineRunnerOptions {
+  return { cacheDir: join(dataDir, 'cache'), deleteTimeoutMs: 5 * 60_000, kubeEvents: true, reconcile: {} };
+}
+
+export class EngineTargetRunner implements TargetRunner {
+  private readonly runtime: EngineRuntime;
+
+  /** `runtime` lets tests and benchmarks pass their own generator; by default the CUE engine starts at the first run. */
+  constructor(
+    private readonly options: EngineRunnerOptions,
+    runtime?: EngineRuntime,
+  ) {
+    this.runtime = runtime ?? EngineRuntime.create({ cacheDir: options.cacheDir, reconcile: { ...options.reconcile, pruneTimeoutMs: options.deleteTimeoutMs } });
+  }
+
+  reconcile(input: TargetRunInput & { digest: string }, hooks: TargetRunHooks): Promise<RunReport> {
+    return this.withCluster(input, hooks, 'reconcile', (manager, engineHooks) =>
+      this.runtime.reconcile(
+        {
+          project: spec(input),
+          cluster: { name: input.cluster.name, group: input.cluster.group, kubeVersion: input.cluster.serverVersion ?? undefined },
+          digest: input.digest,
+          owner: input.owner,
+          knownNamespaces: input.knownNamespaces,
+          signal: input.signal,
+        },
+        { manager, hooks: engineHooks, credentials: { registryCredentials: async () => input.registryCredentials } },
+      ),
+    );
+  }
+
+  deleteInstances(input: TargetRunInput, hooks: TargetRunHooks): Promise<RunReport> {
+    return this.withCluster(input, hooks, 'delete', (manager, engineHooks) =>
+      this.runtime.deleteProject(
+        {
+          project: spec(input),
+          cluster: { name: input.cluster.name, group: input.cluster.group },
+          digest: input.digest ?? undefined,
+          owner: input.owner,
+          knownNamespaces: input.knownNamespaces,
+          signal: input.signal,
+        },
+        { manager, hooks: engineHooks },
+      ),
+    );
+  }
+
+  close(): Promise<void> {
+    return this.runtime.close();
+  }
+
+  private async withCluster(
+    input: TargetRunInput,
+    hooks: TargetRunHooks,
+    kind: RunReport['kind'],
+    run: (manager: ResourceManager, engineHooks: ReconcileHooks) => Promise<RunResult>,
+  ): Promise<RunReport> {
+    if (!input.connection) {
+      const error = new ClusterUnreachableError(`cluster ${input.cluster.name} has no stored endpoint or credentials the hub can use`);
+      return buildRunReport(failedRunResult({ project: spec(input), cluster: input.cluster }, error, new Date()), input.schedule, kind);
+    }
+    const conn = openKubeConnection(input.connection, input.onKubeRequest);
+    const manager = new ResourceManager(conn);
+    const posted: Promise<unknown>[] = [];
+    const forward = async (event: InstanceAppliedEvent | InstancePrunedEvent, instance: ReportInstance) => {
+      if (this.options.kubeEvents) posted.push(postEvent(manager, instanceKubeEvent(event, new Date())));
+      await hooks.instanceApplied(instance, event.context.revision);
+    };
+    const removed = kind === 'delete' ? 'deleted' : 'pruned';
+    try {
+      const result = await run(manager, {
+        instanceApplied: (e) => forward(e, appliedInstance(e.instance)),
+        instancePruned: (e) => forward(e, removedInstance(e.instance, removed)),
+      });
+      await Promise.allSettled(posted);
+      return buildRunReport(result, input.schedule, kind);
+    } finally {
+      await conn.close();
+    }
+  }
+}
+
+function spec(input: TargetRunInput): ProjectSpec {
+  const p = input.project;
+  return { name: p.name, namespace: p.namespace, source: p.source, serviceAccountName: p.serviceAccountName, annotations: p.annotations };
+}
+
+/** Best effort: an event the cluster refuses must not fail the run. */
+async function postEvent(manager: ResourceManager, event: KubeObject): Promise<void> {
+  await manager.client.apply(event, { dryRun: false, force: true, fieldManager: 'flotilla' }).catch(() => undefined);
+}
+

@@ -1,0 +1,41 @@
+import { projectCredentialSource, type ProjectRegistryCredentials } from '@flotilla/engine';
+import { parseReference, RegistryClient, type CredentialSource } from '@flotilla/oci';
+
+/** Injection token of the TagResolver the source poller uses. */
+export const TAG_RESOLVER = Symbol('TAG_RESOLVER');
+
+/** A Project's stored credentials, or a ready source (the image pull secrets read in a cluster). */
+export type TagCredentials = ProjectRegistryCredentials | { kind: 'source'; source: CredentialSource };
+
+/** Tag → digest, with a Project's registry credentials. */
+export interface TagResolver {
+  /** `repository` is `oci://host/repo`; returns `sha256:…` */
+  resolve(repository: string, tag: string, credentials?: TagCredentials, signal?: AbortSignal): Promise<string>;
+}
+
+/** Resolves through libs/oci (HEAD of the manifest, GET when HEAD gives no digest). */
+export class OciTagResolver implements TagResolver {
+  constructor(private readonly options: { responseTimeoutMs: number } = { responseTimeoutMs: 30_000 }) {}
+
+  async resolve(repository: string, tag: string, credentials?: TagCredentials, signal?: AbortSignal): Promise<string> {
+    const ref = parseReference(`${repository}:${tag}`);
+    const client = new RegistryClient({ credentials: credentialSource(credentials), responseTimeoutMs: this.options.responseTimeoutMs });
+    return (await abortable(client.resolve(ref), signal)).digest;
+  }
+}
+
+function credentialSource(c: TagCredentials | undefined): CredentialSource {
+  if (!c) return { kind: 'anonymous' };
+  return c.kind === 'source' ? c.source : projectCredentialSource(c);
+}
+
+/** Settles with `work`, or rejects as soon as `signal` aborts (the request itself ends at its own deadline). */
+function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
