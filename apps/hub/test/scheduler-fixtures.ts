@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { appliedInstance, buildRunReport, formatRevision, InstanceApplyError, removedInstance, type InstanceResult, type RunReport, type RunResult } from '@flotilla/engine';
 import { RegistryClient } from '@flotilla/oci';
 import { harnessEnv } from '../../../test/harness/env';
-import { defaultSchedulerConfig, type SchedulerConfig } from '../src/config/hub-config';
+import { defaultHubConfig, defaultSchedulerConfig, type HubConfig, type SchedulerConfig } from '../src/config/hub-config';
+import type { TestHub } from './hub';
 import { OciTagResolver, type TagCredentials, type TagResolver } from '../src/scheduler/sources/tag-resolver';
 import type { TargetRunHooks, TargetRunInput, TargetRunner } from '../src/scheduler/target-runner';
 
@@ -162,4 +163,28 @@ export function overlaps(runs: Array<{ target: string; start: number; end: numbe
     for (let i = 1; i < sorted.length; i++) if (sorted[i].start < sorted[i - 1].end) out.push(`${target}: ${sorted[i - 1].start}-${sorted[i - 1].end} and ${sorted[i].start}-${sorted[i].end}`);
   }
   return out;
+}
+
+/** Settings of a hub replica on a shared test database, as the scheduler suites start them. */
+export function schedulerHubConfig(databaseUrl: string, dataDir: string, secrets: { adminToken: string; encryptionKeys: string }, scheduler: Partial<SchedulerConfig> = {}): HubConfig {
+  return {
+    ...defaultHubConfig(),
+    host: '127.0.0.1',
+    port: 0,
+    dataDir,
+    databaseUrl,
+    logLevel: 'warn',
+    ...secrets,
+    scheduler: fastScheduler(scheduler),
+  };
+}
+
+/** Registers push clusters that point nowhere (the in-process runners never dial them). */
+export async function addFakeClusters(hub: Pick<TestHub, 'call'>, clusters: Array<[string, string]>): Promise<void> {
+  for (const [name, group] of clusters) {
+    const res = await hub.call('POST', '/api/v1/clusters', {
+      body: { name, group, mode: 'push', endpoint: { server: 'https://127.0.0.1:1' }, credentials: { token: `token-${name}` } },
+    });
+    if (res.status !== 201) throw new Error(`registering cluster ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+  }
 }

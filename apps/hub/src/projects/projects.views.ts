@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CredentialSummaryDto } from '../clusters/clusters.dto';
+import { TARGET_PHASES } from '../database/entities';
 
 // Response shapes of the projects API: never entities, never secrets.
 
@@ -49,15 +50,71 @@ export class ConditionDto {
   @ApiProperty() lastTransitionTime!: string;
 }
 
+export class ReportErrorDto {
+  @ApiProperty({ example: 'ApplyFailed', description: 'PascalCase, as in the conditions' }) reason!: string;
+  @ApiProperty({ enum: ['connect', 'credentials', 'resolve', 'fetch', 'load', 'runtime', 'bundle', 'build', 'apply', 'wait', 'prune', 'timeout', 'dependency'] }) step!: string;
+  @ApiProperty() message!: string;
+  @ApiProperty({ description: 'false: retrying the same revision cannot help' }) retryable!: boolean;
+  @ApiPropertyOptional() component?: string;
+  @ApiPropertyOptional() instance?: string;
+  @ApiPropertyOptional({ description: 'the Kubernetes object involved, Kind/namespace/name' }) object?: string;
+}
+
+export class ChangeCountsDto {
+  @ApiProperty() created!: number;
+  @ApiProperty() configured!: number;
+  @ApiProperty() unchanged!: number;
+  @ApiProperty() deleted!: number;
+  @ApiProperty() skipped!: number;
+}
+
+export class ModuleInfoDto {
+  @ApiProperty() name!: string;
+  @ApiProperty({ example: 'oci://ghcr.io/stefanprodan/modules/podinfo' }) repository!: string;
+  @ApiProperty() version!: string;
+  @ApiProperty() digest!: string;
+}
+
+export class InstanceReportDto {
+  @ApiProperty() name!: string;
+  @ApiProperty() namespace!: string;
+  @ApiProperty() component!: string;
+  @ApiProperty({ enum: ['applied', 'pruned', 'deleted'] }) action!: string;
+  @ApiPropertyOptional() bundle?: string;
+  @ApiPropertyOptional({ type: ModuleInfoDto }) module?: ModuleInfoDto;
+  @ApiProperty({ description: 'applied (and healthy when waited for); for pruned and deleted: gone' }) ready!: boolean;
+  @ApiProperty() durationMs!: number;
+  @ApiProperty({ type: ChangeCountsDto }) counts!: ChangeCountsDto;
+  @ApiProperty({ type: [String], description: 'Kind/namespace/name of every object applied or deleted' }) objects!: string[];
+  @ApiPropertyOptional({ type: ReportErrorDto }) error?: ReportErrorDto;
+}
+
+export class InstanceRefDto {
+  @ApiProperty() name!: string;
+  @ApiProperty() namespace!: string;
+}
+
+export class ComponentReportDto {
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: ['Succeeded', 'Failed', 'Skipped'] }) status!: string;
+  @ApiPropertyOptional() bundle?: string;
+  @ApiPropertyOptional() startedAt?: string;
+  @ApiProperty() durationMs!: number;
+  @ApiProperty({ type: [InstanceRefDto], description: 'every instance the bundle declares' }) declared!: InstanceRefDto[];
+  @ApiProperty({ type: [InstanceReportDto] }) instances!: InstanceReportDto[];
+  @ApiPropertyOptional({ type: ReportErrorDto }) error?: ReportErrorDto;
+}
+
 export class TargetDto {
   @ApiProperty() cluster!: string;
   @ApiProperty() clusterGroup!: string;
-  @ApiProperty({ example: 'Ready' }) phase!: string;
+  @ApiProperty({ enum: TARGET_PHASES }) phase!: string;
   @ApiProperty({ type: [ConditionDto] }) conditions!: ConditionDto[];
   @ApiProperty() generation!: number;
   @ApiPropertyOptional({ nullable: true, type: Number }) observedGeneration!: number | null;
   @ApiPropertyOptional({ nullable: true, type: String, example: 'v1.2.0@sha256:…' }) lastAppliedRevision!: string | null;
-  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'components and their instances' }) components!: unknown[];
+  @ApiProperty({ type: [ComponentReportDto], description: 'components and their instances, as the last run reported them' }) components!: ComponentReportDto[];
+  @ApiProperty({ type: [String], description: 'namespaces that hold instances of the Project on this cluster' }) namespaces!: string[];
   @ApiProperty() nextRunAt!: string;
   @ApiProperty({ description: 'consecutive failures (backoff)' }) attempt!: number;
 }
@@ -79,8 +136,9 @@ export class RunDto {
   @ApiPropertyOptional({ nullable: true, type: String }) finishedAt!: string | null;
   @ApiPropertyOptional({ nullable: true, type: Number }) durationMs!: number | null;
   @ApiPropertyOptional({ nullable: true, type: String, description: 'the hub replica that ran it' }) leaseOwner!: string | null;
-  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'per instance: created, updated, deleted, unchanged' }) instances!: unknown[];
-  @ApiPropertyOptional({ nullable: true, type: String }) error!: string | null;
+  @ApiProperty({ type: [InstanceReportDto], description: 'instances applied, pruned or deleted' }) instances!: InstanceReportDto[];
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'the first error' }) error!: string | null;
+  @ApiProperty({ type: [ReportErrorDto] }) errors!: ReportErrorDto[];
 }
 
 export class RunPageDto {

@@ -71,6 +71,7 @@ function toTargetDto(t: TargetEntity): TargetDto {
     observedGeneration: t.observedGeneration,
     lastAppliedRevision: t.lastAppliedRevision,
     components: t.components,
+    namespaces: t.namespaces,
     nextRunAt: t.nextRunAt.toISOString(),
     attempt: t.attempt,
   };
@@ -89,6 +90,7 @@ function toRunDto(r: RunEntity): RunDto {
     leaseOwner: r.leaseOwner,
     instances: r.instances,
     error: r.error,
+    errors: r.errors,
   };
 }
 

@@ -162,7 +162,8 @@ export class LeaseRepository {
       const error = r.errors[0]?.message ?? null;
       await m.query(
         // a run already closed as Abandoned by the replica that took over keeps that verdict
-        `UPDATE runs SET result = $2, finished_at = clock_timestamp(), duration_ms = (extract(epoch from clock_timestamp() - started_at) * 1000)::int,
+        // now(): the transaction's time, the same instant the next run is counted from
+        `UPDATE runs SET result = $2, finished_at = now(), duration_ms = GREATEST(0, (extract(epoch from now() - started_at) * 1000)::int),
            revision = $3, instances = $4::jsonb, error = $5, errors = $6::jsonb
          WHERE id = $1 AND result = 'Running'`,
         [

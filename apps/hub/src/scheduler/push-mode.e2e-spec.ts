@@ -67,7 +67,7 @@ describe('push mode with the engine', () => {
 
     const run = (await hub.call('GET', '/api/v1/projects/greet/targets/spoke-1/runs')).body.items[0];
     expect(run).toMatchObject({ result: 'Succeeded', trigger: 'Created', revision: `latest@${digest}`, leaseOwner: 'hub-push' });
-    expect(run.instances).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'web', component: 'app', action: 'applied', created: 1 })]));
+    expect(run.instances).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'web', component: 'app', action: 'applied', counts: expect.objectContaining({ created: 1 }) })]));
     const events = (await hub.call('GET', '/api/v1/projects/greet/events?limit=100')).body.items;
     expect(events.some((e: { reason: string; message: string }) => e.reason === 'InstanceApplied' && e.message.includes('ConfigMap'))).toBe(true);
     const kubeEvents = await manager.client.list('v1', 'Event', { namespace: ns });
@@ -90,7 +90,7 @@ describe('push mode with the engine', () => {
     expect(Object.keys(cms).sort()).toEqual(['db-greeting', 'web-greeting', 'web-shout']);
     const run = (await hub.call('GET', '/api/v1/projects/greet/targets/spoke-1/runs')).body.items[0];
     expect(run).toMatchObject({ trigger: 'NewRevision', result: 'Succeeded' });
-    expect(run.instances).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'cache', action: 'pruned', deleted: 1 })]));
+    expect(run.instances).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'cache', action: 'pruned', counts: expect.objectContaining({ deleted: 1 }) })]));
   });
 
   it('keeps the last good objects when a revision is broken, says why, and recovers with a fixed one', async () => {

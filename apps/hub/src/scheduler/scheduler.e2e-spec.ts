@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { harnessEnv } from '../../../../test/harness/env';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
-import { defaultHubConfig, type HubConfig, type SchedulerConfig } from '../config/hub-config';
+import type { SchedulerConfig } from '../config/hub-config';
 import { createTempDataDir, createTestDatabase, type TestDatabase } from '../../test/databases';
 import { launch, startTestHub } from '../../test/hub';
-import { CountingResolver, eventually, fastScheduler, overlaps, pushTag, RecordingRunner, repositoryUrl } from '../../test/scheduler-fixtures';
+import { addFakeClusters, CountingResolver, eventually, fastScheduler, overlaps, pushTag, RecordingRunner, repositoryUrl, schedulerHubConfig } from '../../test/scheduler-fixtures';
 import { dataSourceOptions } from '../database/data-source';
 import { LeaseRepository } from './lease.repository';
 import { SourcePoller } from './sources/source-poller';
@@ -28,18 +28,7 @@ describe('scheduler on PostgreSQL', () => {
   async function startHubs(n: number, scheduler: Partial<SchedulerConfig> = {}): Promise<Hub[]> {
     const started: Hub[] = [];
     for (let i = 0; i < n; i++) {
-      const hubId = `hub-${i}`;
-      const config: HubConfig = {
-        ...defaultHubConfig(),
-        host: '127.0.0.1',
-        port: 0,
-        dataDir: tmp.dir,
-        databaseUrl: db.url,
-        logLevel: 'warn',
-        adminToken,
-        encryptionKeys,
-        scheduler: fastScheduler({ hubId, ...scheduler }),
-      };
+      const config = schedulerHubConfig(db.url, tmp.dir, { adminToken, encryptionKeys }, { hubId: `hub-${i}`, ...scheduler });
       const runner = new RecordingRunner(config.scheduler.hubId);
       const resolver = new CountingResolver();
       const hub = await launch(config, { scheduler: { targetRunner: runner, tagResolver: resolver } });
@@ -49,14 +38,7 @@ describe('scheduler on PostgreSQL', () => {
     return started;
   }
 
-  async function addClusters(hub: Hub, clusters: Array<[string, string]>): Promise<void> {
-    for (const [name, group] of clusters) {
-      const res = await hub.call('POST', '/api/v1/clusters', {
-        body: { name, group, mode: 'push', endpoint: { server: 'https://127.0.0.1:1' }, credentials: { token: `token-${name}` } },
-      });
-      expect(res.status).toBe(201);
-    }
-  }
+  const addClusters = addFakeClusters;
 
   async function createProject(hub: Hub, name: string, extra: Record<string, unknown> = {}): Promise<void> {
     const res = await hub.call('POST', '/api/v1/projects', {
@@ -198,7 +180,8 @@ describe('scheduler on PostgreSQL', () => {
     const expected = Math.min(1600, 200 * 2 ** (attempt - 1));
     const latest = (await targets(hub, 'api'))[0];
     if (latest.attempt === attempt) expect(Date.parse(latest.nextRunAt) - Date.parse(last.finishedAt)).toBe(expected);
-    expect(last).toMatchObject({ error: 'apply failed on c1', trigger: 'Retry' });
+    expect(last).toMatchObject({ error: 'component app, instance web: apply: apply failed on c1', trigger: 'Retry' });
+    expect(last.errors).toEqual([expect.objectContaining({ reason: 'ApplyFailed', step: 'apply', component: 'app', instance: 'web', retryable: true })]);
     // each retry waited at least its doubled delay after the failure before it
     // (a lower bound: a busy machine only makes the waits longer)
     const oldestFirst = [...runs].reverse() as { startedAt: string; finishedAt: string }[];

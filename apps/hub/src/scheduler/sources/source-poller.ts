@@ -13,7 +13,7 @@ import { pushConnection } from '../push-connection';
 import { openRegistryCredentials } from './registry-credentials';
 import { targetsToAdvance } from '../rollout';
 import { SchedulerMetrics } from '../scheduler.metrics';
-import { forEachLimit } from './for-each-limit';
+import { Limiter } from './limiter';
 import { type DueSource, SourcesRepository } from './sources.repository';
 import { TAG_RESOLVER, type TagResolver } from './tag-resolver';
 
@@ -50,7 +50,11 @@ export interface PollResult {
  */
 @Injectable()
 export class SourcePoller {
-  private running: Promise<PollResult> | undefined;
+  /** a claim of due sources in progress (one at a time) */
+  private claiming: Promise<unknown> | undefined;
+  /** resolutions in flight, by repository + tag + credentials: a slow one is not started twice */
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly limiter: Limiter;
   private readonly stopping = new AbortController();
 
   constructor(
@@ -63,29 +67,34 @@ export class SourcePoller {
     @Inject(TAG_RESOLVER) private readonly resolver: TagResolver,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
-  ) {}
-
-  /** Starts a poll unless one is still going; never waits for it. */
-  kick(): void {
-    if (this.running || this.stopping.signal.aborted) return;
-    this.running = this.poll()
-      .catch((err: unknown) => {
-        this.logger.error({ err: messageOf(err) }, 'source poll failed');
-        return { resolutions: 0, changed: [] };
-      })
-      .finally(() => (this.running = undefined));
+  ) {
+    this.limiter = new Limiter(config.scheduler.sourceConcurrency);
   }
 
-  /** Aborts resolutions in flight and waits for the poll to end. */
+  /** Claims due sources and starts their resolutions; never waits for them. */
+  kick(): void {
+    if (this.claiming || this.stopping.signal.aborted) return;
+    this.claiming = this.start()
+      .catch((err: unknown) => this.logger.error({ err: messageOf(err) }, 'source poll failed'))
+      .finally(() => (this.claiming = undefined));
+  }
+
+  /** Aborts resolutions in flight and waits for them to end. */
   async stop(): Promise<void> {
     this.stopping.abort(new Error('the hub is shutting down'));
-    await this.running;
+    await this.claiming;
+    await Promise.allSettled([...this.inFlight.values()]);
   }
 
-  /** One poll, awaited (the tick uses `kick`; tests call this directly). */
+  /** One poll, awaited to the end of the resolutions it started (the tick uses `kick`; tests call this). */
   async poll(): Promise<PollResult> {
+    const { poll, started } = await this.start();
+    await Promise.all(started);
+    return { resolutions: poll.resolutions, changed: poll.changed };
+  }
+
+  private async start(): Promise<{ poll: Poll; started: Promise<void>[] }> {
     const due = await this.repo.claimDueSources(this.config.scheduler.sourcePollMs, SOURCES_PER_POLL);
-    if (due.length === 0) return { resolutions: 0, changed: [] };
     const fingerprints = await this.credentials.summaries(due.map((d) => d.registryCredentialId));
     const groups = new Map<string, DueSource[]>();
     for (const d of due) {
@@ -102,8 +111,17 @@ export class SourcePoller {
       ),
       signal: this.stopping.signal,
     };
-    await forEachLimit([...groups.values()], this.config.scheduler.sourceConcurrency, (members) => this.resolveGroup(poll, members));
-    return { resolutions: poll.resolutions, changed: poll.changed };
+    const started: Promise<void>[] = [];
+    for (const [key, members] of groups) {
+      if (this.inFlight.has(key) || poll.signal.aborted) continue;
+      const resolution = this.limiter
+        .run(() => (poll.signal.aborted ? Promise.resolve() : this.resolveGroup(poll, members)))
+        .catch((err: unknown) => this.logger.error({ project: members.map((m) => m.name), err: messageOf(err) }, 'tag resolution failed unexpectedly'))
+        .finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, resolution);
+      started.push(resolution);
+    }
+    return { poll, started };
   }
 
   /** One registry round trip for the group; Projects without credentials of their own fall back to pull secrets when refused. */
