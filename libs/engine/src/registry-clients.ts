@@ -18,7 +18,8 @@ export class RegistryClients {
     if (client) {
       this.clients.delete(credentials.fingerprint);
     } else {
-      client = new RegistryClient({ ...this.options, credentials: credentials.source });
+      // The fingerprint names the credentials to caches that check access per identity.
+      client = new RegistryClient({ ...this.options, credentials: credentials.source, identity: credentials.fingerprint });
     }
     this.clients.set(credentials.fingerprint, client);
     while (this.clients.size > this.capacity) this.clients.delete(this.clients.keys().next().value!);

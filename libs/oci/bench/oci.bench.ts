@@ -1,11 +1,14 @@
 // `npm run bench:oci`: build, push, resolve and pull a generated module against
 // a real registry started for the run; prints wall times (median of runs).
+// Then the client against a misbehaving registry (memory and deadlines).
+// BENCH_ONLY=hostile runs only the latter.
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BlobCache, RegistryClient, buildModuleImage, defaultPushModuleOptions, parseReference, pullModule, pushModule } from '@flotilla/oci';
 import { startHarness } from '../../../test/harness/harness';
+import { hostileRegistryBench } from './hostile-registry.bench';
 
 const FILES = Number(process.env.BENCH_FILES ?? 400);
 const FILE_BYTES = Number(process.env.BENCH_FILE_BYTES ?? 4096);
@@ -72,7 +75,12 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
+async function all(): Promise<void> {
+  if (process.env.BENCH_ONLY !== 'hostile') await main();
+  await hostileRegistryBench();
+}
+
+all().catch((err: unknown) => {
   console.error(err);
   process.exit(1);
 });

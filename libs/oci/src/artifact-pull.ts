@@ -6,7 +6,7 @@ import { BlobCache } from './blob-cache';
 import { ArtifactFormatError } from './errors';
 import { ANNOTATION, ARTIFACT_PREFIX, CONTENT_TYPE, TIMONI_CONFIG, TIMONI_CONTENT, TIMONI_CONTENT_TYPE_ANNOTATION } from './media-types';
 import { formatReference, repositoryName } from './reference';
-import type { RegistryClient } from './registry-client';
+import type { CallOptions, RegistryClient } from './registry-client';
 import { defaultExtractOptions, extractLayers, type ExtractOptions, type ExtractResult } from './tarball-extract';
 import type { Descriptor, ImageManifest, Reference } from './types';
 
@@ -17,8 +17,8 @@ export interface TimoniManifest {
 }
 
 /** Fetches and checks a Timoni manifest (config media type must be Timoni's). */
-export async function fetchTimoniManifest(client: RegistryClient, ref: Reference): Promise<TimoniManifest> {
-  const fetched = await client.getManifest(ref);
+export async function fetchTimoniManifest(client: RegistryClient, ref: Reference, opts: CallOptions = {}): Promise<TimoniManifest> {
+  const fetched = await client.getManifest(ref, opts);
   let manifest: ImageManifest;
   try {
     manifest = JSON.parse(fetched.bytes.toString('utf8')) as ImageManifest;
@@ -38,6 +38,8 @@ export interface PullOptions {
   /** Layer blobs are kept here by digest; undefined streams them without caching. */
   cache?: BlobCache;
   extract: ExtractOptions;
+  /** Ends the pull's registry requests (a blob load shared through the cache ends for every waiter). */
+  signal?: AbortSignal;
 }
 
 export function defaultPullOptions(): PullOptions {
@@ -77,7 +79,7 @@ export function pullArtifact(
 }
 
 async function pullLayers(client: RegistryClient, ref: Reference, dest: string, contentType: string, options: PullOptions): Promise<PulledArtifact> {
-  const { digest, manifest } = await fetchTimoniManifest(client, ref);
+  const { digest, manifest } = await fetchTimoniManifest(client, ref, { signal: options.signal });
   const layers = manifest.layers.filter(
     (l) => l.mediaType === TIMONI_CONTENT && (contentType === '' || l.annotations?.[TIMONI_CONTENT_TYPE_ANNOTATION] === contentType),
   );
@@ -87,7 +89,7 @@ async function pullLayers(client: RegistryClient, ref: Reference, dest: string, 
   }
   const repo = { registry: ref.registry, repository: ref.repository };
   const sources = layers.map((layer) => (): Promise<Readable> => {
-    const load = () => client.fetchBlob(repo, layer.digest, layer.size);
+    const load = () => client.fetchBlob(repo, layer.digest, layer.size, { signal: options.signal });
     return options.cache ? options.cache.open(layer.digest, load) : load();
   });
   const extracted = await extractLayers(sources, dest, options.extract);

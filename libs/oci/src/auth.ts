@@ -2,6 +2,8 @@
 // flow (challenge → token endpoint with scope), tokens cached per scope until expiry.
 import { type AuthChallenge } from './auth-challenge';
 import { AuthError } from './errors';
+import { RequestDeadline, untilAborted } from './request-deadline';
+import { readLimited } from './response-read';
 import type { Credentials } from './types';
 
 /** Seconds a token lives when the endpoint does not say (distribution token spec). */
@@ -19,8 +21,10 @@ export interface AuthenticatorOptions {
   credentials: Credentials;
   userAgent: string;
   fetch: typeof fetch;
-  /** Milliseconds a token request may take. */
+  /** Milliseconds a token request may take, headers and body. */
   timeoutMs?: number;
+  /** Largest token response read (tokens are a few KiB). */
+  maxBytes?: number;
   now?: () => number;
 }
 
@@ -48,8 +52,12 @@ export class Authenticator {
     this.tokens.delete(scopeKey(scopes));
   }
 
-  /** The Authorization header for a request needing `scopes`, or undefined before any challenge. */
-  async header(scopes: readonly string[]): Promise<string | undefined> {
+  /**
+   * The Authorization header for a request needing `scopes`, or undefined
+   * before any challenge. `signal` ends this caller's wait; a token request
+   * shared with other callers runs on under its own deadline.
+   */
+  async header(scopes: readonly string[], signal?: AbortSignal): Promise<string | undefined> {
     const creds = this.opts.credentials;
     if (creds.kind === 'token') return `Bearer ${creds.token}`;
     const challenge = this.challenge;
@@ -66,7 +74,7 @@ export class Authenticator {
       pending = this.fetchToken(challenge, scopes).finally(() => this.inflight.delete(key));
       this.inflight.set(key, pending);
     }
-    return `Bearer ${await pending}`;
+    return `Bearer ${await untilAborted(pending, signal)}`;
   }
 
   private async fetchToken(challenge: AuthChallenge, scopes: readonly string[]): Promise<string> {
@@ -96,13 +104,18 @@ export class Authenticator {
       init = { method: 'GET', headers };
     }
     this.tokenRequests++;
+    const endpoint = `${url.origin}${url.pathname}`;
+    const deadline = new RequestDeadline(init.method ?? 'GET', endpoint, this.opts.timeoutMs ?? 30_000);
     let res: Response;
+    let text: string;
     try {
-      res = await this.opts.fetch(url, { ...init, signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000) });
+      res = await this.opts.fetch(url, { ...init, signal: deadline.signal });
+      text = (await readLimited(res, this.opts.maxBytes ?? 64 * 1024, `token response from ${endpoint}`)).toString('utf8');
     } catch (cause) {
-      throw new AuthError(registry, `token endpoint ${url.origin}${url.pathname} unreachable`, { cause });
+      throw new AuthError(registry, `token endpoint ${endpoint}: ${(deadline.wrap(cause) as Error).message}`, { cause: deadline.wrap(cause) });
+    } finally {
+      deadline.clear();
     }
-    const text = await res.text();
     if (!res.ok) throw new AuthError(registry, `token endpoint answered ${res.status}: ${text.slice(0, 200)}`);
     let body: { token?: string; access_token?: string; expires_in?: number; issued_at?: string };
     try {

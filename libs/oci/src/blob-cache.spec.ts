@@ -83,6 +83,18 @@ describe('BlobCache', () => {
     expect(cache.stats()).toMatchObject({ evicted: 1, bytes: 20 });
   });
 
+  it('weighs blobs by bytes, not count: one large blob evicts several small ones', async () => {
+    const dir = await tempDir();
+    const cache = new BlobCache({ dir, maxBytes: 30 });
+    const small = ['1111111111', '2222222222', '3333333333'].map(blob);
+    for (const b of small) await cache.fetch(b.digest, loader(b.data).load);
+    expect(cache.stats()).toMatchObject({ entries: 3, bytes: 30, evicted: 0 });
+    const large = blob('L'.repeat(25));
+    await cache.fetch(large.digest, loader(large.data).load);
+    expect(cache.stats()).toMatchObject({ entries: 1, bytes: 25, evicted: 3 });
+    expect(await readdir(join(dir, 'blobs', 'sha256'))).toEqual([large.digest.slice('sha256:'.length)]);
+  });
+
   it('finds blobs written by an earlier instance', async () => {
     const dir = await tempDir();
     const b = blob('persisted');

@@ -31,7 +31,41 @@ export class RegistryError extends OciError {
     detail: string,
     options?: { cause?: unknown },
   ) {
-    super(`${method} ${url}: ${status}${code ? ` ${code}` : ''}${detail ? `: ${detail}` : ''}`, options);
+    // Status 0: no response status applies (network failure, deadline, abort).
+    super(`${method} ${url}${status ? `: ${status}` : ''}${code ? ` ${code}` : ''}${detail ? `: ${detail}` : ''}`, options);
+  }
+}
+
+/** A registry request whose response, headers and whole body, was not complete within its deadline. */
+export class RegistryTimeoutError extends RegistryError {
+  constructor(method: string, url: string, readonly timeoutMs: number) {
+    super(method, url, 0, undefined, `no complete response within the deadline of ${timeoutMs} ms`);
+  }
+}
+
+/** The caller's AbortSignal ended a registry request; `cause` is the signal's reason. */
+export class RegistryAbortedError extends RegistryError {
+  constructor(method: string, url: string, reason: unknown) {
+    super(method, url, 0, undefined, 'aborted by the caller', { cause: reason });
+  }
+}
+
+/**
+ * A registry response larger than allowed, refused on its Content-Length or
+ * as soon as the bytes read passed the limit (never buffered whole).
+ */
+export class ContentTooLargeError extends OciError {
+  constructor(
+    /** What was asked for: a reference, blob or URL. */
+    readonly what: string,
+    readonly limit: number,
+    /** The Content-Length the registry announced, when it did. */
+    readonly offered: number | undefined,
+    /** Bytes read before refusing. */
+    readonly received: number,
+  ) {
+    const told = offered !== undefined ? `${offered} bytes offered` : `more than ${limit} bytes sent (no length announced)`;
+    super(`${what}: refused, ${told}, limit ${limit} bytes`);
   }
 }
 

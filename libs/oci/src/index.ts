@@ -11,7 +11,7 @@ export { sha256Digest, DigestVerifier } from './digest';
 export { dockerConfigCredentials, parseDockerConfig, credentialsFor, credentialsFromFlag } from './docker-config';
 
 export { RegistryClient, defaultRegistryClientOptions } from './registry-client';
-export type { RegistryClientOptions, RepositoryRef } from './registry-client';
+export type { CallOptions, RegistryClientOptions, RepositoryRef } from './registry-client';
 
 export { BlobCache, defaultBlobCacheOptions } from './blob-cache';
 export type { BlobCacheOptions, BlobCacheStats } from './blob-cache';

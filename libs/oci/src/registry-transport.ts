@@ -1,22 +1,29 @@
 // HTTP to one or more registries: scheme choice (HTTPS unless loopback or
 // insecure), user agent, authorization with one retry after a 401 challenge,
-// and distribution error bodies turned into RegistryError.
+// and distribution error bodies turned into RegistryError. Every request runs
+// under its RequestDeadline, whose signal also ends the caller's body read.
 import { parseChallenge } from './auth-challenge';
 import { Authenticator } from './auth';
 import { AuthError, InsecureRegistryError, RegistryError } from './errors';
 import { isLoopbackRegistry } from './reference';
+import type { RequestDeadline } from './request-deadline';
+import { readLimited } from './response-read';
 import type { CredentialSource } from './types';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
+/** Error bodies are read for their message only. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 export interface TransportOptions {
   credentials: CredentialSource;
   /** Reach non-loopback registries over plain HTTP. Loopback hosts always use HTTP. */
   insecure: boolean;
   userAgent: string;
-  /** Milliseconds to wait for response headers (bodies, e.g. blob streams, are not limited). */
+  /** Total deadline of a token request, headers and body. */
   responseTimeoutMs: number;
+  /** Largest token endpoint response read. */
+  maxTokenBytes: number;
   fetch: typeof fetch;
 }
 
@@ -31,12 +38,22 @@ export interface SendOptions {
   body?: Buffer | string;
   /** Statuses that are not errors; anything else throws RegistryError. */
   ok: readonly number[];
+  /**
+   * The request's total deadline (with the caller's signal). The caller reads
+   * the body under it too and clears it when done.
+   */
+  deadline: RequestDeadline;
 }
 
 export class RegistryTransport {
   private readonly auths = new Map<string, Promise<Authenticator>>();
 
   constructor(private readonly opts: TransportOptions) {}
+
+  /** The URL a request for `path` goes to. */
+  url(registry: string, path: string): string {
+    return path.startsWith('/') ? `${this.baseUrl(registry)}${path}` : path;
+  }
 
   baseUrl(registry: string): string {
     if (isLoopbackRegistry(registry) || this.opts.insecure) return `http://${registry}`;
@@ -50,12 +67,14 @@ export class RegistryTransport {
   }
 
   async send(registry: string, req: SendOptions): Promise<Response> {
-    const url = req.path.startsWith('/') ? `${this.baseUrl(registry)}${req.path}` : req.path;
+    const url = this.url(registry, req.path);
+    req.deadline.check();
     if (url.startsWith('http://') && !this.opts.insecure && !isLoopbackRegistry(new URL(url).host)) {
       throw new InsecureRegistryError(registry);
     }
+    const signal = req.deadline.signal;
     const auth = await this.authenticator(registry);
-    let res = await this.once(url, req, await auth.header(req.scopes));
+    let res = await this.once(url, req, await auth.header(req.scopes, signal));
     if (res.status === 401) {
       await res.body?.cancel();
       const challenge = parseChallenge(res.headers.get('www-authenticate') ?? '');
@@ -63,13 +82,13 @@ export class RegistryTransport {
         throw new AuthError(registry, `${req.method} ${url} answered 401 without a usable challenge`);
       }
       auth.forget(req.scopes);
-      res = await this.once(url, req, await auth.header(req.scopes));
+      res = await this.once(url, req, await auth.header(req.scopes, signal));
       if (res.status === 401) {
         await res.body?.cancel();
         throw new AuthError(registry, `${req.method} ${url} refused the credentials (401)`);
       }
     }
-    if (!req.ok.includes(res.status)) throw await registryError(req.method, url, res);
+    if (!req.ok.includes(res.status)) throw req.deadline.wrap(await registryError(req.method, url, res));
     return res;
   }
 
@@ -86,7 +105,7 @@ export class RegistryTransport {
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
       const headers: Record<string, string> = { 'user-agent': this.opts.userAgent, ...req.headers };
       if (authorization && new URL(target).origin === origin) headers.authorization = authorization;
-      const res = await this.fetchWithTimeout(target, method, headers, body);
+      const res = await this.fetchOnce(target, method, headers, body, req.deadline);
       const location = res.headers.get('location');
       if (!REDIRECTS.has(res.status) || !location) return res;
       await res.body?.cancel();
@@ -101,16 +120,18 @@ export class RegistryTransport {
     throw new RegistryError(req.method, url, 0, undefined, `more than ${MAX_REDIRECTS} redirects`);
   }
 
-  private async fetchWithTimeout(url: string, method: string, headers: Record<string, string>, body: Buffer | string | undefined): Promise<Response> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.opts.responseTimeoutMs);
+  private async fetchOnce(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: Buffer | string | undefined,
+    deadline: RequestDeadline,
+  ): Promise<Response> {
     try {
-      return await this.opts.fetch(url, { method, headers, body, redirect: 'manual', signal: controller.signal });
+      return await this.opts.fetch(url, { method, headers, body, redirect: 'manual', signal: deadline.signal });
     } catch (cause) {
-      const why = controller.signal.aborted ? `no response within ${this.opts.responseTimeoutMs} ms` : 'request failed before a response';
-      throw new RegistryError(method, url, 0, undefined, why, { cause });
-    } finally {
-      clearTimeout(timer);
+      deadline.check();
+      throw new RegistryError(method, url, 0, undefined, 'request failed before a response', { cause });
     }
   }
 
@@ -120,7 +141,14 @@ export class RegistryTransport {
       const source = this.opts.credentials;
       auth = Promise.resolve(typeof source === 'function' ? source(registry) : source).then(
         (credentials) =>
-          new Authenticator({ registry, credentials, userAgent: this.opts.userAgent, fetch: this.opts.fetch, timeoutMs: this.opts.responseTimeoutMs }),
+          new Authenticator({
+            registry,
+            credentials,
+            userAgent: this.opts.userAgent,
+            fetch: this.opts.fetch,
+            timeoutMs: this.opts.responseTimeoutMs,
+            maxBytes: this.opts.maxTokenBytes,
+          }),
       );
       // A failed credential lookup is retried on the next request rather than cached.
       auth.catch(() => this.auths.delete(registry));
@@ -131,7 +159,7 @@ export class RegistryTransport {
 }
 
 async function registryError(method: string, url: string, res: Response): Promise<RegistryError> {
-  const text = method === 'HEAD' ? '' : await res.text().catch(() => '');
+  const text = method === 'HEAD' ? '' : await readLimited(res, MAX_ERROR_BODY_BYTES, `${method} ${url} error body`).then((b) => b.toString('utf8'), () => '');
   let code: string | undefined;
   let detail = text.slice(0, 300);
   try {
