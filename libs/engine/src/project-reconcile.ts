@@ -68,11 +68,11 @@ async function reconcileSteps(input: ReconcileInput, deps: ReconcileDeps, option
   // credentials → resolve → fetch → load
   const credentials = await resolveRegistryCredentials(project, deps.credentials, deps.manager.client);
   const registry = deps.registries ? deps.registries.get(credentials) : new RegistryClient({ ...options.registry, credentials: credentials.source });
-  const digest = input.digest ?? (await timed(result, 'resolveMs', () => resolveTag(registry, project.source.repository, project.source.tag)));
+  const digest = input.digest ?? (await timed(result, 'resolveMs', () => resolveTag(registry, project.source.repository, project.source.tag, { signal: input.signal })));
   result.digest = digest;
   result.revision = formatRevision(project.source.tag, digest);
   context.revision = result.revision;
-  const files = await timed(result, 'fetchMs', () => deps.sources.fetch(registry, project.source.repository, digest));
+  const files = await timed(result, 'fetchMs', () => deps.sources.fetch(registry, project.source.repository, digest, { signal: input.signal }));
   const plan = await timed(result, 'loadMs', () => loadPlan(deps.generator, files, project.source.path));
   const kubeVersion = await clusterVersion(run, input.cluster.kubeVersion);
 

@@ -20,7 +20,7 @@ export class OciTagResolver implements TagResolver {
   async resolve(repository: string, tag: string, credentials?: TagCredentials, signal?: AbortSignal): Promise<string> {
     const ref = parseReference(`${repository}:${tag}`);
     const client = new RegistryClient({ credentials: credentialSource(credentials), responseTimeoutMs: this.options.responseTimeoutMs });
-    return (await abortable(client.resolve(ref), signal)).digest;
+    return (await client.resolve(ref, { signal })).digest;
   }
 }
 
@@ -29,13 +29,3 @@ function credentialSource(c: TagCredentials | undefined): CredentialSource {
   return c.kind === 'source' ? c.source : projectCredentialSource(c);
 }
 
-/** Settles with `work`, or rejects as soon as `signal` aborts (the request itself ends at its own deadline). */
-function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
