@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { shopProjectFiles } from './fixtures/projects';
 import { eventually } from './support/eventually';
 import type { HubFleet } from './support/hub-fleet';
@@ -70,7 +69,11 @@ describe('push mode: spec changes, drift correction, suspend and resume', () => 
       const before = (await runs(fleet, 'shop', 'spoke-1')).length;
       await kube.delete(webConfig);
       expect((await fleet.call('POST', '/api/v1/projects/shop/reconcile')).status).toBe(409);
-      await sleep((INTERVAL_S + 2) * 1000); // past the interval: no drift correction while suspended
+      // Past the time the interval would have run it, and two whole scheduler ticks later: no drift correction while suspended.
+      const due = Date.parse((await target(fleet, 'shop', 'spoke-1')).nextRunAt);
+      await eventually('the interval to pass', async () => (Date.now() > due ? true : undefined), { timeoutMs: (INTERVAL_S + 8) * 1000 });
+      const from = await schedulerTicks(fleet);
+      await eventually('two scheduler ticks', async () => ((await schedulerTicks(fleet)) >= from + 2 ? true : undefined), { timeoutMs: 30_000 });
       expect(await kube.getOptional(webConfig)).toBeUndefined();
       expect((await runs(fleet, 'shop', 'spoke-1')).length).toBe(before);
       expect((await target(fleet, 'shop', 'spoke-1')).phase).toBe('Suspended');
@@ -83,3 +86,9 @@ describe('push mode: spec changes, drift correction, suspend and resume', () => 
       await readyOn(fleet, 'shop', 'spoke-1', revision, 15_000);
     })());
 });
+
+/** Scheduler ticks the fleet's hubs completed so far. */
+async function schedulerTicks(fleet: HubFleet): Promise<number> {
+  const text = (await fleet.call('GET', '/metrics')).text;
+  return Number(/^flotilla_scheduler_ticks_total (\d+)/m.exec(text)?.[1] ?? 0);
+}

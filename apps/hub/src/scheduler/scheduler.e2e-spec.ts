@@ -9,6 +9,7 @@ import { launch, startTestHub } from '../../test/hub';
 import { addFakeClusters, CountingResolver, eventually, fastScheduler, overlaps, pushTag, RecordingRunner, repositoryUrl, schedulerHubConfig } from '../../test/scheduler-fixtures';
 import { dataSourceOptions } from '../database/data-source';
 import { LeaseRepository } from './lease.repository';
+import { SchedulerService } from './scheduler.service';
 import { SourcePoller } from './sources/source-poller';
 
 // The scheduler on the harness PostgreSQL: several hub replicas (each its own
@@ -81,10 +82,14 @@ describe('scheduler on PostgreSQL', () => {
     // Manual reconciles through every replica, some while runs are going.
     for (let round = 0; round < 8; round++) {
       expect((await [a, b, c][round % 3].call('POST', '/api/v1/projects/shop/reconcile')).status).toBe(202);
-      await sleep(40);
+      await sleep(40); // spreads the requests over the runs they interrupt
     }
-    await sleep(300);
-    await eventually('runs to settle', async () => ((await targets(a, 'shop')).every((t) => t.phase === 'Ready') ? true : undefined));
+    // settled: no request left to serve, nothing leased, nothing due
+    const ds = a.app.get(DataSource);
+    await eventually('runs to settle', async () => {
+      const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM targets WHERE reconcile_requested_at IS NOT NULL OR lease_owner IS NOT NULL OR next_run_at <= now() OR phase <> 'Ready'`);
+      return n === 0 ? true : undefined;
+    });
     const recorded = hubs.flatMap((h) => h.runner.runs);
     expect(recorded.length).toBeGreaterThanOrEqual(8);
     expect(overlaps(recorded)).toEqual([]);
@@ -271,7 +276,10 @@ describe('scheduler on PostgreSQL', () => {
     const [hub] = await startHubs(1);
     await addClusters(hub, [['c1', 'default'], ['c2', 'default']]);
     await createProject(hub, 'gone', { suspend: true });
-    await sleep(400);
+    // two whole ticks after creation: the Targets were due and passed over
+    const scheduler = hub.app.get(SchedulerService);
+    const from = scheduler.completedTicks;
+    await eventually('two scheduler ticks', async () => (scheduler.completedTicks >= from + 2 ? true : undefined));
     expect(hub.runner.runs).toEqual([]);
     expect((await hub.call('POST', '/api/v1/projects/gone/resume')).status).toBe(200);
     await eventually('Ready after resume', () => allReady(hub, 'gone', `stable@${digest}`));

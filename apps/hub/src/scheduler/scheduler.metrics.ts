@@ -39,6 +39,7 @@ export class SchedulerMetrics {
   readonly leaseTakeovers: Counter;
   readonly leasesLost: Counter;
   readonly tagResolutions: Counter<'result'>;
+  readonly ticks: Counter;
   /** last info labels per instance, so a changed label set replaces the old series */
   private readonly infoSeries = new Map<string, InfoLabels>();
 
@@ -70,6 +71,7 @@ export class SchedulerMetrics {
     this.runsInFlight = new Gauge({ name: 'flotilla_scheduler_runs_in_flight', help: 'Target runs this replica is executing', registers });
     this.leaseTakeovers = new Counter({ name: 'flotilla_scheduler_lease_takeovers_total', help: 'Targets claimed after another replica let its lease expire', registers });
     this.leasesLost = new Counter({ name: 'flotilla_scheduler_leases_lost_total', help: 'Runs of this replica that lost their lease before writing a result', registers });
+    this.ticks = new Counter({ name: 'flotilla_scheduler_ticks_total', help: 'Scheduler ticks that ran to the end (claims made or nothing due)', registers });
     this.tagResolutions = new Counter({ name: 'flotilla_source_tag_resolutions_total', help: 'Registry tag resolutions by the source poller, by result', labelNames: ['result'], registers });
   }
 

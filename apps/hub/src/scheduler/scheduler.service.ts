@@ -27,6 +27,8 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
   /** runs in flight, by Target id */
   private readonly inFlight = new Map<string, Promise<RunEnd>>();
   private readonly shutdown = new AbortController();
+  /** ticks that ran to the end: tests wait for them to prove a due Target was passed over */
+  completedTicks = 0;
 
   constructor(
     private readonly leases: LeaseRepository,
@@ -97,7 +99,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     this.poller.kick();
     this.metrics.queueDepth.set(await this.leases.queueDepth());
     const free = this.config.scheduler.concurrency - this.inFlight.size;
-    if (this.stopping || free <= 0) return;
+    if (this.stopping || free <= 0) return this.tickDone();
     const ttl = this.config.scheduler.leaseTtlMs;
     const claimed = await this.leases.claim(this.owner, free, ttl, [...this.inFlight.keys()]);
     for (const claim of claimed) {
@@ -119,6 +121,12 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
       this.inFlight.set(claim.targetId, run);
     }
     this.metrics.runsInFlight.set(this.inFlight.size);
+    this.tickDone();
+  }
+
+  private tickDone(): void {
+    this.completedTicks++;
+    this.metrics.ticks.inc();
   }
 }
 
