@@ -8,7 +8,15 @@ export interface MemoryComponent extends PlannedComponent {
   /** instance name → ConfigMaps it renders (name → data), plus any other objects */
   instances: Record<string, { namespace: string; configMaps: Record<string, Record<string, string>>; objects?: KubeObject[] }>;
   /** make a step fail or hang */
-  fail?: { step: 'runtime' | 'bundle' | 'build'; error?: Error; hang?: boolean; afterMs?: number };
+  fail?: {
+    step: 'runtime' | 'bundle' | 'build';
+    error?: Error;
+    hang?: boolean;
+    afterMs?: number;
+    /** fail only once this settles; `settled` is called right after the step threw */
+    gate?: Promise<void>;
+    settled?: () => void;
+  };
   /** pause in the runtime step (parallelism and timeouts) */
   delayMs?: number;
 }
@@ -39,6 +47,10 @@ export class MemoryGenerator implements ManifestGenerator {
     if (f?.step !== step) return;
     if (f.hang) await new Promise(() => undefined);
     if (f.afterMs) await new Promise((r) => setTimeout(r, f.afterMs));
+    if (f.gate) {
+      await f.gate;
+      queueMicrotask(() => f.settled?.());
+    }
     throw f.error ?? new Error(`${step} failed`);
   }
 
