@@ -1,11 +1,17 @@
 // A connection to one API server from explicit credentials: TLS, auth, impersonation,
-// rate limiting and request counting. Never reads a kubeconfig.
+// rate limiting, a total deadline per request and request counting. Never reads a
+// kubeconfig (kubeconfig.ts and in-cluster.ts turn those into ClusterCredentials).
 import { Agent, request as undiciRequest } from 'undici';
 import { apiPathTemplate } from './api-path';
 import { DEFAULT_BURST, DEFAULT_QPS } from './constants';
-import { ConflictError, ConnectionConfigError, ForbiddenError, KubeApiError, NotFoundError, type ApiStatus } from './errors';
+import { ConflictError, ConnectionConfigError, ForbiddenError, KubeApiError, NotFoundError, RequestTimeoutError, type ApiStatus } from './errors';
 import { TokenBucket } from './rate-limiter';
+import { TokenFile } from './token-file';
 
+/**
+ * Where an API server is and how to authenticate to it: the one credentials type of
+ * Flotilla (the hub's stored clusters, a kubeconfig, the in-cluster service account).
+ */
 export interface ClusterCredentials {
   /** https://host:port (http:// only for tests against a local insecure server) */
   server: string;
@@ -13,6 +19,11 @@ export interface ClusterCredentials {
   caData?: string;
   /** bearer token */
   token?: string;
+  /**
+   * bearer token read from this file and re-read as it rotates (in-cluster service
+   * accounts, local kubeconfigs); never accepted from the hub's API users
+   */
+  tokenFile?: string;
   /** PEM client certificate and key (both or neither) */
   clientCertData?: string;
   clientKeyData?: string;
@@ -51,15 +62,19 @@ export interface ConnectionOptions {
   qps: number;
   /** requests allowed at once before pacing starts (Timoni: 300) */
   burst: number;
-  /** per-request timeout in milliseconds */
+  /** total deadline of one request in milliseconds, headers and body (ApiRequest.timeoutMs overrides) */
   requestTimeoutMs: number;
   userAgent: string;
+  /** how long a token read from `tokenFile` is used before the file is read again */
+  tokenRefreshMs: number;
+  /** clock for the token refresh (tests) */
+  now?: () => number;
   /** called after every request (the hub exports counts as metrics); must not throw */
   onRequest?: (event: RequestEvent) => void;
 }
 
 export function defaultConnectionOptions(): ConnectionOptions {
-  return { qps: DEFAULT_QPS, burst: DEFAULT_BURST, requestTimeoutMs: 30_000, userAgent: 'flotilla' };
+  return { qps: DEFAULT_QPS, burst: DEFAULT_BURST, requestTimeoutMs: 30_000, userAgent: 'flotilla', tokenRefreshMs: 60_000 };
 }
 
 export interface ApiRequest {
@@ -72,6 +87,8 @@ export interface ApiRequest {
   contentType?: string;
   /** names the object in errors, e.g. `Deployment/apps/web` */
   subject?: string;
+  /** total deadline for this request (default: the connection's requestTimeoutMs) */
+  timeoutMs?: number;
 }
 
 /** Transport shared by a connection and its impersonating views. */
@@ -79,7 +96,8 @@ interface Transport {
   agent: Agent;
   limiter: TokenBucket;
   base: URL;
-  auth: string[];
+  token?: string;
+  tokenFile?: TokenFile;
 }
 
 export class ClusterConnection {
@@ -107,9 +125,13 @@ export class ClusterConnection {
     if (!!credentials.clientCertData !== !!credentials.clientKeyData) {
       throw new ConnectionConfigError(`cluster ${credentials.server}: client certificate and key must be given together`);
     }
-    if (!credentials.token && !credentials.clientCertData) {
-      throw new ConnectionConfigError(`cluster ${credentials.server}: needs a bearer token or a client certificate and key`);
+    if (credentials.token && credentials.tokenFile) {
+      throw new ConnectionConfigError(`cluster ${credentials.server}: give a token or a token file, not both`);
     }
+    if (!credentials.token && !credentials.tokenFile && !credentials.clientCertData) {
+      throw new ConnectionConfigError(`cluster ${credentials.server}: needs a bearer token (or token file) or a client certificate and key`);
+    }
+    if (!(opts.requestTimeoutMs > 0)) throw new ConnectionConfigError(`cluster ${credentials.server}: requestTimeoutMs must be positive`);
     for (const [field, pem] of [['caData', credentials.caData], ['clientCertData', credentials.clientCertData], ['clientKeyData', credentials.clientKeyData]] as const) {
       if (pem !== undefined && !pem.includes('-----BEGIN ')) {
         throw new ConnectionConfigError(`cluster ${credentials.server}: ${field} is not PEM (expected "-----BEGIN …")`);
@@ -124,8 +146,13 @@ export class ClusterConnection {
         rejectUnauthorized: !credentials.insecureSkipTLSVerify,
       },
     });
-    const auth = credentials.token ? ['authorization', `Bearer ${credentials.token}`] : [];
-    const transport: Transport = { agent, limiter: new TokenBucket(opts.qps, opts.burst), base, auth };
+    const transport: Transport = {
+      agent,
+      limiter: new TokenBucket(opts.qps, opts.burst),
+      base,
+      token: credentials.token || undefined,
+      tokenFile: credentials.tokenFile ? new TokenFile(credentials.tokenFile, opts.tokenRefreshMs, opts.now) : undefined,
+    };
     return new ClusterConnection(transport, opts, undefined, base.origin);
   }
 
@@ -140,8 +167,10 @@ export class ClusterConnection {
     return new ClusterConnection(this.transport, this.options, this.impersonation, this.server, signal);
   }
 
-  private headers(req: ApiRequest): string[] {
-    const h = ['accept', 'application/json', 'user-agent', this.options.userAgent, ...this.transport.auth];
+  private async headers(req: ApiRequest): Promise<string[]> {
+    const h = ['accept', 'application/json', 'user-agent', this.options.userAgent];
+    const token = this.transport.tokenFile ? await this.transport.tokenFile.token() : this.transport.token;
+    if (token) h.push('authorization', `Bearer ${token}`);
     if (req.body !== undefined) h.push('content-type', req.contentType ?? 'application/json');
     if (this.impersonation) {
       h.push('impersonate-user', this.impersonation.user);
@@ -151,34 +180,49 @@ export class ClusterConnection {
     return h;
   }
 
-  /** Sends one request; returns the parsed JSON body, throws KubeApiError (or a subclass) on non-2xx. */
+  /**
+   * Sends one request; returns the parsed JSON body, throws KubeApiError (or a subclass) on non-2xx.
+   * The whole exchange, body included, must finish within the request's deadline
+   * (RequestTimeoutError otherwise): undici's own timeouts only bound the gaps between chunks.
+   */
   async request<T = unknown>(req: ApiRequest): Promise<T> {
     const url = new URL(req.path, this.transport.base);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const timeoutMs = req.timeoutMs ?? this.options.requestTimeoutMs;
     const started = Date.now();
     let statusCode = 0;
+    const deadline = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
     try {
       this.signal?.throwIfAborted();
       await this.transport.limiter.take();
+      const headers = await this.headers(req);
+      timer = setTimeout(() => deadline.abort(new RequestTimeoutError(req.method, url.pathname, timeoutMs, req.subject)), timeoutMs);
+      const signal = this.signal ? AbortSignal.any([this.signal, deadline.signal]) : deadline.signal;
       const res = await undiciRequest(url, {
         method: req.method,
-        headers: this.headers(req),
+        headers,
         body: req.body === undefined ? undefined : JSON.stringify(req.body),
         dispatcher: this.transport.agent,
-        signal: this.signal,
-        headersTimeout: this.options.requestTimeoutMs,
-        bodyTimeout: this.options.requestTimeoutMs,
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       });
       statusCode = res.statusCode;
       const text = await res.body.text();
       const parsed = parseJson(text);
       if (statusCode >= 200 && statusCode < 300) return parsed as T;
+      // a rotated token: read the file again on the next request
+      if (statusCode === 401) this.transport.tokenFile?.invalidate();
       const status: ApiStatus = parsed && typeof parsed === 'object' ? (parsed as ApiStatus) : { message: text.slice(0, 500) };
       throw apiError(req.method, url.pathname, statusCode, status, req.subject);
     } catch (err) {
-      if (err instanceof KubeApiError) throw err;
+      if (err instanceof KubeApiError && err.statusCode !== 0) throw err;
+      if (deadline.signal.aborted && !this.signal?.aborted) throw deadline.signal.reason as RequestTimeoutError;
+      if (err instanceof KubeApiError || err instanceof ConnectionConfigError) throw err;
       throw new KubeApiError(req.method, url.pathname, 0, { message: err instanceof Error ? err.message : String(err) }, req.subject, { cause: err });
     } finally {
+      clearTimeout(timer);
       this.options.onRequest?.({
         method: req.method,
         path: url.pathname,

@@ -50,6 +50,13 @@ export class KubeApiError extends KubeError {
   }
 }
 
+/** No complete response (headers and body) arrived within the request's total deadline. */
+export class RequestTimeoutError extends KubeApiError {
+  constructor(method: string, path: string, readonly timeoutMs: number, subject?: string) {
+    super(method, path, 0, { message: `no complete response within ${timeoutMs}ms (request timeout)` }, subject);
+  }
+}
+
 /** 404 from the API server: the object (or its kind) does not exist. */
 export class NotFoundError extends KubeApiError {}
 

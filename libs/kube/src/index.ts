@@ -14,6 +14,7 @@ export * from './health/health-registry';
 export * from './health/health-status';
 export * from './rate-limiter';
 export * from './api-path';
+export * from './token-file';
 export * from './connection';
 export * from './discovery';
 export * from './object-client';
