@@ -192,12 +192,13 @@ export class ClusterConnection {
     const started = Date.now();
     let statusCode = 0;
     const deadline = new AbortController();
+    const timeout = new RequestTimeoutError(req.method, url.pathname, timeoutMs, req.subject);
     let timer: NodeJS.Timeout | undefined;
     try {
       this.signal?.throwIfAborted();
       await this.transport.limiter.take();
       const headers = await this.headers(req);
-      timer = setTimeout(() => deadline.abort(new RequestTimeoutError(req.method, url.pathname, timeoutMs, req.subject)), timeoutMs);
+      timer = setTimeout(() => deadline.abort(timeout), timeoutMs);
       const signal = this.signal ? AbortSignal.any([this.signal, deadline.signal]) : deadline.signal;
       const res = await undiciRequest(url, {
         method: req.method,
@@ -218,7 +219,7 @@ export class ClusterConnection {
       throw apiError(req.method, url.pathname, statusCode, status, req.subject);
     } catch (err) {
       if (err instanceof KubeApiError && err.statusCode !== 0) throw err;
-      if (deadline.signal.aborted && !this.signal?.aborted) throw deadline.signal.reason as RequestTimeoutError;
+      if (deadline.signal.aborted && !this.signal?.aborted) throw timeout;
       if (err instanceof KubeApiError || err instanceof ConnectionConfigError) throw err;
       throw new KubeApiError(req.method, url.pathname, 0, { message: err instanceof Error ? err.message : String(err) }, req.subject, { cause: err });
     } finally {

@@ -18,6 +18,16 @@ export class InvalidObjectError extends KubeError {
 /** Bad connection settings (no server, no credentials, unreadable PEM). */
 export class ConnectionConfigError extends KubeError {}
 
+/** A kubeconfig that cannot be used; the message starts with `kubeconfig:` and says why. */
+export class KubeconfigError extends ConnectionConfigError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(`kubeconfig: ${message}`, options);
+  }
+}
+
+/** The in-cluster configuration (service-account files, service env) is missing or unusable. */
+export class InClusterConfigError extends ConnectionConfigError {}
+
 /** The `Status` body the API server returns with errors. */
 export interface ApiStatus {
   kind?: string;

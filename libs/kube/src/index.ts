@@ -16,6 +16,7 @@ export * from './rate-limiter';
 export * from './api-path';
 export * from './token-file';
 export * from './connection';
+export * from './kubeconfig';
 export * from './discovery';
 export * from './object-client';
 export * from './runtime-reader';

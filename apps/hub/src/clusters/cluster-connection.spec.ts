@@ -11,15 +11,15 @@ describe('resolveConnection', () => {
   it('combines an endpoint with a token; the endpoint is normalised', () => {
     const r = resolveConnection({ server: 'https://k:6443/', caData: Buffer.from(PEM).toString('base64') }, creds({ token: 't' }));
     expect(r.kind).toBe('token');
-    expect(r.connection).toEqual({ server: 'https://k:6443', caData: `${PEM}\n`, insecureSkipTLSVerify: false, auth: { token: 't' } });
+    expect(r.credentials).toEqual({ server: 'https://k:6443', caData: `${PEM}\n`, insecureSkipTLSVerify: false, token: 't' });
     expect(r.secret).toEqual({ auth: { token: 't' }, context: undefined });
   });
 
   it('takes everything from a kubeconfig, or only the user when an endpoint is given', () => {
     const kubeconfig = kubeconfigYaml({ server: 'https://from-kc', token: 'kt', context: 'c1' });
-    expect(resolveConnection(undefined, creds({ kubeconfig })).connection.server).toBe('https://from-kc');
+    expect(resolveConnection(undefined, creds({ kubeconfig })).credentials.server).toBe('https://from-kc');
     const r = resolveConnection({ server: 'https://explicit' }, creds({ kubeconfig }));
-    expect(r).toMatchObject({ kind: 'kubeconfig', connection: { server: 'https://explicit', auth: { token: 'kt' } }, secret: { context: 'c1' } });
+    expect(r).toMatchObject({ kind: 'kubeconfig', credentials: { server: 'https://explicit', token: 'kt' }, secret: { auth: { token: 'kt' }, context: 'c1' } });
   });
 
   it('lists every problem of certificates and CA at once', () => {

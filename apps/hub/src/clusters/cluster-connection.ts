@@ -1,31 +1,55 @@
+import { type ClusterCredentials, credentialsFromKubeconfig, KubeconfigError, pemFrom } from '@flotilla/kube';
 import { InvalidInputError } from '../common/errors';
-import { type ClusterAuth, type ClusterConnection, connectionFromKubeconfig, KubeconfigError, pemFrom } from '../kube/kubeconfig';
 import type { ClusterCredentialsDto, EndpointDto } from './clusters.dto';
+
+/** How the hub authenticates to a push cluster, as sealed (a stored format: keep it stable). */
+export type StoredClusterAuth = { token: string } | { clientCertificateData: string; clientKeyData: string };
 
 /** What is sealed for a push cluster: how to authenticate (the endpoint is not secret). */
 export interface StoredClusterSecret {
-  auth: ClusterAuth;
+  auth: StoredClusterAuth;
   context?: string;
 }
 
-/** Turns the API's endpoint + credentials into a connection and what to seal, or every problem found. */
+/** The endpoint part of credentials (what the cluster row stores in the clear). */
+export type ClusterEndpoint = Pick<ClusterCredentials, 'server' | 'caData' | 'insecureSkipTLSVerify'>;
+
+/** Credentials for `endpoint` authenticating with a sealed `auth`. */
+export function credentialsWith(endpoint: ClusterEndpoint, auth: StoredClusterAuth): ClusterCredentials {
+  return {
+    server: endpoint.server,
+    caData: endpoint.caData,
+    insecureSkipTLSVerify: endpoint.insecureSkipTLSVerify ?? false,
+    ...('token' in auth ? { token: auth.token } : { clientCertData: auth.clientCertificateData, clientKeyData: auth.clientKeyData }),
+  };
+}
+
+/** The auth part of self-contained credentials (a kubeconfig's user). */
+function storedAuthOf(c: ClusterCredentials): StoredClusterAuth | undefined {
+  if (c.token) return { token: c.token };
+  if (c.clientCertData && c.clientKeyData) return { clientCertificateData: c.clientCertData, clientKeyData: c.clientKeyData };
+  return undefined;
+}
+
+/** Turns the API's endpoint + credentials into credentials and what to seal, or every problem found. */
 export function resolveConnection(
   endpoint: EndpointDto | undefined,
   creds: ClusterCredentialsDto,
-): { connection: ClusterConnection; kind: string; secret: StoredClusterSecret } {
+): { credentials: ClusterCredentials; kind: string; secret: StoredClusterSecret } {
   const problems: string[] = [];
-  let fromKubeconfig: ClusterConnection | undefined;
+  let fromKubeconfig: ClusterCredentials | undefined;
   let context: string | undefined;
   if (creds.kubeconfig !== undefined) {
     try {
-      ({ connection: fromKubeconfig, context } = connectionFromKubeconfig(creds.kubeconfig, creds.context));
+      // files are never read here: the hub's disk is not its API users' to name
+      ({ credentials: fromKubeconfig, context } = credentialsFromKubeconfig(creds.kubeconfig, { context: creds.context }));
     } catch (err) {
       if (!(err instanceof KubeconfigError)) throw err;
       problems.push(`credentials.${err.message}`);
     }
   }
   const ep = endpoint ? endpointFrom(endpoint, problems) : fromKubeconfig;
-  let auth: ClusterAuth | undefined = fromKubeconfig?.auth;
+  let auth: StoredClusterAuth | undefined = fromKubeconfig ? storedAuthOf(fromKubeconfig) : undefined;
   if (creds.token !== undefined) auth = { token: creds.token };
   if (creds.clientCertificateData !== undefined && creds.clientKeyData !== undefined) {
     const cert = pemFrom(creds.clientCertificateData);
@@ -36,14 +60,10 @@ export function resolveConnection(
   }
   if (problems.length > 0 || !ep || !auth) throw new InvalidInputError(problems.length ? problems : ['endpoint: required']);
   const kind = creds.kubeconfig !== undefined ? 'kubeconfig' : 'token' in auth ? 'token' : 'clientCertificate';
-  return {
-    connection: { server: ep.server, caData: ep.caData, insecureSkipTLSVerify: ep.insecureSkipTLSVerify, auth },
-    kind,
-    secret: { auth, context },
-  };
+  return { credentials: credentialsWith(ep, auth), kind, secret: { auth, context } };
 }
 
-export function endpointFrom(e: EndpointDto, problems: string[]): Omit<ClusterConnection, 'auth'> {
+export function endpointFrom(e: EndpointDto, problems: string[]): ClusterEndpoint {
   let caData: string | undefined;
   if (e.caData !== undefined) {
     caData = pemFrom(e.caData);

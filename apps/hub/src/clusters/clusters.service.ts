@@ -6,8 +6,8 @@ import type { Page } from '../common/paging';
 import { CredentialsService } from '../credentials/credentials.service';
 import type { ClusterEntity } from '../database/entities';
 import { KubeRepository } from '../kube/kube.repository';
-import type { ClusterConnection } from '../kube/kubeconfig';
-import { endpointFrom, resolveConnection, type StoredClusterSecret } from './cluster-connection';
+import type { ClusterCredentials } from '@flotilla/kube';
+import { credentialsWith, endpointFrom, resolveConnection, type StoredClusterSecret } from './cluster-connection';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { MembershipService } from '../targeting/membership.service';
 import { parseSelectorParam } from '../targeting/selector';
@@ -38,9 +38,9 @@ export class ClustersService {
         groupName: dto.group,
         labels: dto.labels,
         mode: dto.mode,
-        server: resolved?.connection.server ?? null,
-        caData: resolved?.connection.caData ?? null,
-        insecureSkipTlsVerify: resolved?.connection.insecureSkipTLSVerify ?? false,
+        server: resolved?.credentials.server ?? null,
+        caData: resolved?.credentials.caData ?? null,
+        insecureSkipTlsVerify: resolved?.credentials.insecureSkipTLSVerify ?? false,
         credentialId: credential?.id ?? null,
       });
     } catch (err) {
@@ -48,7 +48,7 @@ export class ClustersService {
       if (isUniqueViolation(err)) throw new ConflictError(`cluster "${dto.name}" already exists`);
       throw err;
     }
-    if (resolved) await this.check(cluster, resolved.connection);
+    if (resolved) await this.check(cluster, resolved.credentials);
     await this.membership.syncCluster(cluster.id);
     return this.get(dto.name);
   }
@@ -72,23 +72,23 @@ export class ClustersService {
     if (dto.group !== undefined) patch.groupName = dto.group;
     if (dto.labels !== undefined) patch.labels = dto.labels;
 
-    let connection: ClusterConnection | undefined;
+    let connection: ClusterCredentials | undefined;
     if (dto.credentials) {
       // a new kubeconfig brings its own server unless an endpoint is given too
       const endpoint = dto.endpoint ?? (dto.credentials.kubeconfig !== undefined ? undefined : this.storedEndpoint(cluster));
       const resolved = resolveConnection(endpoint, dto.credentials);
       if (cluster.credentialId) await this.credentials.replace(cluster.credentialId, resolved.kind, resolved.secret);
       else patch.credentialId = (await this.credentials.store(resolved.kind, resolved.secret)).id;
-      connection = resolved.connection;
+      connection = resolved.credentials;
     } else if (dto.endpoint) {
       const problems: string[] = [];
-      connection = { ...endpointFrom(dto.endpoint, problems), auth: (await this.secretOf(cluster)).auth };
+      connection = credentialsWith(endpointFrom(dto.endpoint, problems), (await this.secretOf(cluster)).auth);
       if (problems.length) throw new InvalidInputError(problems);
     }
     if (connection) {
       patch.server = connection.server;
       patch.caData = connection.caData ?? null;
-      patch.insecureSkipTlsVerify = connection.insecureSkipTLSVerify;
+      patch.insecureSkipTlsVerify = connection.insecureSkipTLSVerify ?? false;
     }
     if (Object.keys(patch).length > 0) await this.clusters.update(cluster.id, patch);
     if (connection) await this.check(cluster, connection);
@@ -112,11 +112,11 @@ export class ClustersService {
     const cluster = await this.find(name);
     if (cluster.mode !== 'push' || !cluster.server) throw new InvalidInputError([`cluster "${name}": only push clusters are checked by the hub`]);
     const auth = (await this.secretOf(cluster)).auth;
-    await this.check(cluster, { server: cluster.server, caData: cluster.caData ?? undefined, insecureSkipTLSVerify: cluster.insecureSkipTlsVerify, auth });
+    await this.check(cluster, credentialsWith({ server: cluster.server, caData: cluster.caData ?? undefined, insecureSkipTLSVerify: cluster.insecureSkipTlsVerify }, auth));
     return this.get(name);
   }
 
-  private async check(cluster: ClusterEntity, conn: ClusterConnection): Promise<void> {
+  private async check(cluster: ClusterEntity, conn: ClusterCredentials): Promise<void> {
     const at = this.clock.now();
     try {
       const version = await this.kube.version(conn);

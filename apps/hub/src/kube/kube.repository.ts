@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ClusterConnection as KubeConnection, KubeApiError } from '@flotilla/kube';
-import type { ClusterConnection } from './kubeconfig';
+import { ClusterConnection, KubeApiError, type ClusterCredentials } from '@flotilla/kube';
 
 export class KubeUnreachableError extends Error {
   constructor(server: string, reason: string, options?: { cause?: unknown }) {
@@ -15,18 +14,10 @@ const HINTS: Record<number, string> = { 401: ' (credentials rejected)', 403: ' (
 @Injectable()
 export class KubeRepository {
   /** GET /version: the server's gitVersion, or KubeUnreachableError saying why not. */
-  async version(conn: ClusterConnection, timeoutMs = 5000): Promise<string> {
-    let kube: KubeConnection;
+  async version(conn: ClusterCredentials, timeoutMs = 5000): Promise<string> {
+    let kube: ClusterConnection;
     try {
-      kube = KubeConnection.create(
-        {
-          server: conn.server,
-          caData: conn.caData,
-          insecureSkipTLSVerify: conn.insecureSkipTLSVerify,
-          ...('token' in conn.auth ? { token: conn.auth.token } : { clientCertData: conn.auth.clientCertificateData, clientKeyData: conn.auth.clientKeyData }),
-        },
-        { requestTimeoutMs: timeoutMs, userAgent: 'flotilla-hub' },
-      );
+      kube = ClusterConnection.create(conn, { requestTimeoutMs: timeoutMs, userAgent: 'flotilla-hub' });
     } catch (err) {
       throw new KubeUnreachableError(conn.server, err instanceof Error ? err.message : String(err), { cause: err });
     }
