@@ -107,5 +107,7 @@ describe('ClusterConnection (real API server)', () => {
     expect(() => ClusterConnection.create({ server: 'https://x' })).toThrow(/bearer token or a client certificate/);
     expect(() => ClusterConnection.create({ server: 'https://x', clientCertData: '-----BEGIN CERTIFICATE-----' })).toThrow(/together/);
     expect(() => ClusterConnection.create({ server: 'https://x', token: 't', caData: 'garbage' })).toThrow(/caData is not PEM/);
+    expect(() => ClusterConnection.create({ server: 'https://x', token: 't', tokenFile: '/t' })).toThrow(/not both/);
+    expect(() => ClusterConnection.create({ server: 'https://x', token: 't' }, { requestTimeoutMs: 0 })).toThrow(/requestTimeoutMs must be positive/);
   });
 });

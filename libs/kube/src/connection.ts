@@ -129,7 +129,7 @@ export class ClusterConnection {
       throw new ConnectionConfigError(`cluster ${credentials.server}: give a token or a token file, not both`);
     }
     if (!credentials.token && !credentials.tokenFile && !credentials.clientCertData) {
-      throw new ConnectionConfigError(`cluster ${credentials.server}: needs a bearer token (or token file) or a client certificate and key`);
+      throw new ConnectionConfigError(`cluster ${credentials.server}: needs a bearer token or a client certificate and key (or a token file)`);
     }
     if (!(opts.requestTimeoutMs > 0)) throw new ConnectionConfigError(`cluster ${credentials.server}: requestTimeoutMs must be positive`);
     for (const [field, pem] of [['caData', credentials.caData], ['clientCertData', credentials.clientCertData], ['clientKeyData', credentials.clientKeyData]] as const) {

@@ -17,6 +17,7 @@ export * from './api-path';
 export * from './token-file';
 export * from './connection';
 export * from './kubeconfig';
+export * from './in-cluster';
 export * from './discovery';
 export * from './object-client';
 export * from './runtime-reader';
