@@ -104,6 +104,17 @@ export class ApplyError extends KubeError {
   }
 }
 
+/**
+ * A staged apply stopped at a failing stage (`cause`: the dry run, apply or stage wait that
+ * failed). `changeSet` lists what was done before it stopped: every earlier stage, and the
+ * failing stage's objects that were applied or found unchanged (Flux ssa returns it beside the error).
+ */
+export class StagedApplyError extends KubeError {
+  constructor(readonly stage: string, readonly changeSet: ChangeSet, options: { cause: unknown }) {
+    super(`apply stage ${stage}: ${messageOf(options.cause)}`, options);
+  }
+}
+
 /** Deleting objects (prune or instance delete) failed for at least one object. */
 export class DeleteError extends KubeError {
   constructor(
@@ -149,11 +160,38 @@ export class OwnershipConflictError extends KubeError {
   }
 }
 
+/**
+ * The instance's inventory Secret carries other owner labels than the apply expects
+ * (InstanceApplyOptions.owner) and overwriteOwnership is not set.
+ */
+export class InstanceOwnershipError extends KubeError {
+  constructor(
+    /** `namespace/name` */
+    readonly instance: string,
+    /** the current owner: the stored values of the owner label keys */
+    readonly owner: Record<string, string>,
+    readonly wanted: Record<string, string>,
+  ) {
+    super(`instance ${instance} belongs to another owner (${formatLabels(owner)}), not ${formatLabels(wanted)}`);
+  }
+}
+
 /** The inventory (state) Secret cannot be read or parsed. */
 export class InventoryError extends KubeError {}
 
+/** Listing inventory Secrets failed; `namespace` when it was the namespace-by-namespace fallback. */
+export class InventoryListError extends InventoryError {
+  constructor(readonly namespace: string | undefined, options: { cause: unknown }) {
+    super(`list inventory Secrets${namespace ? ` in namespace ${namespace}` : ''}: ${messageOf(options.cause)}`, options);
+  }
+}
+
 /** A `k8s:` runtime reference does not have a valid shape. */
 export class RuntimeRefError extends KubeError {}
+
+function formatLabels(labels: Record<string, string>): string {
+  return Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(', ');
+}
 
 function describe(objects: ObjectHealth[]): string {
   return objects.map((o) => `${o.subject} status: '${o.status}'${o.message ? ` (${o.message})` : ''}`).join('; ');

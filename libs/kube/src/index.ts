@@ -28,6 +28,7 @@ export * from './resources-wait';
 export * from './resources-delete';
 export * from './resources-diff';
 export * from './inventory-storage';
+export * from './inventory-list';
 export * from './instance-delete';
 export * from './resource-manager';
 export * from './instance-apply';

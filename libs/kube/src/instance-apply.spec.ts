@@ -1,5 +1,5 @@
-import { configMap, createNamespace, deployment, testCluster } from '../testdata/cluster';
-import { OwnershipConflictError, ReadinessError } from './errors';
+import { configMap, createNamespace, deployment, testCluster, uniqueName } from '../testdata/cluster';
+import { InstanceOwnershipError, OwnershipConflictError, ReadinessError, StagedApplyError } from './errors';
 import { defaultInstanceApplyOptions, applyInstance, type InstanceApplyInput, type InstanceApplyOptions } from './instance-apply';
 import { recordObjects } from './instance-state';
 import type { ChangeSet, KubeObject } from './types';
@@ -66,5 +66,39 @@ describe('applyInstance (real API server)', () => {
     await applyInstance(manager, input(ns, [configMap(ns, 'a', {})], 'two'), { ...options(), overwriteOwnership: true });
     const state = await manager.storage.read(ns, 'app');
     expect(state?.secret.metadata.labels?.['bundle.timoni.sh/name']).toBe('two');
+  });
+
+  it('checks the owner labels on the same read: refuses another owner, lets its owner move bundles', async () => {
+    const ns = await createNamespace(client, 'inst-proj');
+    const owned = (owner: string, bundle: string) => ({ ...input(ns, [configMap(ns, 'a', {})], bundle), labels: { 'bundle.timoni.sh/name': bundle, 'example.com/owner': owner } });
+    await applyInstance(manager, owned('p1', 'one'), { ...options(), owner: { 'example.com/owner': 'p1' } });
+    // the same owner moves the instance to another bundle without overwriteOwnership
+    await applyInstance(manager, owned('p1', 'two'), { ...options(), owner: { 'example.com/owner': 'p1' } });
+    const err = await applyInstance(manager, owned('p2', 'two'), { ...options(), owner: { 'example.com/owner': 'p2' } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InstanceOwnershipError);
+    expect(err).toMatchObject({ instance: `${ns}/app`, owner: { 'example.com/owner': 'p1' } });
+    expect((err as Error).message).toBe(`instance ${ns}/app belongs to another owner (example.com/owner=p1), not example.com/owner=p2`);
+    expect((await manager.storage.read(ns, 'app'))?.secret.metadata.labels?.['example.com/owner']).toBe('p1');
+    await applyInstance(manager, owned('p2', 'two'), { ...options(), owner: { 'example.com/owner': 'p2' }, overwriteOwnership: true });
+    expect((await manager.storage.read(ns, 'app'))?.secret.metadata.labels?.['example.com/owner']).toBe('p2');
+  });
+
+  it('a step refused part way reports what it applied, and the inventory lists it', async () => {
+    const ns = await createNamespace(client, 'inst-partial');
+    const role = uniqueName('flotilla-test:inst');
+    const reported: Array<[string, string[]]> = [];
+    const onApplied = (step: string, cs: ChangeSet) => void reported.push([step, cs.entries.map((e) => `${e.ref.kind}/${e.ref.name}:${e.action}`)]);
+    const steps = [
+      { name: 'first', objects: [configMap(ns, 'seed', {})] },
+      { name: 'second', objects: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: role }, rules: [] }, configMap(ns, 'Not_Valid', {})] },
+    ];
+    const err = await applyInstance(manager, { ...input(ns, []), steps }, { ...options(), onApplied }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StagedApplyError);
+    expect(reported).toEqual([
+      ['first', ['ConfigMap/seed:created']],
+      ['second', [`ClusterRole/${role}:created`]],
+    ]);
+    const state = await manager.storage.read(ns, 'app');
+    expect(recordObjects(state?.record).map((r) => `${r.kind}/${r.name}`)).toEqual(expect.arrayContaining([`ClusterRole/${role}`, 'ConfigMap/seed']));
   });
 });

@@ -1,9 +1,10 @@
 // §5.7: install or upgrade one instance — state first, staged apply per step, wait,
 // prune what left the inventory, then finalise the state. Timoni's reconciler, as data.
 import { BUNDLE_NAME_LABEL } from './constants';
-import { OwnershipConflictError, ReadinessError } from './errors';
+import { InstanceOwnershipError, OwnershipConflictError, ReadinessError, StagedApplyError } from './errors';
 import type { HealthCheckEvaluator } from './health/health-registry';
 import { buildInstanceRecord, recordObjects, sameInventory, staleObjects, type ModuleReference } from './instance-state';
+import type { StoredInstance } from './inventory-storage';
 import { objectRef } from './object-id';
 import { sortForApply } from './object-sort';
 import type { ResourceManager } from './resource-manager';
@@ -31,12 +32,21 @@ export interface InstanceApplyOptions {
   waitOptions: WaitOptions;
   /** module CUE health checks */
   evaluator?: HealthCheckEvaluator;
-  /** take over an instance owned by another bundle (Timoni `--overwrite-ownership`) */
+  /** take over an instance owned by another bundle or owner (Timoni `--overwrite-ownership`) */
   overwriteOwnership: boolean;
+  /**
+   * Label values naming who must own the instance (e.g. a Project's name and namespace),
+   * checked on the same read of the inventory Secret the apply needs anyway. A Secret that
+   * carries any of these keys with other values belongs to someone else: InstanceOwnershipError
+   * unless overwriteOwnership. One carrying all of them is ours and may move between bundles;
+   * one carrying none of them is checked by its bundle label as without this option.
+   */
+  owner?: Record<string, string>;
   clock: () => Date;
   /**
    * Called with each step's change set as soon as it is applied, so a caller keeps
    * what changed even when a later wait, prune or state write fails or is cut off.
+   * A step whose apply fails part way reports what it applied before failing.
    */
   onApplied?: (step: string, changes: ChangeSet) => void;
 }
@@ -61,11 +71,7 @@ export async function applyInstance(manager: ResourceManager, input: InstanceApp
   const desired = sortForApply(steps.flatMap((s) => s.objects)).map(objectRef);
 
   const stored = await manager.storage.read(input.namespace, input.name);
-  if (stored) {
-    const owner = stored.secret.metadata.labels?.[BUNDLE_NAME_LABEL];
-    const wanted = input.labels?.[BUNDLE_NAME_LABEL];
-    if (owner !== wanted && !options.overwriteOwnership) throw new OwnershipConflictError(`${input.namespace}/${input.name}`, owner, wanted);
-  }
+  if (stored && !options.overwriteOwnership) checkOwnership(stored, input, options.owner);
   const stale = staleObjects([...recordObjects(stored?.record), ...recordObjects(stored?.pending)], desired);
   const record = (at: Date) =>
     buildInstanceRecord({ ...identity, labels: input.labels, module: input.module, values: input.values, objects: desired, images: input.images, lastTransitionTime: at });
@@ -76,7 +82,17 @@ export async function applyInstance(manager: ResourceManager, input: InstanceApp
   const applied: ChangeSet = { entries: [] };
   let readiness: { step: string; error: unknown } | undefined;
   for (const step of steps) {
-    const cs = await manager.applyAllStaged(step.objects, options.apply);
+    let cs: ChangeSet;
+    try {
+      cs = await manager.applyAllStaged(step.objects, options.apply);
+    } catch (err) {
+      // The inventory (or its pending record) already lists these objects; the caller counts them.
+      if (err instanceof StagedApplyError && err.changeSet.entries.length) {
+        applied.entries.push(...err.changeSet.entries);
+        options.onApplied?.(step.name, err.changeSet);
+      }
+      throw err;
+    }
     applied.entries.push(...cs.entries);
     options.onApplied?.(step.name, cs);
     if (!options.wait) continue;
@@ -93,4 +109,21 @@ export async function applyInstance(manager: ResourceManager, input: InstanceApp
 
   await manager.storage.write(record(options.clock()));
   return { applied, pruned, inventory: desired, installed: !stored };
+}
+
+/** §3.4 ownership, from the stored Secret's labels; see InstanceApplyOptions.owner. */
+function checkOwnership(stored: StoredInstance, input: InstanceApplyInput, wantedOwner: Record<string, string> | undefined): void {
+  const where = `${input.namespace}/${input.name}`;
+  const labels = stored.secret.metadata.labels ?? {};
+  if (wantedOwner) {
+    const keys = Object.keys(wantedOwner);
+    const current = Object.fromEntries(keys.filter((k) => labels[k] !== undefined).map((k) => [k, labels[k]]));
+    if (Object.keys(current).length) {
+      if (keys.every((k) => current[k] === wantedOwner[k])) return;
+      throw new InstanceOwnershipError(where, current, wantedOwner);
+    }
+  }
+  const owner = labels[BUNDLE_NAME_LABEL];
+  const wanted = input.labels?.[BUNDLE_NAME_LABEL];
+  if (owner !== wanted) throw new OwnershipConflictError(where, owner, wanted);
 }

@@ -3,6 +3,8 @@ import type { ClusterConnection, Impersonation } from './connection';
 import { DiscoveryCache } from './discovery';
 import { defaultHealthRegistry, type HealthRegistry } from './health/health-registry';
 import { deleteInstance, defaultInstanceDeleteOptions, type InstanceDeleteOptions } from './instance-delete';
+import { KubeError } from './errors';
+import { listInventories, type InventoryRef } from './inventory-list';
 import { InstanceStorage } from './inventory-storage';
 import { ObjectClient } from './object-client';
 import { normalizeNamespaces, stampInstanceLabels, type InstanceIdentity } from './object-normalize';
@@ -30,6 +32,21 @@ export class ResourceManager {
   /** The same manager with every API request aborted by `signal` (one deadline per reconcile). */
   withSignal(signal: AbortSignal): ResourceManager {
     return new ResourceManager(this.client.connection.withSignal(signal), this.health, this.client.discovery);
+  }
+
+  /** The API server's version (`gitVersion` of GET /version, e.g. `v1.31.2`). */
+  async serverVersion(): Promise<string> {
+    const v = await this.client.connection.request<{ gitVersion?: unknown }>({ method: 'GET', path: '/version' });
+    if (typeof v?.gitVersion !== 'string' || !v.gitVersion) throw new KubeError(`${this.client.connection.server}: GET /version gave no gitVersion`);
+    return v.gitVersion;
+  }
+
+  /**
+   * Inventory Secrets matching `labelSelector`, cluster-wide, or over `fallbackNamespaces`
+   * one by one when this identity may not list Secrets cluster-wide.
+   */
+  listInventories(labelSelector: string, fallbackNamespaces: readonly string[] = []): Promise<InventoryRef[]> {
+    return listInventories(this.client, labelSelector, fallbackNamespaces);
   }
 
   /** Stamps instance labels and drops namespaces of cluster-scoped kinds. */

@@ -1,5 +1,5 @@
 import { configMap, createNamespace, job, testCluster, uniqueName } from '../testdata/cluster';
-import { DryRunError, InvalidObjectError } from './errors';
+import { DryRunError, InvalidObjectError, StagedApplyError } from './errors';
 import { defaultApplyOptions, type ApplyOptions } from './resources-apply';
 import type { KubeObject } from './types';
 
@@ -70,9 +70,12 @@ describe('applyAllStaged (real API server)', () => {
 
     const changed = await manager.prepare([job(ns, 'migrate', 'busybox:2')], instance(ns));
     const err = await manager.applyAllStaged(changed, fastOptions()).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(DryRunError);
-    expect((err as DryRunError).immutable).toBe(true);
+    expect(err).toBeInstanceOf(StagedApplyError);
+    const dryRun = (err as StagedApplyError).cause;
+    expect(dryRun).toBeInstanceOf(DryRunError);
+    expect((dryRun as DryRunError).immutable).toBe(true);
     expect((err as Error).message).toContain(`Job/${ns}/migrate`);
+    expect((err as StagedApplyError).changeSet.entries).toEqual([]);
 
     const forced = await manager.prepare([job(ns, 'migrate', 'busybox:2', { 'action.timoni.sh/force': 'enabled' })], instance(ns));
     const cs = await manager.applyAllStaged(forced, fastOptions());
@@ -84,6 +87,43 @@ describe('applyAllStaged (real API server)', () => {
     const viaOption = await manager.prepare([job(ns, 'migrate', 'busybox:3')], instance(ns));
     const cs2 = await manager.applyAllStaged(viaOption, { ...fastOptions(), force: true });
     expect(cs2.entries[0].action).toBe('created');
+  });
+
+  it('a stage that is refused throws with the change set of the stages applied before it', async () => {
+    const ns = await createNamespace(client, 'apply-partial');
+    const role = uniqueName('flotilla-test:partial');
+    const objects = await manager.prepare(
+      [
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: role }, rules: [] },
+        configMap(ns, 'fine', { k: '1' }),
+        // refused by the API server's validation: not a DNS subdomain
+        configMap(ns, 'Not_Valid', { k: '1' }),
+      ],
+      instance(ns),
+    );
+    const err = await manager.applyAllStaged(objects, fastOptions()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StagedApplyError);
+    expect((err as StagedApplyError).stage).toBe('resources');
+    expect((err as StagedApplyError).cause).toBeInstanceOf(DryRunError);
+    expect((err as Error).message).toContain(`ConfigMap/${ns}/Not_Valid dry-run failed`);
+    expect((err as StagedApplyError).changeSet.entries.map((e) => [e.subject, e.action])).toEqual([[`ClusterRole/${role}`, 'created']]);
+    // the first stage is live; nothing of the refused stage was applied
+    expect((await client.get({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: role })).metadata.uid).toBeTruthy();
+    expect(await client.getOptional({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'fine' })).toBeUndefined();
+  });
+
+  it('keeps the objects of the failing stage applied before the one refused', async () => {
+    const ns = await createNamespace(client, 'apply-quota');
+    // Dry runs do not count against a quota, so both pass; the second real create is refused.
+    // No controller manager runs, so the quota's status is set by hand.
+    const quota = { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'one', namespace: ns }, spec: { hard: { configmaps: '1' } } };
+    await client.apply(quota, { dryRun: false, force: true, fieldManager: 'flotilla-test' });
+    await client.patch({ apiVersion: 'v1', kind: 'ResourceQuota', namespace: ns, name: 'one' }, { status: { hard: { configmaps: '1' }, used: { configmaps: '0' } } }, 'merge', { subresource: 'status' });
+    const objects = await manager.prepare([configMap(ns, 'a', {}), configMap(ns, 'b', {})], instance(ns));
+    const err = await manager.applyAllStaged(objects, fastOptions()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StagedApplyError);
+    expect((err as Error).message).toContain(`ConfigMap/${ns}/b apply failed`);
+    expect((err as StagedApplyError).changeSet.entries.map((e) => [e.subject, e.action])).toEqual([[`ConfigMap/${ns}/a`, 'created']]);
   });
 
   it('skips one-off objects that exist', async () => {

@@ -3,7 +3,7 @@
 import { isForceEnabled, isOneOff } from './action-annotations';
 import { changeSetEntry } from './changeset';
 import { FIELD_MANAGER } from './constants';
-import { ApplyError, DryRunError, KubeApiError } from './errors';
+import { ApplyError, DryRunError, KubeApiError, StagedApplyError } from './errors';
 import { hasDrifted } from './object-drift';
 import { addressOf, type ObjectClient } from './object-client';
 import { objectRef } from './object-id';
@@ -118,6 +118,14 @@ async function plan(client: ObjectClient, obj: KubeObject, options: ApplyOptions
  * in order. The change set lists every object; untouched ones keep their resourceVersion.
  */
 export async function applyAll(client: ObjectClient, objects: readonly KubeObject[], options: ApplyOptions = defaultApplyOptions()): Promise<ChangeSet> {
+  return { entries: await applyObjects(client, objects, options, []) };
+}
+
+/**
+ * applyAll; when an apply fails, `settled` receives (in plan order) the entries of the objects
+ * already applied or found unchanged, before the error is thrown.
+ */
+async function applyObjects(client: ObjectClient, objects: readonly KubeObject[], options: ApplyOptions, settled: ChangeSetEntry[]): Promise<ChangeSetEntry[]> {
   const planned = await mapLimit(objects, options.concurrency, async (o) => {
     try {
       return await plan(client, o, options);
@@ -127,35 +135,45 @@ export async function applyAll(client: ObjectClient, objects: readonly KubeObjec
       throw new ApplyError(changeSetEntry(objectRef(o), 'unchanged').subject, { cause: err });
     }
   });
-  for (const p of planned) {
+  for (const [i, p] of planned.entries()) {
     if (!p.apply) continue;
     try {
       await client.apply(p.obj, { dryRun: false, force: true, fieldManager: FIELD_MANAGER });
     } catch (err) {
+      settled.push(...planned.filter((q, j) => !q.apply || j < i).map((q) => q.entry));
       throw new ApplyError(p.entry.subject, { cause: err });
     }
   }
-  return { entries: planned.map((p) => p.entry) };
+  return planned.map((p) => p.entry);
 }
 
 /**
  * §5.2 staging: CRDs/Namespaces/ClusterRoles, then *Class kinds (both applied and waited for),
  * then Roles, then the rest. After CRDs, discovery is refreshed until their kinds resolve.
+ * A failing stage throws StagedApplyError carrying what was applied before it.
  */
 export async function applyAllStaged(client: ObjectClient, objects: readonly KubeObject[], options: ApplyOptions = defaultApplyOptions()): Promise<ChangeSet> {
   const result: ChangeSet = { entries: [] };
   for (const stage of stageObjects(objects)) {
-    const cs = await applyAll(client, stage.objects, options);
-    result.entries.push(...cs.entries);
+    const settled: ChangeSetEntry[] = [];
+    try {
+      result.entries.push(...(await applyObjects(client, stage.objects, options, settled)));
+    } catch (err) {
+      throw new StagedApplyError(stage.name, { entries: [...result.entries, ...settled] }, { cause: err });
+    }
     if (stage.wait) {
-      await waitForSet(client, waitTargets(stage.objects), options.stageWait);
-      const crds = stage.objects.filter((o) => o.kind === 'CustomResourceDefinition');
-      if (crds.length) {
-        client.discovery.invalidate();
-        await waitForServedKinds(client, crds, options.stageWait);
+      try {
+        await waitForSet(client, waitTargets(stage.objects), options.stageWait);
+        const crds = stage.objects.filter((o) => o.kind === 'CustomResourceDefinition');
+        if (crds.length) {
+          client.discovery.invalidate();
+          await waitForServedKinds(client, crds, options.stageWait);
+        }
+      } catch (err) {
+        // this stage is applied, only not ready: its entries count
+        throw new StagedApplyError(stage.name, { entries: [...result.entries] }, { cause: err });
       }
     }
   }
   return result;
 }
-
