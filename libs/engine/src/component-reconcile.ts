@@ -2,12 +2,12 @@
 // bundle, then per instance build → apply (→ wait), all under the
 // component's deadline. The first failing instance stops the component, as
 // `timoni bundle apply` does.
-import { applyInstance, defaultInstanceApplyOptions, ReadinessError, WaitTimeoutError, type ChangeSet, type ResourceManager } from '@flotilla/kube';
+import { applyInstance, defaultInstanceApplyOptions, InstanceOwnershipError, ReadinessError, WaitTimeoutError, type ChangeSet, type ResourceManager } from '@flotilla/kube';
 import { countChanges } from './change-counts';
 import { DeadlineExceeded, withDeadline } from './deadline';
 import {
   BundleError, ComponentTimeoutError, EngineError, InstanceApplyError, InstanceBuildError, InstanceHealthError,
-  ProjectOwnershipError, RunAbortedError, RuntimeValuesError, TransientGeneratorError, messageOf,
+  ProjectOwnershipConflictError, RunAbortedError, RuntimeValuesError, TransientGeneratorError, messageOf,
 } from './errors';
 import { instanceLabels, PROJECT_NAME_LABEL, PROJECT_NAMESPACE_LABEL } from './labels';
 import type { ReconcileOptions } from './options';
@@ -123,19 +123,9 @@ async function applyOne(
   run: ComponentRun, manager: ResourceManager, bundle: string, built: BuiltInstance, record: InstanceResult, deadline: number, signal: AbortSignal,
 ): Promise<void> {
   const component = record.component;
-  const where = `${built.namespace}/${built.name}`;
-  let overwrite = run.options.overwriteOwnership;
-  try {
-    const stored = await manager.storage.read(built.namespace, built.name);
-    const labels = stored?.secret.metadata.labels ?? {};
-    const owner = labels[PROJECT_NAME_LABEL] !== undefined ? `${labels[PROJECT_NAMESPACE_LABEL] ?? ''}/${labels[PROJECT_NAME_LABEL]}` : undefined;
-    const ours = owner === `${run.project.namespace}/${run.project.name}`;
-    if (owner !== undefined && !ours && !overwrite) throw new ProjectOwnershipError(where, owner);
-    // Moving an instance between bundles of this Project is ours to do.
-    if (ours) overwrite = true;
-  } catch (err) {
-    throw new InstanceApplyError(component, built.name, { cause: err });
-  }
+  // Checked by the apply on its one read of the inventory Secret; moving an instance
+  // between bundles of this Project is ours to do.
+  const owner = { [PROJECT_NAME_LABEL]: run.project.name, [PROJECT_NAMESPACE_LABEL]: run.project.namespace };
 
   const defaults = defaultInstanceApplyOptions();
   const wait = run.request.component.wait;
@@ -149,9 +139,11 @@ async function applyOne(
     wait,
     waitOptions: { ...waitOptions, timeoutMs: Math.min(waitOptions.timeoutMs, remaining) },
     evaluator: built.healthCheck,
-    overwriteOwnership: overwrite,
+    overwriteOwnership: run.options.overwriteOwnership,
+    owner,
     clock: run.options.clock,
-    // Kept as each step is applied: the counts stay right when the wait or a later step fails.
+    // Kept as each step is applied (a step that fails part way reports what it applied):
+    // the counts stay right when an apply, the wait or a later step fails.
     onApplied: (_step: string, cs: ChangeSet) => void record.changes.push(...cs.entries),
   };
   try {
@@ -162,6 +154,10 @@ async function applyOne(
     );
     record.changes.push(...res.pruned.entries);
   } catch (err) {
+    if (err instanceof InstanceOwnershipError) {
+      const current = `${err.owner[PROJECT_NAMESPACE_LABEL] ?? ''}/${err.owner[PROJECT_NAME_LABEL] ?? ''}`;
+      throw new ProjectOwnershipConflictError(component, built.name, err.instance, current, { cause: err });
+    }
     if (err instanceof ReadinessError) {
       record.changes.push(...err.pruned.entries);
       if (boundByComponent && err.cause instanceof WaitTimeoutError) throw timeoutError(component, run.request.component.timeoutMs ?? run.options.componentTimeoutMs, err);

@@ -126,11 +126,18 @@ export class InstanceBuildError extends ComponentStepError {
   }
 }
 
-/** The instance exists and belongs to another Project. */
-export class ProjectOwnershipError extends Error {
-  constructor(readonly instance: string, readonly owner: string) {
-    super(`instance ${instance} belongs to project ${owner}; remove it there first or set overwriteOwnership`);
-    this.name = 'ProjectOwnershipError';
+/**
+ * The instance exists and belongs to another Project. Retrying cannot help until that
+ * Project lets go of it, so the run stalls.
+ */
+export class ProjectOwnershipConflictError extends ComponentStepError {
+  readonly step = 'apply';
+  readonly reason = 'OwnershipConflict';
+  readonly retryable = false;
+  constructor(component: string, instance: string, readonly where: string, readonly owner: string, options?: { cause?: unknown }) {
+    super(component, instance, `instance ${where} belongs to Project ${owner} and must be removed from that Project first`);
+    // the message says all the cause does; kept for callers that walk the chain
+    if (options && 'cause' in options) Object.defineProperty(this, 'cause', { value: options.cause, writable: true, configurable: true, enumerable: false });
   }
 }
 

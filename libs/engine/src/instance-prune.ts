@@ -1,7 +1,7 @@
 // Instances that left their component or the project: found by the
 // Project's labels on inventory Secrets, deleted with libs/kube's instance
 // delete (objects in reverse order, then the Secret).
-import { APP_NAME_LABEL, ForbiddenError, STATE_SECRET_PREFIX, type ResourceManager } from '@flotilla/kube';
+import { InventoryListError, type ResourceManager } from '@flotilla/kube';
 import { countChanges } from './change-counts';
 import { withDeadline } from './deadline';
 import { PruneError } from './errors';
@@ -15,26 +15,18 @@ import type { PrunedInstance, ProjectSpec } from './types';
  * (namespaces it may not read cannot hold instances it applied).
  */
 export async function listProjectInstances(manager: ResourceManager, project: ProjectSpec, namespaces: readonly string[]): Promise<StoredInstanceRef[]> {
-  const labelSelector = projectSelector(project);
-  let secrets;
+  let found;
   try {
-    secrets = await manager.client.list('v1', 'Secret', { labelSelector });
+    found = await manager.listInventories(projectSelector(project), namespaces);
   } catch (err) {
-    if (!(err instanceof ForbiddenError)) throw new PruneError('(listing)', { cause: err });
-    secrets = [];
-    for (const namespace of [...new Set(namespaces)].sort()) {
-      try {
-        secrets.push(...(await manager.client.list('v1', 'Secret', { namespace, labelSelector })));
-      } catch (e) {
-        if (!(e instanceof ForbiddenError)) throw new PruneError(`(listing namespace ${namespace})`, { cause: e });
-      }
-    }
+    const where = err instanceof InventoryListError && err.namespace ? `(listing namespace ${err.namespace})` : '(listing)';
+    throw new PruneError(where, { cause: err });
   }
-  return secrets.map((s) => ({
-    name: s.metadata.labels?.[APP_NAME_LABEL] ?? s.metadata.name.slice(STATE_SECRET_PREFIX.length),
-    namespace: s.metadata.namespace ?? '',
-    component: s.metadata.labels?.[PROJECT_COMPONENT_LABEL] ?? '',
-    ...(s.metadata.labels?.[PROJECT_OWNER_LABEL] ? { owner: s.metadata.labels[PROJECT_OWNER_LABEL] } : {}),
+  return found.map((s) => ({
+    name: s.name,
+    namespace: s.namespace,
+    component: s.labels[PROJECT_COMPONENT_LABEL] ?? '',
+    ...(s.labels[PROJECT_OWNER_LABEL] ? { owner: s.labels[PROJECT_OWNER_LABEL] } : {}),
   }));
 }
 

@@ -349,8 +349,8 @@ describe('reconcileProject limits and ownership (real API server, in-memory gene
     const two = new MemoryGenerator([{ name: 'c', needs: [], wait: false, instances: { shared: { namespace: ns, configMaps: { s2: { v: '1' } } } } }]);
     const result = await reconcileProject({ project: project(ns, repo, { name: 'second' }), cluster: { name: 'c1', group: 'g' } }, { generator: two, manager, sources });
     expect(result.ok).toBe(false);
-    expect(result.error?.reason).toBe('ApplyFailed');
-    expect(result.error?.message).toContain(`instance ${ns}/shared belongs to project ${ns}/first`);
+    expect(result.error?.reason).toBe('OwnershipConflict');
+    expect(result.error?.message).toContain(`instance ${ns}/shared belongs to Project ${ns}/first`);
     expect(Object.keys(await configMaps(ns))).not.toContain('s2');
   });
 

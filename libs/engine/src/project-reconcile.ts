@@ -156,9 +156,7 @@ async function clusterVersion(manager: ResourceManager, known?: string): Promise
     }
   }
   try {
-    const v = await manager.client.connection.request<{ gitVersion?: string }>({ method: 'GET', path: '/version' });
-    if (typeof v?.gitVersion !== 'string') throw new Error('GET /version gave no gitVersion');
-    return normalizeKubeVersion(v.gitVersion);
+    return normalizeKubeVersion(await manager.serverVersion());
   } catch (err) {
     throw new ClusterUnreachableError(`cluster API server: ${messageOf(err)}`, { cause: err });
   }
