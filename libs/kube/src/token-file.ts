@@ -46,7 +46,7 @@ export class TokenFile {
       }
     } catch (err) {
       if (err instanceof ConnectionConfigError) throw err;
-      throw new ConnectionConfigError(`token file ${this.path} cannot be read: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new ConnectionConfigError(`token file ${this.path} cannot be read: ${(err as { message?: string }).message ?? String(err)}`, { cause: err });
     }
     if (!text) throw new ConnectionConfigError(`token file ${this.path} is empty`);
     this.cached = text;

@@ -29,7 +29,7 @@ export class KubeRepository {
       if (err instanceof KubeApiError) {
         const reason =
           err.statusCode === 0
-            ? `GET /version: ${describeCause(err.cause) ?? 'no response'}`
+            ? `GET /version: ${describeCause(err.cause) ?? err.status?.message ?? 'no response'}`
             : `GET /version answered ${err.statusCode}${HINTS[err.statusCode] ?? ''}`;
         throw new KubeUnreachableError(conn.server, reason, { cause: err });
       }
