@@ -194,12 +194,17 @@ export class ClusterConnection {
     const deadline = new AbortController();
     const timeout = new RequestTimeoutError(req.method, url.pathname, timeoutMs, req.subject);
     let timer: NodeJS.Timeout | undefined;
+    // one controller for both the deadline and the view's signal (AbortSignal.any would keep
+    // a dependent per request on a signal that may live for a whole reconcile)
+    const onAbort = () => deadline.abort(this.signal?.reason);
     try {
       this.signal?.throwIfAborted();
       await this.transport.limiter.take();
       const headers = await this.headers(req);
+      this.signal?.throwIfAborted();
+      this.signal?.addEventListener('abort', onAbort, { once: true });
       timer = setTimeout(() => deadline.abort(timeout), timeoutMs);
-      const signal = this.signal ? AbortSignal.any([this.signal, deadline.signal]) : deadline.signal;
+      const signal = deadline.signal;
       const res = await undiciRequest(url, {
         method: req.method,
         headers,
@@ -219,11 +224,12 @@ export class ClusterConnection {
       throw apiError(req.method, url.pathname, statusCode, status, req.subject);
     } catch (err) {
       if (err instanceof KubeApiError && err.statusCode !== 0) throw err;
-      if (deadline.signal.aborted && !this.signal?.aborted) throw timeout;
+      if (deadline.signal.reason === timeout) throw timeout;
       if (err instanceof KubeApiError || err instanceof ConnectionConfigError) throw err;
       throw new KubeApiError(req.method, url.pathname, 0, { message: err instanceof Error ? err.message : String(err) }, req.subject, { cause: err });
     } finally {
       clearTimeout(timer);
+      this.signal?.removeEventListener('abort', onAbort);
       this.options.onRequest?.({
         method: req.method,
         path: url.pathname,

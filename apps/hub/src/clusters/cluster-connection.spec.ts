@@ -40,4 +40,10 @@ describe('resolveConnection', () => {
   it('names a broken kubeconfig', () => {
     expect(() => resolveConnection(undefined, creds({ kubeconfig: 'a: [' }))).toThrow(/credentials.kubeconfig: not valid YAML/);
   });
+
+  it('never reads files a kubeconfig names on the hub', () => {
+    const withFile = kubeconfigYaml({ server: 'https://k', token: 't' }).replace('    token: t', '    tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token');
+    expect(() => resolveConnection(undefined, creds({ kubeconfig: withFile }))).toThrow(InvalidInputError);
+    expect(() => resolveConnection(undefined, creds({ kubeconfig: withFile }))).toThrow(/uses "tokenFile", which Flotilla cannot use/);
+  });
 });
