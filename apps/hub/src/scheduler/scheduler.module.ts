@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { MetricsModule, MetricsRegistry } from '../metrics/metrics.module';
-import { InventoryModule } from '../targeting/inventory.module';
+import { CredentialsModule } from '../credentials/credentials.module';
+import { RepositoriesModule } from '../repositories/repositories.module';
 import { LeaseRepository } from './lease.repository';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { SchedulerRepository } from './scheduler.repository';
@@ -25,7 +26,7 @@ export class SchedulerModule {
   static forRoot(options: SchedulerModuleOptions = {}): DynamicModule {
     return {
       module: SchedulerModule,
-      imports: [InventoryModule, MetricsModule],
+      imports: [RepositoriesModule, CredentialsModule, MetricsModule],
       providers: [
         {
           provide: TARGET_RUNNER,

@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { ClustersRepository } from '../clusters/clusters.repository';
+import { ClustersRepository } from '../repositories/clusters.repository';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { CredentialsService } from '../credentials/credentials.service';
 import type { ClusterEntity, ProjectEntity, TargetEntity } from '../database/entities';
 import { HUB_LOGGER } from '../logging/logging.module';
-import { ProjectsRepository } from '../projects/projects.repository';
-import { HistoryRepository } from '../targeting/history.repository';
-import { TargetsRepository } from '../targeting/targets.repository';
+import { ProjectsRepository } from '../repositories/projects.repository';
+import { HistoryRepository } from '../repositories/history.repository';
+import { TargetsRepository } from '../repositories/targets.repository';
 import { type ClaimedTarget, type Lease, LeaseRepository } from './lease.repository';
 import { pushConnection } from './push-connection';
 import { openRegistryCredentials } from './registry-credentials';
