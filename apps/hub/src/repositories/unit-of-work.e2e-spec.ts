@@ -12,7 +12,7 @@ describe('UnitOfWork and repositories on the harness PostgreSQL', () => {
   });
   afterAll(() => hub?.close());
 
-  const cluster = (name: string) => ({ name, groupName: 'g', labels: {}, mode: 'agent' });
+  const cluster = (name: string) => ({ name, groupName: 'g', labels: {}, mode: 'agent' as const });
 
   it('rolls back every write when the callback throws after the first one, and rethrows its error', async () => {
     const failure = new Error('second step failed');
