@@ -2,7 +2,7 @@ import { FixedClock } from '../common/clock';
 import { UnitOfWork } from '../repositories/unit-of-work';
 import { startTestHub, type TestHub } from '../../test/hub';
 import type { EventSink, RecordedEvent } from './hub-event';
-import { EventsService } from './events.service';
+import { EventsService, MAX_PENDING_PER_SINK } from './events.service';
 
 const NOW = '2026-03-04T05:06:07.000Z';
 
@@ -17,15 +17,16 @@ class RecordingSink implements EventSink {
 class FailingSink implements EventSink {
   readonly name = 'failing';
   calls = 0;
+  down = true;
   async deliver(): Promise<void> {
     this.calls++;
-    throw new Error('sink endpoint refused');
+    if (this.down) throw new Error('sink endpoint refused');
   }
 }
 
 /** Holds every delivery until released. */
 class BlockingSink implements EventSink {
-  readonly name = 'blocking';
+  constructor(readonly name = 'blocking') {}
   readonly started: RecordedEvent[] = [];
   private release!: () => void;
   private readonly gate = new Promise<void>((r) => (this.release = r));
@@ -87,6 +88,19 @@ describe('EventsService on the harness PostgreSQL', () => {
     expect(await metric('flotilla_events_total{type="Warning",reason="SinkProbe"}')).toBe(3);
     expect(recording.received.filter((e) => e.reason === 'SinkProbe').map((e) => e.message)).toEqual(['probe 1', 'probe 2', 'probe 3']);
     expect(recording.received.at(-1)).toMatchObject({ revision: 'sha256:abc', component: 'web', instance: 'shop-web' });
+
+    // back up: said once; down again: logged again
+    const probe = (message: string) => events.record({ projectId, clusterName: null, type: 'Normal', reason: 'SinkProbe', message });
+    failing.down = false;
+    await probe('up');
+    await events.flush();
+    expect(hub.logs.filter((l) => l.includes('event sink delivers again')).length).toBe(1);
+    failing.down = true;
+    await probe('down again');
+    await events.flush();
+    expect(hub.logs.filter((l) => l.includes('event sink failed')).length).toBe(2);
+    expect(await metric('flotilla_event_sink_failures_total{sink="failing"}')).toBe(4);
+    failing.down = false;
   });
 
   it('returns before a slow sink has delivered, and other sinks still get the event', async () => {
@@ -103,6 +117,22 @@ describe('EventsService on the harness PostgreSQL', () => {
     blocking.open();
     await flushing;
     expect(blocking.started.map((e) => e.message)).toEqual(['slow', 'second']);
+  });
+
+  it('skips a sink that has too many deliveries in flight, counting what it dropped', async () => {
+    const stuck = new BlockingSink('stuck');
+    events.addSink(stuck);
+    events.maxPendingPerSink = 2;
+    try {
+      for (const n of [1, 2, 3]) await events.record({ projectId, clusterName: null, type: 'Normal', reason: 'BurstProbe', message: `burst ${n}` });
+    } finally {
+      events.maxPendingPerSink = MAX_PENDING_PER_SINK;
+    }
+    expect(stuck.started.map((e) => e.message)).toEqual(['burst 1', 'burst 2']);
+    expect(recording.received.filter((e) => e.reason === 'BurstProbe')).toHaveLength(3);
+    expect(await metric('flotilla_event_sink_dropped_total{sink="stuck"}')).toBe(1);
+    stuck.open();
+    await events.flush();
   });
 
   it('inside a transaction that rolls back, records nothing, counts nothing and delivers nothing', async () => {

@@ -9,6 +9,8 @@ import { EventsMetrics } from './events.metrics';
 
 /** Deliveries in flight per sink before new events skip it (a stuck sink must not hold memory without bound). */
 export const MAX_PENDING_PER_SINK = 1000;
+/** How long shutdown waits for deliveries still in flight. */
+const SHUTDOWN_GRACE_MS = 5000;
 
 /**
  * The one way events leave the hub: a history row, a count in
@@ -21,6 +23,8 @@ export class EventsService implements OnApplicationShutdown {
   private readonly pending = new Map<EventSink, Set<Promise<void>>>();
   /** sinks whose last delivery failed: their next failures are counted, not logged again */
   private readonly failing = new Set<EventSink>();
+  /** per sink; a field rather than a constant so a spec can reach the limit with a few events */
+  maxPendingPerSink = MAX_PENDING_PER_SINK;
 
   constructor(
     private readonly history: HistoryRepository,
@@ -55,15 +59,23 @@ export class EventsService implements OnApplicationShutdown {
     }
   }
 
+  /** Gives deliveries in flight a grace period; a sink that hangs must not hold the hub's exit. */
   async onApplicationShutdown(): Promise<void> {
-    await this.flush();
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), SHUTDOWN_GRACE_MS);
+      timer.unref();
+    });
+    const outcome = await Promise.race([this.flush().then(() => 'flushed' as const), grace]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') this.logger.warn({ pending: [...this.pending.values()].reduce((n, s) => n + s.size, 0) }, 'event sinks still delivering at shutdown; not waiting longer');
   }
 
   private publish(event: RecordedEvent): void {
     this.metrics.events.inc({ type: event.type, reason: event.reason });
     for (const sink of this.sinks) {
       const inFlight = this.pending.get(sink)!;
-      if (inFlight.size >= MAX_PENDING_PER_SINK) {
+      if (inFlight.size >= this.maxPendingPerSink) {
         this.metrics.sinkDropped.inc({ sink: sink.name });
         continue;
       }
