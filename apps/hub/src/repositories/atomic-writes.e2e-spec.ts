@@ -12,7 +12,7 @@ describe('writes spanning tables are atomic on the harness PostgreSQL', () => {
   let hub: TestHub;
   let ds: DataSource;
 
-  /** Row counts and the rows' last update times of every table the API writes. */
+  /** Every row of every table these writes touch. */
   const snapshot = async () => {
     const out: Record<string, unknown> = {};
     for (const t of TABLES) out[t] = await ds.query(`SELECT * FROM ${t} ORDER BY id`);
