@@ -1,16 +1,16 @@
-import { buildRunReport, condition, failedRunResult, formatRevision, reconcilingStatus, UnexpectedRunError, type ReportInstance, type RunReport } from '@flotilla/engine';
+import { buildRunReport, condition, failedRunResult, formatRevision, instanceEventText, reconcilingStatus, UnexpectedRunError, type ReportInstance, type RunReport } from '@flotilla/engine';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { ClustersRepository } from '../clusters/clusters.repository';
-import { ClockRepository } from '../common/clock.repository';
+import { ClustersRepository } from '../repositories/clusters.repository';
+import { Clock } from '../common/clock';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { CredentialsService } from '../credentials/credentials.service';
 import type { ClusterEntity, ProjectEntity, TargetEntity } from '../database/entities';
 import { HUB_LOGGER } from '../logging/logging.module';
-import { ProjectsRepository } from '../projects/projects.repository';
-import { HistoryRepository } from '../targeting/history.repository';
-import { TargetsRepository } from '../targeting/targets.repository';
+import { ProjectsRepository } from '../repositories/projects.repository';
+import { EventsService } from '../events/events.service';
+import { TargetsRepository } from '../repositories/targets.repository';
 import { type ClaimedTarget, LeaseRepository } from './lease.repository';
 import type { LeaseKeeper } from './lease-keeper';
 import { pushConnection } from './push-connection';
@@ -36,12 +36,12 @@ export class TargetRunService {
     private readonly projects: ProjectsRepository,
     private readonly clusters: ClustersRepository,
     private readonly targets: TargetsRepository,
-    private readonly history: HistoryRepository,
+    private readonly events: EventsService,
     private readonly credentials: CredentialsService,
     private readonly metrics: SchedulerMetrics,
     @Inject(TARGET_RUNNER) private readonly runner: TargetRunner,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
-    private readonly clock: ClockRepository,
+    private readonly clock: Clock,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -107,7 +107,8 @@ export class TargetRunService {
     const hooks = {
       instanceApplied: async (i: ReportInstance) => {
         this.metrics.observeInstance(context, i);
-        await this.history.recordEvent({ projectId: project.id, clusterName: cluster.name, type: i.error ? 'Warning' : 'Normal', reason: instanceReason(i), message: instanceMessage(i) });
+        const text = instanceEventText(i);
+        await this.events.record({ projectId: project.id, clusterName: cluster.name, ...text, ...(revision ? { revision } : {}), component: i.component, instance: i.name, namespace: i.namespace });
       },
     };
     const input = await this.input(project, cluster, target, digest, signal);
@@ -132,7 +133,7 @@ export class TargetRunService {
     if (deleting && report.ok) {
       // The Target (and its Run rows) go with the fenced delete; the event stays with the Project until it goes too.
       if (!(await this.leases.deleteTarget(lease))) return 'lost';
-      await this.history.recordEvent({ projectId: project.id, clusterName: cluster.name, type: 'Normal', reason: 'InstancesDeleted', message: `instances of project ${project.name} removed from cluster ${cluster.name}` });
+      await this.events.record({ projectId: project.id, clusterName: cluster.name, type: 'Normal', reason: 'InstancesDeleted', message: `instances of project ${project.name} removed from cluster ${cluster.name}` });
       if ((await this.targets.forProject(project.id)).length === 0) {
         await this.projects.delete(project.id);
         if (project.registryCredentialId) await this.credentials.delete(project.registryCredentialId);
@@ -149,7 +150,7 @@ export class TargetRunService {
     for (const warning of report.warnings) this.logger.warn({ project: project.name, cluster: cluster.name, warning }, 'run warning');
     if (!report.ok) {
       const first = report.errors[0];
-      await this.history.recordEvent({ projectId: project.id, clusterName: cluster.name, type: 'Warning', reason: first?.reason ?? 'ReconciliationFailed', message: first?.message ?? 'reconciliation failed' });
+      await this.events.record({ projectId: project.id, clusterName: cluster.name, type: 'Warning', reason: first?.reason ?? 'ReconciliationFailed', message: first?.message ?? 'reconciliation failed' });
       return 'failed';
     }
     if (project.rolloutGroups.length > 0 && revision) await this.advanceWaves(project, cluster, revision);
@@ -185,18 +186,4 @@ export class TargetRunService {
       onKubeRequest: (e) => this.metrics.observeKubeRequest(e),
     };
   }
-}
-
-function instanceReason(i: ReportInstance): string {
-  const verb = i.action === 'applied' ? 'Applied' : i.action === 'pruned' ? 'Pruned' : 'Deleted';
-  return i.error ? `Instance${verb === 'Applied' ? 'Apply' : verb === 'Pruned' ? 'Prune' : 'Delete'}Failed` : `Instance${verb}`;
-}
-
-function instanceMessage(i: ReportInstance): string {
-  const module = i.module ? ` module ${i.module.name}@${i.module.version}` : '';
-  const c = i.counts;
-  const counts = `created ${c.created}, configured ${c.configured}, unchanged ${c.unchanged}, deleted ${c.deleted}`;
-  const objects = i.objects.length ? `; objects: ${i.objects.join(', ')}` : '';
-  const error = i.error ? `; error: ${i.error.message}` : '';
-  return `instance ${i.namespace}/${i.name} (component ${i.component})${module} ${i.action} in ${i.durationMs} ms: ${counts}${objects}${error}`;
 }
