@@ -99,6 +99,12 @@ export class TargetsRepository {
     if (ids.length > 0) await this.repo.delete({ id: In(ids) });
   }
 
+  /** Deletes a Target whose lease `lease` still holds (fenced by its epoch); false when it was lost. */
+  async deleteLeased(lease: { targetId: string; owner: string; epoch: number }): Promise<boolean> {
+    const res = await this.repo.delete({ id: lease.targetId, leaseOwner: lease.owner, leaseEpoch: lease.epoch });
+    return (res.affected ?? 0) === 1;
+  }
+
   /** A new generation makes every Target due now. */
   async setGeneration(projectId: string, generation: number): Promise<void> {
     await this.repo.update({ projectId }, { generation, nextRunAt: () => 'now()' });

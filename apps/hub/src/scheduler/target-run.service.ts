@@ -1,4 +1,4 @@
-import { buildRunReport, condition, failedRunResult, formatRevision, instanceEventText, reconcilingStatus, UnexpectedRunError, type ReportInstance, type RunReport } from '@flotilla/engine';
+import { buildRunReport, condition, failedRunResult, formatRevision, instanceEventText, reconcilingStatus, UnexpectedRunError, type ProjectSpec, type ReportContext, type ReportInstance, type RunReport } from '@flotilla/engine';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { ClustersRepository } from '../repositories/clusters.repository';
@@ -11,7 +11,8 @@ import { HUB_LOGGER } from '../logging/logging.module';
 import { ProjectsRepository } from '../repositories/projects.repository';
 import { EventsService } from '../events/events.service';
 import { TargetsRepository } from '../repositories/targets.repository';
-import { type ClaimedTarget, LeaseRepository } from './lease.repository';
+import { UnitOfWork } from '../repositories/unit-of-work';
+import { type ClaimedTarget, type Lease, LeaseRepository } from './lease.repository';
 import type { LeaseKeeper } from './lease-keeper';
 import { pushConnection } from './push-connection';
 import { rolloutGate, targetsToAdvance } from './rollout';
@@ -42,6 +43,7 @@ export class TargetRunService {
     @Inject(TARGET_RUNNER) private readonly runner: TargetRunner,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     private readonly clock: Clock,
+    private readonly uow: UnitOfWork,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -111,14 +113,18 @@ export class TargetRunService {
         await this.events.record({ projectId: project.id, clusterName: cluster.name, ...text, ...(revision ? { revision } : {}), component: i.component, instance: i.name, namespace: i.namespace });
       },
     };
-    const input = await this.input(project, cluster, target, digest, signal);
     let report: RunReport;
     try {
+      const input = await this.input(project, cluster, target, digest, signal);
       report = deleting ? await this.runner.deleteInstances(input, hooks) : await this.runner.reconcile({ ...input, digest: digest! }, hooks);
     } catch (err) {
       // the runner never throws; should it, the run still ends with a report
-      const failed = failedRunResult({ project: input.project, cluster: input.cluster }, new UnexpectedRunError(`run failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }), this.clock.now());
-      report = buildRunReport(failed, input.schedule, deleting ? 'delete' : 'reconcile');
+      const failed = failedRunResult(
+        { project: engineProject(project), cluster: { name: cluster.name, group: cluster.groupName } },
+        new UnexpectedRunError(`run failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }),
+        this.clock.now(),
+      );
+      report = buildRunReport(failed, this.schedule(project, target), deleting ? 'delete' : 'reconcile');
     }
     this.metrics.observeRun(report.ok, report.durationMs / 1000);
 
@@ -130,17 +136,7 @@ export class TargetRunService {
       return held ? 'released' : 'lost';
     }
 
-    if (deleting && report.ok) {
-      // The Target (and its Run rows) go with the fenced delete; the event stays with the Project until it goes too.
-      if (!(await this.leases.deleteTarget(lease))) return 'lost';
-      await this.events.record({ projectId: project.id, clusterName: cluster.name, type: 'Normal', reason: 'InstancesDeleted', message: `instances of project ${project.name} removed from cluster ${cluster.name}` });
-      if ((await this.targets.forProject(project.id)).length === 0) {
-        await this.projects.delete(project.id);
-        if (project.registryCredentialId) await this.credentials.delete(project.registryCredentialId);
-        this.logger.info({ project: project.name }, 'project deleted after its instances were removed');
-      }
-      return 'deleted';
-    }
+    if (deleting && report.ok) return this.finishDeletion(lease, project, cluster);
 
     const held = await this.leases.finishRun(lease, { runId: started.id, startedAt: started.startedAt, report, observedGeneration: project.generation });
     if (!held) {
@@ -157,6 +153,25 @@ export class TargetRunService {
     return 'succeeded';
   }
 
+  /**
+   * The Target (and its Run rows) go with the fenced delete, in one
+   * transaction with the event and, after the last Target, the Project and
+   * its credentials.
+   */
+  private async finishDeletion(lease: Lease, project: ProjectEntity, cluster: ClusterEntity): Promise<RunEnd> {
+    const gone = await this.uow.transaction(async (tx) => {
+      if (!(await tx.targets.deleteLeased(lease))) return false;
+      await this.events.record({ projectId: project.id, clusterName: cluster.name, type: 'Normal', reason: 'InstancesDeleted', message: `instances of project ${project.name} removed from cluster ${cluster.name}` }, tx);
+      if ((await tx.targets.forProject(project.id)).length === 0) {
+        await tx.projects.delete(project.id);
+        if (project.registryCredentialId) await tx.credentials.delete(project.registryCredentialId);
+        tx.afterCommit(() => this.logger.info({ project: project.name }, 'project deleted after its instances were removed'));
+      }
+      return true;
+    });
+    return gone ? 'deleted' : 'lost';
+  }
+
   /** After a success, a later wave may open: move its Targets to the revision. */
   private async advanceWaves(project: ProjectEntity, cluster: ClusterEntity, revision: string): Promise<void> {
     if (project.sourceDigest === null || revision !== formatRevision(project.sourceTag, project.sourceDigest)) return;
@@ -165,25 +180,33 @@ export class TargetRunService {
     await this.targets.advanceTo(targetsToAdvance(project.rolloutGroups, revision, members, cluster.groupName), revision);
   }
 
+  /** What the engine needs to decide when the Target runs next. */
+  private schedule(project: ProjectEntity, target: TargetEntity): ReportContext {
+    return { attempt: target.attempt, intervalMs: project.intervalSeconds * 1000, backoff: this.config.scheduler.backoff, previous: target.conditions };
+  }
+
   private async input(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity, digest: string | null, signal: AbortSignal): Promise<TargetRunInput> {
     return {
-      project: {
-        name: project.name,
-        namespace: project.namespace,
-        source: { repository: project.sourceRepository, tag: project.sourceTag, path: project.sourcePath },
-        serviceAccountName: project.serviceAccountName,
-        annotations: project.annotations,
-        generation: project.generation,
-      },
+      project: { ...engineProject(project), generation: project.generation },
       cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion },
       connection: await pushConnection(this.credentials, cluster),
       registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId),
       digest,
       owner: cluster.id,
       knownNamespaces: target.namespaces,
-      schedule: { attempt: target.attempt, intervalMs: project.intervalSeconds * 1000, backoff: this.config.scheduler.backoff, previous: target.conditions },
+      schedule: this.schedule(project, target),
       signal,
       onKubeRequest: (e) => this.metrics.observeKubeRequest(e),
     };
   }
+}
+
+function engineProject(p: ProjectEntity): ProjectSpec {
+  return {
+    name: p.name,
+    namespace: p.namespace,
+    source: { repository: p.sourceRepository, tag: p.sourceTag, path: p.sourcePath },
+    serviceAccountName: p.serviceAccountName,
+    annotations: p.annotations,
+  };
 }
