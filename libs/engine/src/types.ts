@@ -109,6 +109,8 @@ export interface ComponentRequest {
   /** carries the Project's credentials, for modules */
   registry: RegistryClient;
   signal: AbortSignal;
+  /** `namespace/name` of the Project: its CUE evaluations share the engine's pool fairly with other Projects' */
+  tenant?: string;
 }
 
 export interface BundlePlan {
