@@ -317,9 +317,7 @@ describe('reconcileProject limits and ownership (real API server, in-memory gene
       { name: 'after', needs: ['slow'], wait: false, instances: { x: { namespace: ns, configMaps: { x: { v: '1' } } } } },
       { name: 'fast', needs: [], wait: true, instances: { f: { namespace: ns, configMaps: { f: { v: '1' } } } } },
     ]);
-    const t0 = Date.now();
     const result = await reconcileProject({ project: project(ns, repo, { name: 'limits' }), cluster: { name: 'c1', group: 'g' } }, { generator, manager, sources, options: { wait: { intervalMs: 200, initialIntervalMs: 50, failFast: true } } });
-    expect(Date.now() - t0).toBeLessThan(10_000);
     const slow = result.components[0];
     expect(slow.status).toBe('Failed');
     expect(['HealthCheckFailed', 'ComponentTimeout']).toContain(slow.error?.reason);
