@@ -18,6 +18,11 @@ export class ProjectsRepository {
     return this.repo.findOneBy({ id });
   }
 
+  /** Locks the Project's row until the transaction ends (only inside one): writers that decide from its Targets take turns. */
+  async lock(id: string): Promise<boolean> {
+    return (await this.repo.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } })) !== null;
+  }
+
   existsByName(name: string): Promise<boolean> {
     return this.repo.existsBy({ name });
   }

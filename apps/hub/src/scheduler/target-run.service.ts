@@ -160,6 +160,8 @@ export class TargetRunService {
    */
   private async finishDeletion(lease: Lease, project: ProjectEntity, cluster: ClusterEntity): Promise<RunEnd> {
     const gone = await this.uow.transaction(async (tx) => {
+      // two Targets finishing at once must not both see the other still there and leave the Project behind
+      await tx.projects.lock(project.id);
       if (!(await tx.targets.deleteLeased(lease))) return false;
       await this.events.record({ projectId: project.id, clusterName: cluster.name, type: 'Normal', reason: 'InstancesDeleted', message: `instances of project ${project.name} removed from cluster ${cluster.name}` }, tx);
       if ((await tx.targets.forProject(project.id)).length === 0) {
