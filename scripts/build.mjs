@@ -1,7 +1,8 @@
 // Builds what `npm start` needs: native pieces of the libs first (each lib may
-// ship a build.mjs), then TypeScript into dist/. With --test-tools it also
-// builds the test harness's tools (the Kubernetes API server), which the hub
-// itself never needs.
+// ship a build.mjs), then TypeScript into dist/ (tsconfig.build.json: no test/,
+// no specs). With --test-tools (`npm run build:test`) it also builds the test
+// harness's tools (the Kubernetes API server) and compiles test/harness, which
+// the hub itself never needs.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -16,7 +17,8 @@ function run(cmd, args, opts = {}) {
   }
 }
 
-const dirs = process.argv.includes('--test-tools') ? ['libs', 'test'] : ['libs'];
+const testTools = process.argv.includes('--test-tools');
+const dirs = testTools ? ['libs', 'test'] : ['libs'];
 for (const dir of dirs) {
   const base = join(root, dir);
   if (!existsSync(base)) continue;
@@ -27,7 +29,7 @@ for (const dir of dirs) {
 }
 
 rmSync(join(root, 'dist'), { recursive: true, force: true });
-run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json']);
+run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', testTools ? 'tsconfig.build-test.json' : 'tsconfig.build.json']);
 
 // Compiled code imports libs as `@flotilla/<name>`; small package stubs under
 // dist/node_modules let Node resolve them without a path-rewriting step.

@@ -90,11 +90,12 @@ describe('push mode: a Project registered through the API converges on a push cl
       const applied = (name: string) => events.find((e) => e.reason === 'InstanceApplied' && e.message.includes(`instance ${ns}/${name} `));
       for (const name of ['db', 'cache', 'web']) expect(applied(name)).toBeDefined();
       expect(Date.parse(applied('web')!.time)).toBeGreaterThanOrEqual(Math.max(Date.parse(applied('db')!.time), Date.parse(applied('cache')!.time)));
-      // ... and as core/v1 Events on each inventory Secret in the cluster.
-      const kubeEvents = await kube.list('v1', 'Event', { namespace: ns });
-      for (const name of ['db', 'cache', 'web']) {
-        expect(kubeEvents.some((e) => e.reason === 'InstanceApplied' && (e.involvedObject as { kind: string; name: string }).name === `timoni.${name}`)).toBe(true);
-      }
+      // ... and as core/v1 Events on each inventory Secret in the cluster (posted in the background).
+      await eventually('core/v1 Events on every inventory Secret', async () => {
+        const kubeEvents = await kube.list('v1', 'Event', { namespace: ns });
+        const about = (name: string) => kubeEvents.some((e) => e.reason === 'InstanceApplied' && (e.involvedObject as { kind: string; name: string }).name === `timoni.${name}`);
+        return ['db', 'cache', 'web'].every(about) ? true : undefined;
+      }, { timeoutMs: 15_000 });
 
       // Metrics with the RFC's labels.
       const metrics = (await fleet.expectCall(200, 'GET', '/metrics')).text;

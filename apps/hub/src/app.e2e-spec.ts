@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { createTempDataDir, createTestDatabase } from '../test/databases';
 import { createHubApp, listeningUrl } from './app';
 import { defaultHubConfig, type HubConfig } from './config/hub-config';
+import { hubMigrations } from './database/migrations';
 
 // The real app, listening on a free loopback port, on each kind of database.
 async function startHub(overrides: Partial<HubConfig>): Promise<{ app: INestApplication; url: string }> {
@@ -50,7 +51,7 @@ describe.each([
 
   it('has run the migrations', async () => {
     const rows = await app.get(DataSource).query('SELECT name FROM migrations ORDER BY id');
-    expect(rows.map((r: { name: string }) => r.name)).toEqual(['Initial1763780000000', 'ProjectDeletion1763790000000', 'Scheduler1763800000000']);
+    expect(rows.map((r: { name: string }) => r.name)).toEqual(['Initial1763780000000', 'ProjectDeletion1763790000000', 'Scheduler1763800000000', 'RunReport1763820000000']);
   });
 
   it('serves Prometheus metrics from its own registry', async () => {
@@ -86,7 +87,7 @@ describe('replicas starting together on one PostgreSQL', () => {
       try {
         for (const h of hubs) expect((await fetch(`${h.url}/readyz`)).status).toBe(200);
         const ds = hubs[0].app.get(DataSource);
-        expect(await ds.query('SELECT count(*)::int AS n FROM migrations')).toEqual([{ n: 3 }]);
+        expect(await ds.query('SELECT count(*)::int AS n FROM migrations')).toEqual([{ n: hubMigrations.length }]);
         expect(await ds.query('SELECT count(*)::int AS n FROM api_tokens')).toEqual([{ n: 1 }]);
       } finally {
         for (const h of hubs) await h.app.close();

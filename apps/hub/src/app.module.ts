@@ -2,7 +2,10 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { ANNOUNCE, type Announce, AuthModule } from './auth/auth.module';
 import { ClustersModule } from './clusters/clusters.module';
+import type { Clock } from './common/clock';
+import { ClockModule } from './common/clock.module';
 import { ConfigModule } from './config/config.module';
+import { CredentialsModule } from './credentials/credentials.module';
 import type { HubConfig } from './config/hub-config';
 import { CryptoModule } from './crypto/crypto.module';
 import { DatabaseModule } from './database/database.module';
@@ -18,15 +21,29 @@ export interface AppModuleOptions {
   announce: Announce;
   /** the scheduler's ports (engine, tag resolver); defaults in SchedulerModule */
   scheduler?: SchedulerModuleOptions;
+  /** where services take the time; default the system clock */
+  clock?: Clock;
 }
 
 @Module({})
 export class AppModule {
-  static forRoot({ config, logger, announce, scheduler }: AppModuleOptions): DynamicModule {
+  static forRoot({ config, logger, announce, scheduler, clock }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       global: true,
-      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(logger), DatabaseModule, CryptoModule, MetricsModule, AuthModule, ClustersModule, ProjectsModule, SchedulerModule.forRoot(scheduler)],
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot(logger),
+        ClockModule.forRoot(clock),
+        DatabaseModule,
+        CryptoModule,
+        MetricsModule,
+        AuthModule,
+        CredentialsModule,
+        ClustersModule,
+        ProjectsModule,
+        SchedulerModule.forRoot(scheduler),
+      ],
       controllers: [HealthController],
       providers: [{ provide: ANNOUNCE, useValue: announce }],
       exports: [ANNOUNCE],

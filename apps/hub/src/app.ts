@@ -7,6 +7,7 @@ import { AppModule } from './app.module';
 import type { Announce } from './auth/auth.module';
 import { HttpErrorFilter } from './common/http-exception.filter';
 import { DtoValidationPipe } from './common/validation.pipe';
+import type { Clock } from './common/clock';
 import type { HubConfig } from './config/hub-config';
 import { createLogger, PinoNestLogger } from './logging/logger';
 import { requestLogging } from './logging/request-logging';
@@ -21,13 +22,15 @@ export interface HubAppOptions {
   announce?: Announce;
   /** the scheduler's ports: the TargetRunner (engine) and TagResolver; tests and benchmarks pass their own */
   scheduler?: SchedulerModuleOptions;
+  /** where services take the time (tests pass a FixedClock); default the system clock */
+  clock?: Clock;
 }
 
 /** Builds the hub application (not yet listening); main.ts and the tests share it. */
 export async function createHubApp(config: HubConfig, options: HubAppOptions = {}): Promise<INestApplication> {
   const logger = createLogger(config.logLevel, options.logDestination);
   const announce = options.announce ?? ((line: string) => console.log(line));
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, logger, announce, scheduler: options.scheduler }), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, logger, announce, scheduler: options.scheduler, clock: options.clock }), {
     logger: new PinoNestLogger(logger),
     abortOnError: false,
     bodyParser: false,

@@ -32,7 +32,7 @@ export interface TestHub {
 }
 
 /** The real hub on a free loopback port, with its own database and captured logs. */
-export async function startTestHub(kind: DatabaseKind, overrides: Partial<HubConfig> = {}, options: Pick<HubAppOptions, 'scheduler'> = {}): Promise<TestHub> {
+export async function startTestHub(kind: DatabaseKind, overrides: Partial<HubConfig> = {}, options: Pick<HubAppOptions, 'scheduler' | 'clock'> = {}): Promise<TestHub> {
   const tmp = createTempDataDir();
   const db = kind === 'postgres' ? await createTestDatabase() : undefined;
   if (kind === 'pglite') await seedPgliteDataDir(tmp.dir);
@@ -60,7 +60,7 @@ export async function startTestHub(kind: DatabaseKind, overrides: Partial<HubCon
 }
 
 /** Starts a hub on an existing configuration (e.g. to restart one on the same database). */
-export async function launch(config: HubConfig, options: Pick<HubAppOptions, 'scheduler'> = {}): Promise<Omit<TestHub, 'close'> & { close?: never }> {
+export async function launch(config: HubConfig, options: Pick<HubAppOptions, 'scheduler' | 'clock'> = {}): Promise<Omit<TestHub, 'close'> & { close?: never }> {
   const logs: string[] = [];
   const announced: string[] = [];
   const responses: string[] = [];

@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { CueEngine } from '@flotilla/cue';
 import { moduleBuildRequest, ms } from './module-request';
+import { runawayTenantsScenario } from './runaway-tenants';
 
 async function main(): Promise<void> {
   const pointer = JSON.parse(readFileSync(join(__dirname, '..', '.wasm-location.json'), 'utf8')) as { dir: string };
@@ -47,6 +48,8 @@ async function main(): Promise<void> {
     console.log(`${`${label} per second, pool of ${poolSize}:`.padEnd(41)}${(n / s).toFixed(1)}  (${n} calls in ${s.toFixed(2)} s)`);
   }
   await engine.close();
+
+  await runawayTenantsScenario(poolSize);
 
   // A warmed-up start measured in a fresh process: V8 shares compiled wasm
   // code between modules with the same bytes, so here it is already hot.

@@ -52,6 +52,11 @@ func dispatch(op string, req []byte) (out []byte) {
 		result, diags = evalExpression(&r)
 	case "version":
 		result = map[string]string{"cue": cueVersion()}
+	case "test.spin":
+		// Test hook (never sent by the engine): busy in wasm without
+		// allocating until the worker is terminated, so specs prove the
+		// timeout stops running Go code whatever the machine's speed.
+		spin()
 	default:
 		return encodeResponse(nil, inputError("unknown operation "+op))
 	}
@@ -89,4 +94,12 @@ func cueVersion() string {
 		}
 	}
 	return "unknown"
+}
+
+var spinCount uint64
+
+func spin() {
+	for {
+		spinCount++
+	}
 }

@@ -19,7 +19,7 @@ import type {
 import { withMemoryMaximum } from './wasm-memory';
 import { webAssembly, type WasmModule } from './wasm-types';
 import { locateWasmDir } from './wasm-location';
-import { WorkerPool, type PoolStats } from './worker-pool';
+import { WorkerPool, type PoolEvent, type PoolStats } from './worker-pool';
 
 // Touches the code paths of a module build: loader, imports from cue.mod,
 // tags, definitions with defaults and disjunctions, comprehensions,
@@ -86,6 +86,7 @@ export class CueEngine {
     const t0 = performance.now();
     const opts: CueEngineOptions = { ...defaultCueEngineOptions(), ...options };
     if (!(opts.poolSize >= 1)) throw new CueEngineError(`poolSize must be at least 1, got ${opts.poolSize}`);
+    if (!(opts.quarantineMs >= 0)) throw new CueEngineError(`quarantineMs must be at least 0, got ${opts.quarantineMs}`);
     const dir = locateWasmDir(opts.wasmDir);
     const bytes = withMemoryMaximum(readFileSync(join(dir, 'cue.wasm')), opts.memoryLimitBytes);
     let module: WasmModule;
@@ -167,12 +168,17 @@ export class CueEngine {
     return this.pool.stats();
   }
 
+  /** Calls `listener` when a call starts on a worker or hits a limit; returns the unsubscribe. */
+  observe(listener: (e: PoolEvent) => void): () => void {
+    return this.pool.observe(listener);
+  }
+
   close(): Promise<void> {
     return this.pool.close();
   }
 
   private async run<T>(op: string, payload: unknown, call: CallOptions): Promise<T> {
-    const raw = await this.pool.call(op, payload, call.timeoutMs ?? this.options.timeoutMs);
+    const raw = await this.pool.call(op, payload, call.timeoutMs ?? this.options.timeoutMs, call.tenant);
     const res = JSON.parse(raw) as GoResponse<T>;
     if (res.ok) return res.result as T;
     const errors = res.errors ?? [];

@@ -1,6 +1,6 @@
 export { CueEngine } from './engine';
 export { defaultCueEngineOptions, type CueEngineOptions } from './options';
-export type { PoolStats } from './worker-pool';
+export type { PoolEvent, PoolStats } from './worker-pool';
 export * from './errors';
 export * from './types';
 export { parseOrderedJson, type OrderedValue } from './ordered-json';

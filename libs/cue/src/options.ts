@@ -20,6 +20,12 @@ export interface CueEngineOptions {
    * the hot wasm code then rather than during the first real call.
    */
   warmup: boolean;
+  /**
+   * How long a tenant stays quarantined after one of its calls hit the
+   * timeout or the memory cap (a clean call of the same op ends it sooner).
+   * Quarantined tenants share at most max(1, floor(poolSize / 2)) workers.
+   */
+  quarantineMs: number;
   /** Directory holding cue.wasm and wasm_exec.js; default: found from the build. */
   wasmDir?: string;
 }
@@ -32,5 +38,6 @@ export function defaultCueEngineOptions(): CueEngineOptions {
     recycleAboveBytes: 512 * 1048576,
     workerHeapMb: 512,
     warmup: false,
+    quarantineMs: 10 * 60_000,
   };
 }

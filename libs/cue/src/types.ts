@@ -178,4 +178,11 @@ export interface ExpressionResult {
 /** Per-call limits; each defaults to the engine's. */
 export interface CallOptions {
   timeoutMs?: number;
+  /**
+   * Who the call is for (the hub: `namespace/name` of the Project). Queued
+   * calls are served round-robin across tenants, and tenants whose calls
+   * recently hit the timeout or memory cap share a bounded part of the pool.
+   * Calls without one share the tenant ''.
+   */
+  tenant?: string;
 }

@@ -114,6 +114,12 @@ export function cueWorkerMain(): void {
     const t0 = performance.now();
     output = '';
     let response: string;
+    if (msg.op === 'test.block') {
+      // TEST_BLOCK_OP (worker-pool.ts): hold this worker until the spec releases it.
+      Atomics.wait(new Int32Array(msg.payload as SharedArrayBuffer), 0, 0);
+      post({ type: 'result', id: msg.id, response: '{"ok":true,"result":{}}', memoryBytes: memory.buffer.byteLength, ms: performance.now() - t0 });
+      return;
+    }
     try {
       response = call(msg.op, JSON.stringify(msg.payload));
     } catch (err) {

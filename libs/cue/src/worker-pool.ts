@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { CueEngineError, CueError, CueMemoryLimitError, CueTimeoutError } from './errors';
 import type { CueEngineOptions } from './options';
+import { TenantScheduler, quarantineWorkers } from './tenant-scheduler';
 import type { WasmModule } from './wasm-types';
 import { cueWorkerMain, type WorkerCall, type WorkerInit, type WorkerReply } from './worker-main';
 
@@ -9,6 +10,7 @@ const WORKER_SOURCE = `(${cueWorkerMain.toString()})()`;
 interface Job {
   id: number;
   op: string;
+  tenant: string;
   payload: unknown;
   timeoutMs: number;
   resolve(response: string): void;
@@ -32,16 +34,34 @@ export interface PoolStats {
   replaced: number;
   /** Milliseconds the slowest instance took to start (Go runtime init). */
   lastStartMs: number;
+  /** Tenants quarantined now (a call of theirs hit the timeout or memory cap). */
+  quarantinedTenants: number;
+  /** Workers running calls of quarantined tenants. */
+  quarantinedBusy: number;
 }
+
+/** What the pool does, for observers (specs, metrics). */
+export type PoolEvent =
+  | { type: 'dispatch'; id: number; op: string; tenant: string; quarantined: boolean; busy: number; quarantinedBusy: number }
+  | { type: 'strike'; id: number; op: string; tenant: string; limit: 'timeout' | 'memory' };
+
+/**
+ * Test hook: a call with this op blocks its worker in Atomics.wait on the
+ * Int32Array(SharedArrayBuffer) given as payload until cell 0 becomes
+ * non-zero. The engine never sends it; specs reach it through the pool.
+ */
+export const TEST_BLOCK_OP = 'test.block';
 
 /**
  * Worker threads each owning one warm Go/wasm instance. A call that times
  * out or breaks the memory cap costs its worker: it is terminated, the call
- * rejected with a typed error, and a fresh worker takes its place.
+ * rejected with a typed error, and a fresh worker takes its place. Queued
+ * calls are shared fairly between tenants (see tenant-scheduler.ts).
  */
 export class WorkerPool {
   private readonly slots: Slot[] = [];
-  private readonly queue: Job[] = [];
+  private readonly scheduler: TenantScheduler<Job>;
+  private readonly observers = new Set<(e: PoolEvent) => void>();
   private nextId = 1;
   private closed = false;
   private replaced = 0;
@@ -53,7 +73,9 @@ export class WorkerPool {
     private readonly options: CueEngineOptions,
     private readonly module: WasmModule,
     private readonly wasmExec: string,
-  ) {}
+  ) {
+    this.scheduler = new TenantScheduler<Job>({ quarantineWorkers: quarantineWorkers(options.poolSize), quarantineMs: options.quarantineMs });
+  }
 
   /** Starts every worker and resolves once all are warm. */
   async start(): Promise<void> {
@@ -61,12 +83,23 @@ export class WorkerPool {
     await Promise.all(all);
   }
 
-  call(op: string, payload: unknown, timeoutMs: number): Promise<string> {
+  /** Queues a call under `tenant` ('' for calls that name none). */
+  call(op: string, payload: unknown, timeoutMs: number, tenant = ''): Promise<string> {
     if (this.closed) return Promise.reject(new CueEngineError(`${op}: the CUE engine is closed`));
     return new Promise<string>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, op, payload, timeoutMs, resolve, reject });
+      this.scheduler.push({ id: this.nextId++, op, tenant, payload, timeoutMs, resolve, reject });
       this.dispatch();
     });
+  }
+
+  /** Calls `listener` on every dispatch and strike; returns the unsubscribe. */
+  observe(listener: (e: PoolEvent) => void): () => void {
+    this.observers.add(listener);
+    return () => this.observers.delete(listener);
+  }
+
+  isQuarantined(tenant: string): boolean {
+    return this.scheduler.isQuarantined(tenant);
   }
 
   stats(): PoolStats {
@@ -74,15 +107,17 @@ export class WorkerPool {
       size: this.slots.length,
       ready: this.slots.filter((s) => s.ready).length,
       busy: this.slots.filter((s) => s.job).length,
-      queued: this.queue.length,
+      queued: this.scheduler.size,
       replaced: this.replaced,
       lastStartMs: this.lastStartMs,
+      quarantinedTenants: this.scheduler.quarantinedTenants(),
+      quarantinedBusy: this.scheduler.quarantinedRunning(this.running()),
     };
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new CueEngineError(`${job.op}: the CUE engine was closed`));
+    for (const job of this.scheduler.drain()) job.reject(new CueEngineError(`${job.op}: the CUE engine was closed`));
     await Promise.all(
       this.slots.splice(0).map((s) => {
         if (s.timer) clearTimeout(s.timer);
@@ -130,6 +165,7 @@ export class WorkerPool {
       if (!job) {
         waiter.reject(new CueEngineError(detail));
       } else if (/out of memory/i.test(m.output) || /out of memory/i.test(m.message)) {
+        this.strike(job, 'memory');
         job.reject(new CueMemoryLimitError(job.op, this.options.memoryLimitBytes, 'wasm memory', { cause: new Error(detail) }));
       } else {
         job.reject(new CueEngineError(`${job.op}: the CUE engine crashed: ${detail}`));
@@ -144,6 +180,7 @@ export class WorkerPool {
     slot.job = undefined;
     slot.worker.unref();
     slot.memoryBytes = m.memoryBytes;
+    this.scheduler.clean(job);
     job.resolve(m.response);
     if (m.memoryBytes > this.options.recycleAboveBytes) this.replace(slot);
     else this.dispatch();
@@ -155,6 +192,7 @@ export class WorkerPool {
     slot.job = undefined;
     if (job) {
       if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        this.strike(job, 'memory');
         job.reject(new CueMemoryLimitError(job.op, this.options.workerHeapMb * 1048576, 'worker heap', { cause: err }));
       } else {
         job.reject(new CueEngineError(`${job.op}: the CUE worker failed: ${err.message}`, { cause: err }));
@@ -175,27 +213,56 @@ export class WorkerPool {
     if (this.closed) return;
     this.replaced++;
     if (!slot.ready && ++this.startFailures > 3) {
-      for (const job of this.queue.splice(0)) job.reject(new CueEngineError(`${job.op}: CUE workers keep failing to start`));
+      for (const job of this.scheduler.drain()) job.reject(new CueEngineError(`${job.op}: CUE workers keep failing to start`));
       return;
     }
     this.spawn().catch(() => undefined);
   }
 
+  private running(): Job[] {
+    const jobs: Job[] = [];
+    for (const s of this.slots) if (s.job) jobs.push(s.job);
+    return jobs;
+  }
+
+  private strike(job: Job, limit: 'timeout' | 'memory'): void {
+    this.scheduler.strike(job);
+    this.emit({ type: 'strike', id: job.id, op: job.op, tenant: job.tenant, limit });
+  }
+
+  private emit(e: PoolEvent): void {
+    for (const o of this.observers) o(e);
+  }
+
   private dispatch(): void {
     for (const slot of this.slots) {
-      if (this.queue.length === 0) return;
+      if (this.scheduler.size === 0) return;
       if (!slot.ready || slot.job) continue;
-      const job = this.queue.shift()!;
+      const job = this.scheduler.next(this.running());
+      if (!job) return; // only quarantined tenants wait, and they are at their share
       slot.job = job;
       slot.timer = setTimeout(() => {
         if (slot.job !== job) return;
         slot.job = undefined;
+        this.strike(job, 'timeout');
         job.reject(new CueTimeoutError(job.op, job.timeoutMs));
         this.replace(slot);
       }, job.timeoutMs);
       slot.worker.ref();
       const msg: WorkerCall = { type: 'call', id: job.id, op: job.op, payload: job.payload };
       slot.worker.postMessage(msg);
+      if (this.observers.size > 0) {
+        const running = this.running();
+        this.emit({
+          type: 'dispatch',
+          id: job.id,
+          op: job.op,
+          tenant: job.tenant,
+          quarantined: this.scheduler.isQuarantined(job.tenant),
+          busy: running.length,
+          quarantinedBusy: this.scheduler.quarantinedRunning(running),
+        });
+      }
     }
   }
 }

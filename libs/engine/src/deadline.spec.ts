@@ -8,7 +8,6 @@ describe('withDeadline', () => {
 
   it('rejects with DeadlineExceeded and aborts the signal even if the work ignores it', async () => {
     let seen: AbortSignal | undefined;
-    const t0 = Date.now();
     const err = await withDeadline(50, undefined, (signal) => {
       seen = signal;
       return new Promise(() => undefined);
@@ -16,7 +15,6 @@ describe('withDeadline', () => {
     expect(err).toBeInstanceOf(DeadlineExceeded);
     expect((err as DeadlineExceeded).timeoutMs).toBe(50);
     expect(seen?.aborted).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(1000);
   });
 
   it('with a grace, waits for work unwinding from the abort, and still rejects with DeadlineExceeded', async () => {
@@ -38,8 +36,8 @@ describe('withDeadline', () => {
     const t0 = Date.now();
     const err = await withDeadline(50, undefined, () => new Promise(() => undefined), 100).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DeadlineExceeded);
+    // it waited out the deadline and the grace (a lower bound: a busy machine only adds)
     expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
-    expect(Date.now() - t0).toBeLessThan(1000);
   });
 
   it('follows the parent signal', async () => {

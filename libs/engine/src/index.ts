@@ -22,5 +22,5 @@ export { SourceCache, defaultSourceCacheOptions, resolveTag, sourceReference, ty
 export { resolveRegistryCredentials, projectCredentialSource, pullSecretConfigs, pullSecretCredentialSource, type ResolvedCredentials } from './registry-credentials';
 export { RegistryClients } from './registry-clients';
 export { TimoniManifestGenerator, defaultTimoniGeneratorOptions, type TimoniGeneratorOptions } from './timoni-generator';
-export { instanceEventText, instanceKubeEvent, EVENT_MESSAGE_LIMIT, EVENT_SOURCE, type InstanceEventReason, type InstanceEventText } from './instance-event';
+export { instanceEventText, instanceKubeEvent, EVENT_MESSAGE_LIMIT, EVENT_SOURCE, type InstanceEventReason, type InstanceEventText, type InstanceEventSubject } from './instance-event';
 export { failedRunResult } from './run-result';

@@ -1,54 +1,55 @@
-import type { ChangeSetEntry } from '@flotilla/kube';
-import { countChanges } from './change-counts';
-import { InstanceApplyError } from './errors';
 import { EVENT_MESSAGE_LIMIT, instanceEventText, instanceKubeEvent } from './instance-event';
-import type { InstanceAppliedEvent, InstanceResult, RunContext } from './types';
+import type { ReportInstance } from './run-report';
 
-const context: RunContext = {
-  project: { name: 'shop', namespace: 'team', source: { repository: 'oci://r/p', tag: 'latest', path: 'project.cue' }, serviceAccountName: 'sa', annotations: {} },
-  cluster: { name: 'c1', group: 'g' },
-  source: 'oci://r/p',
-  revision: 'latest@sha256:abc',
-};
-const entry = (name: string, action: ChangeSetEntry['action']): ChangeSetEntry => ({ ref: { group: '', version: 'v1', kind: 'ConfigMap', namespace: 'apps', name }, subject: `ConfigMap/apps/${name}`, action });
-const instance = (extra: Partial<InstanceResult> = {}): InstanceResult => ({
-  name: 'web', namespace: 'apps', component: 'front', bundle: 'b', changes: [entry('a', 'created'), entry('b', 'unchanged')], counts: countChanges([]),
-  ready: true, durationMs: 42, module: { name: 'flotilla.test/configs', repository: 'oci://r/m', version: '1.0.0', digest: 'sha256:1' }, ...extra,
+const instance = (extra: Partial<ReportInstance> = {}): ReportInstance => ({
+  name: 'web',
+  namespace: 'apps',
+  component: 'front',
+  action: 'applied',
+  bundle: 'b',
+  module: { name: 'flotilla.test/configs', repository: 'oci://r/m', version: '1.0.0', digest: 'sha256:1' },
+  ready: true,
+  durationMs: 42,
+  counts: { created: 1, configured: 0, unchanged: 1, deleted: 0, skipped: 0 },
+  objects: ['ConfigMap/apps/a', 'ConfigMap/apps/b'],
+  ...extra,
 });
 
 describe('instance events', () => {
-  it('lists the applied objects, module version, revision and duration', () => {
-    expect(instanceEventText({ context, instance: instance() })).toEqual({
+  it('names the instance, module version, duration, counts and objects', () => {
+    expect(instanceEventText(instance())).toEqual({
       reason: 'InstanceApplied',
       type: 'Normal',
-      message: 'ConfigMap/apps/a created\nConfigMap/apps/b unchanged\nmodule flotilla.test/configs:1.0.0, revision latest@sha256:abc, 42ms',
+      message: 'instance apps/web (component front) module flotilla.test/configs@1.0.0 applied in 42 ms: created 1, configured 0, unchanged 1, deleted 0; objects: ConfigMap/apps/a, ConfigMap/apps/b',
     });
   });
 
-  it('a failure is a Warning that starts with the error', () => {
-    const ev: InstanceAppliedEvent = { context, instance: instance({ ready: false, changes: [], error: new InstanceApplyError('front', 'web', { cause: new Error('forbidden') }) }) };
-    const text = instanceEventText(ev);
-    expect(text.reason).toBe('InstanceApplyFailed');
-    expect(text.type).toBe('Warning');
-    expect(text.message.split('\n')[0]).toBe('error: component front, instance web: apply: forbidden');
+  it('a failure is a Warning that ends with the error', () => {
+    const text = instanceEventText(instance({ ready: false, objects: [], error: { reason: 'ApplyFailed', step: 'apply', message: 'component front, instance web: apply: forbidden', retryable: true } }));
+    expect(text).toMatchObject({ reason: 'InstanceApplyFailed', type: 'Warning' });
+    expect(text.message).toMatch(/; error: component front, instance web: apply: forbidden$/);
   });
 
-  it('pruned instances have their own reason; long messages are cut', () => {
-    const changes = Array.from({ length: 100 }, (_, i) => entry(`object-${i}`, 'deleted'));
-    const text = instanceEventText({ context, instance: { name: 'old', namespace: 'apps', component: 'gone', changes, counts: countChanges(changes) } });
-    expect(text.reason).toBe('InstancePruned');
-    expect(text.message.length).toBe(EVENT_MESSAGE_LIMIT);
-    expect(text.message.endsWith('...')).toBe(true);
+  it('pruned and deleted instances have their own reasons; long messages are cut', () => {
+    const objects = Array.from({ length: 100 }, (_, i) => `ConfigMap/apps/object-${i}`);
+    const pruned = instanceEventText(instance({ action: 'pruned', module: undefined, objects }));
+    expect(pruned.reason).toBe('InstancePruned');
+    expect(pruned.message.length).toBe(EVENT_MESSAGE_LIMIT);
+    expect(pruned.message.endsWith('...')).toBe(true);
+    expect(instanceEventText(instance({ action: 'deleted' })).reason).toBe('InstanceDeleted');
+    expect(instanceEventText(instance({ action: 'deleted', error: { reason: 'PruneFailed', step: 'prune', message: 'x', retryable: true } })).reason).toBe('InstanceDeleteFailed');
   });
 
   it('the Kubernetes event points at the inventory Secret', () => {
-    const ev = instanceKubeEvent({ context, instance: instance() }, new Date('2026-11-22T04:00:00.123Z'));
+    const text = instanceEventText(instance());
+    const ev = instanceKubeEvent({ instance: instance(), project: { name: 'shop', namespace: 'team' }, cluster: 'c1', revision: 'latest@sha256:abc' }, text, new Date('2026-11-22T04:00:00.123Z'));
     expect(ev).toMatchObject({
       kind: 'Event',
-      metadata: { namespace: 'apps', annotations: { 'project.flotilla.dev/revision': 'latest@sha256:abc', 'project.flotilla.dev/component': 'front' } },
+      metadata: { namespace: 'apps', annotations: { 'project.flotilla.dev/revision': 'latest@sha256:abc', 'project.flotilla.dev/component': 'front', 'project.flotilla.dev/name': 'shop' } },
       involvedObject: { kind: 'Secret', name: 'timoni.web', namespace: 'apps' },
       reason: 'InstanceApplied',
       type: 'Normal',
+      message: text.message,
       firstTimestamp: '2026-11-22T04:00:00Z',
       reportingInstance: 'c1',
     });

@@ -1,15 +1,21 @@
-// The RFC's instance event: applied objects, error, module version and
-// duration, as text and as a core/v1 Event on the instance's inventory
-// Secret (in push mode there is no Project object in the cluster to point at).
+// The RFC's instance event: applied objects, module version, duration and
+// error, as one text that the hub's history, the core/v1 Event on the
+// instance's inventory Secret and (later) the agent all share.
 import { randomBytes } from 'node:crypto';
 import { stateSecretName, type KubeObject } from '@flotilla/kube';
-import type { InstanceAppliedEvent, InstancePrunedEvent } from './types';
+import type { ReportInstance } from './run-report';
 
 /** Event messages are cut here (client-go's recorder limit). */
 export const EVENT_MESSAGE_LIMIT = 1024;
 export const EVENT_SOURCE = 'flotilla';
 
-export type InstanceEventReason = 'InstanceApplied' | 'InstanceApplyFailed' | 'InstancePruned' | 'InstancePruneFailed';
+export type InstanceEventReason =
+  | 'InstanceApplied'
+  | 'InstanceApplyFailed'
+  | 'InstancePruned'
+  | 'InstancePruneFailed'
+  | 'InstanceDeleted'
+  | 'InstanceDeleteFailed';
 
 export interface InstanceEventText {
   reason: InstanceEventReason;
@@ -17,49 +23,61 @@ export interface InstanceEventText {
   message: string;
 }
 
+const VERBS = { applied: 'Apply', pruned: 'Prune', deleted: 'Delete' } as const;
+const DONE = { applied: 'Applied', pruned: 'Pruned', deleted: 'Deleted' } as const;
+
 function truncate(s: string): string {
   return s.length <= EVENT_MESSAGE_LIMIT ? s : `${s.slice(0, EVENT_MESSAGE_LIMIT - 3)}...`;
 }
 
-/** `Kind/ns/name action` per object, then the module, revision, duration and any error. */
-export function instanceEventText(event: InstanceAppliedEvent | InstancePrunedEvent): InstanceEventText {
-  const i = event.instance;
-  const pruned = !('ready' in i);
-  const lines = i.changes.map((c) => `${c.subject} ${c.action}`);
-  const mod = 'module' in i && i.module ? `module ${i.module.name}:${i.module.version}` : undefined;
-  const parts = [mod, event.context.revision ? `revision ${event.context.revision}` : undefined, 'durationMs' in i ? `${i.durationMs}ms` : undefined].filter(Boolean);
-  if (i.error) lines.unshift(`error: ${i.error.message}`);
-  if (parts.length > 0) lines.push(parts.join(', '));
-  const reason: InstanceEventReason = pruned ? (i.error ? 'InstancePruneFailed' : 'InstancePruned') : i.error ? 'InstanceApplyFailed' : 'InstanceApplied';
-  return { reason, type: i.error ? 'Warning' : 'Normal', message: truncate(lines.join('\n')) };
+/** `instance ns/name (component c) module m@v applied in 42 ms: counts; objects: …; error: …` */
+export function instanceEventText(i: ReportInstance): InstanceEventText {
+  const module = i.module ? ` module ${i.module.name}@${i.module.version}` : '';
+  const c = i.counts;
+  const counts = `created ${c.created}, configured ${c.configured}, unchanged ${c.unchanged}, deleted ${c.deleted}`;
+  const objects = i.objects.length ? `; objects: ${i.objects.join(', ')}` : '';
+  const error = i.error ? `; error: ${i.error.message}` : '';
+  return {
+    reason: i.error ? `Instance${VERBS[i.action]}Failed` : `Instance${DONE[i.action]}`,
+    type: i.error ? 'Warning' : 'Normal',
+    message: truncate(`instance ${i.namespace}/${i.name} (component ${i.component})${module} ${i.action} in ${i.durationMs} ms: ${counts}${objects}${error}`),
+  };
 }
 
-/** A core/v1 Event about the instance, to create in the target cluster. */
-export function instanceKubeEvent(event: InstanceAppliedEvent | InstancePrunedEvent, now: Date): KubeObject {
-  const i = event.instance;
-  const text = instanceEventText(event);
+/** What a core/v1 Event about an instance names besides its text. */
+export interface InstanceEventSubject {
+  instance: { name: string; namespace: string; component?: string };
+  project: { name: string; namespace: string };
+  /** the cluster as the inventory names it (reportingInstance) */
+  cluster: string;
+  revision?: string;
+}
+
+/** A core/v1 Event about the instance's inventory Secret, to create in the target cluster. */
+export function instanceKubeEvent(subject: InstanceEventSubject, text: Pick<InstanceEventText, 'type' | 'message'> & { reason: string }, now: Date): KubeObject {
+  const { instance } = subject;
   const at = now.toISOString().replace(/\.\d+Z$/, 'Z');
   return {
     apiVersion: 'v1',
     kind: 'Event',
     metadata: {
       // Unique per event, as the recorder names them: <object>.<hex>.
-      name: `${stateSecretName(i.name)}.${now.getTime().toString(16)}${randomBytes(2).toString('hex')}`,
-      namespace: i.namespace,
+      name: `${stateSecretName(instance.name)}.${now.getTime().toString(16)}${randomBytes(2).toString('hex')}`,
+      namespace: instance.namespace,
       annotations: {
-        'project.flotilla.dev/name': event.context.project.name,
-        'project.flotilla.dev/namespace': event.context.project.namespace,
-        'project.flotilla.dev/component': i.component,
-        ...(event.context.revision ? { 'project.flotilla.dev/revision': event.context.revision } : {}),
+        'project.flotilla.dev/name': subject.project.name,
+        'project.flotilla.dev/namespace': subject.project.namespace,
+        ...(instance.component ? { 'project.flotilla.dev/component': instance.component } : {}),
+        ...(subject.revision ? { 'project.flotilla.dev/revision': subject.revision } : {}),
       },
     },
-    involvedObject: { apiVersion: 'v1', kind: 'Secret', namespace: i.namespace, name: stateSecretName(i.name) },
+    involvedObject: { apiVersion: 'v1', kind: 'Secret', namespace: instance.namespace, name: stateSecretName(instance.name) },
     reason: text.reason,
-    message: text.message,
+    message: truncate(text.message),
     type: text.type,
     source: { component: EVENT_SOURCE },
     reportingComponent: EVENT_SOURCE,
-    reportingInstance: event.context.cluster.name,
+    reportingInstance: subject.cluster,
     firstTimestamp: at,
     lastTimestamp: at,
     count: 1,

@@ -73,7 +73,9 @@ async function reconcileSteps(input: ReconcileInput, deps: ReconcileDeps, option
   result.revision = formatRevision(project.source.tag, digest);
   context.revision = result.revision;
   const files = await timed(result, 'fetchMs', () => deps.sources.fetch(registry, project.source.repository, digest, { signal: input.signal }));
-  const plan = await timed(result, 'loadMs', () => loadPlan(deps.generator, files, project.source.path));
+  // runaway CUE of one Project must not starve the others' evaluations (libs/cue's fair pool)
+  const tenant = `${project.namespace}/${project.name}`;
+  const plan = await timed(result, 'loadMs', () => loadPlan(deps.generator, files, project.source.path, tenant));
   const kubeVersion = await clusterVersion(run, input.cluster.kubeVersion);
 
   // components, in dependency order
@@ -93,7 +95,7 @@ async function reconcileSteps(input: ReconcileInput, deps: ReconcileDeps, option
         manager: run,
         project,
         owner: input.owner,
-        request: { files, project: plan, component, target, registry },
+        request: { files, project: plan, component, target, registry, tenant },
         options,
         signal: input.signal,
         onInstance: (instance: InstanceResult) => callHook(result, () => deps.hooks?.instanceApplied?.({ context, instance })),
@@ -137,9 +139,9 @@ async function pruneStep(input: ReconcileInput, manager: ResourceManager, option
   result.namespaces = namespaceSet(desiredNs, remaining);
 }
 
-async function loadPlan(generator: ManifestGenerator, files: SourceFiles, path: string): Promise<ProjectPlan> {
+async function loadPlan(generator: ManifestGenerator, files: SourceFiles, path: string, tenant: string): Promise<ProjectPlan> {
   try {
-    const plan = await generator.loadProject(files, path);
+    const plan = await generator.loadProject(files, path, tenant);
     checkDag(plan.components);
     return plan;
   } catch (err) {

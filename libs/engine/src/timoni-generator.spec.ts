@@ -63,6 +63,28 @@ describe('TimoniManifestGenerator', () => {
     expect(generator.stats().builds.misses).toBe(1);
   });
 
+  it("queues every CUE call under the request's tenant", async () => {
+    const generator = new TimoniManifestGenerator(cue);
+    const tree = files(module, '1.2.0');
+    const tenants: string[] = [];
+    const stop = cue.observe((e) => {
+      if (e.type === 'dispatch') tenants.push(e.tenant);
+    });
+    try {
+      const plan = await generator.loadProject(tree, 'project.cue', 'apps/gen');
+      const req: ComponentRequest = {
+        files: tree, project: plan, component: plan.components[0], registry, signal: new AbortController().signal, tenant: 'apps/gen',
+        target: { cluster: { name: 'c1', group: 'g' }, annotations: {}, reader: { get: async () => null }, kubeVersion: '1.36.3' },
+      };
+      const bundle = await generator.bundle(req, await generator.runtimeValues(req));
+      await generator.buildInstance(req, bundle, 'app');
+    } finally {
+      stop();
+    }
+    expect(tenants.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(tenants)).toEqual(new Set(['apps/gen']));
+  });
+
   it('a module version the registry does not have is transient (it may be pushed later)', async () => {
     const { build } = await render(files(module, '9.9.9'));
     await expect(build()).rejects.toBeInstanceOf(TransientGeneratorError);

@@ -58,12 +58,13 @@ export class TimoniManifestGenerator implements ManifestGenerator {
     });
   }
 
-  loadProject(files: SourceFiles, path: string): Promise<ProjectPlan> {
+  /** `tenant`: whose evaluation it is (libs/cue); a plan cached for another Project's load is reused. */
+  loadProject(files: SourceFiles, path: string, tenant?: string): Promise<ProjectPlan> {
     let byPath = this.plans.get(files);
     if (!byPath) this.plans.set(files, (byPath = new Map()));
     let plan = byPath.get(path);
     if (!plan) {
-      plan = this.load(files, path);
+      plan = this.load(files, path, tenant);
       byPath.set(path, plan);
       plan.catch(() => byPath.delete(path));
     }
@@ -75,9 +76,9 @@ export class TimoniManifestGenerator implements ManifestGenerator {
     return { builds: this.builder.stats(), bundles: this.shared.bundleStats(), projectLoads: this.projectLoads };
   }
 
-  private async load(files: SourceFiles, path: string): Promise<ProjectPlan> {
+  private async load(files: SourceFiles, path: string, tenant: string | undefined): Promise<ProjectPlan> {
     this.projectLoads++;
-    const loaded = await loadProject(this.cue, files, { path });
+    const loaded = await loadProject(this.cue, files, { path, tenant });
     const plan: ProjectPlan = {
       name: loaded.project.name,
       components: loaded.project.components.map((c) => ({ name: c.name, needs: c.needs, wait: c.wait, timeoutMs: c.timeoutMs })),
@@ -92,11 +93,11 @@ export class TimoniManifestGenerator implements ManifestGenerator {
       annotations: req.target.annotations,
       reader: req.target.reader,
       kubeVersion: req.target.kubeVersion,
-    });
+    }, { tenant: req.tenant });
   }
 
   async bundle(req: ComponentRequest, values: Record<string, string>): Promise<BundlePlan> {
-    const bundle = await this.shared.bundle(req.files, this.component(req), values);
+    const bundle = await this.shared.bundle(req.files, this.component(req), values, { tenant: req.tenant });
     return { name: bundle.name, instances: bundle.instances.map((i) => ({ name: i.name, namespace: i.namespace })), data: bundle };
   }
 
@@ -108,7 +109,7 @@ export class TimoniManifestGenerator implements ManifestGenerator {
     try {
       const pinned = { ...bundle, instances: [...bundle.instances] };
       pinned.instances[index] = { ...bundle.instances[index], module: await this.pinModule(bundle.instances[index].module, req.registry) };
-      build = await this.componentBuilder(req.registry).instance(req.files, pinned, index, req.target.kubeVersion);
+      build = await this.componentBuilder(req.registry).instance(req.files, pinned, index, req.target.kubeVersion, { tenant: req.tenant });
     } catch (err) {
       if (transient(err)) throw new TransientGeneratorError((err as Error).message, { cause: err });
       throw err;
@@ -121,7 +122,7 @@ export class TimoniManifestGenerator implements ManifestGenerator {
       values: build.values,
       images: build.images,
       steps: build.steps,
-      healthCheck: build.healthChecks.length > 0 ? new CueHealthCheckEvaluator(this.cue, build) : undefined,
+      healthCheck: build.healthChecks.length > 0 ? new CueHealthCheckEvaluator(this.cue, build, { tenant: req.tenant }) : undefined,
     };
   }
 

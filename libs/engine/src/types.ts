@@ -109,6 +109,8 @@ export interface ComponentRequest {
   /** carries the Project's credentials, for modules */
   registry: RegistryClient;
   signal: AbortSignal;
+  /** `namespace/name` of the Project: its CUE evaluations share the engine's pool fairly with other Projects' */
+  tenant?: string;
 }
 
 export interface BundlePlan {
@@ -145,7 +147,8 @@ export interface BuiltInstance {
  */
 export interface ManifestGenerator {
   /** project.cue → components with needs/wait/timeout; invalid input throws. */
-  loadProject(files: SourceFiles, path: string): Promise<ProjectPlan>;
+  /** `tenant`: whose evaluation it is, for the CUE pool's fair share. */
+  loadProject(files: SourceFiles, path: string, tenant?: string): Promise<ProjectPlan>;
   /** Values for `@timoni(runtime:…)`: annotations, cluster identity, `k8s:` queries. */
   runtimeValues(req: ComponentRequest): Promise<Record<string, string>>;
   /** The component's bundle with the runtime values injected. */

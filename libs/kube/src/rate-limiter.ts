@@ -4,7 +4,13 @@ export class TokenBucket {
   private last: number;
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(readonly qps: number, readonly burst: number, private readonly now: () => number = Date.now) {
+  constructor(
+    readonly qps: number,
+    readonly burst: number,
+    private readonly now: () => number = Date.now,
+    /** waits `ms`; specs pass one that moves their clock instead */
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  ) {
     if (!(qps > 0) || !(burst >= 1)) throw new RangeError(`rate limiter needs qps > 0 and burst >= 1 (got qps ${qps}, burst ${burst})`);
     this.tokens = burst;
     this.last = now();
@@ -21,7 +27,7 @@ export class TokenBucket {
     const turn = this.queue.then(async () => {
       this.refill();
       if (this.tokens < 1) {
-        await new Promise((r) => setTimeout(r, Math.ceil(((1 - this.tokens) / this.qps) * 1000)));
+        await this.sleep(Math.ceil(((1 - this.tokens) / this.qps) * 1000));
         this.refill();
       }
       this.tokens -= 1;

@@ -33,9 +33,7 @@ describe('wait (real API server)', () => {
     const ns = await createNamespace(client, 'wait-timeout');
     const set = await manager.prepare([configMap(ns, 'cfg', { a: '1' }), deployment(ns, 'web')], { name: 'app', namespace: ns });
     await manager.applyAllStaged(set, defaultApplyOptions());
-    const started = Date.now();
     const err = await manager.wait(set, quick(1_000)).catch((e: unknown) => e);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(err).toBeInstanceOf(WaitTimeoutError);
     const report = (err as WaitTimeoutError).objects;
     expect(report).toEqual([expect.objectContaining({ subject: `Deployment/${ns}/web`, status: 'InProgress', message: 'Replicas: 0/1' })]);
@@ -97,9 +95,8 @@ describe('wait (real API server)', () => {
       'merge',
       { subresource: 'status' },
     );
-    const started = Date.now();
+    // fails fast: a WaitFailedError, not the WaitTimeoutError the 20 s limit would give
     const err = await manager.wait(set, quick(20_000)).catch((e: unknown) => e);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(err).toBeInstanceOf(WaitFailedError);
     expect((err as WaitFailedError).objects.map((o) => o.subject)).toEqual([`Job/${ns}/broken`]);
   });

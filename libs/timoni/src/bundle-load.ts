@@ -33,12 +33,14 @@ export interface BundleLoadRequest {
   /** Tree paths of the bundle files, in order. */
   paths: string[];
   values: RuntimeValues;
+  /** libs/cue tenant of the load's CUE calls. */
+  tenant?: string;
 }
 
 export async function loadBundle(cue: CueEngine, req: BundleLoadRequest): Promise<Bundle> {
   const pre = checkSourceFiles('bundle', req.files, req.paths);
   if (pre.length > 0) throw new BundleError('bundle', pre);
-  const { files, injected } = await injectRuntimeValues(cue, req.files, req.paths, req.values);
+  const { files, injected } = await injectRuntimeValues(cue, req.files, req.paths, req.values, { tenant: req.tenant });
   const schemaPath = posix.join(posix.dirname(req.paths[0]), 'flotilla.bundle.schema.cue');
   let name: string;
   let apiVersion: string;
@@ -49,7 +51,7 @@ export async function loadBundle(cue: CueEngine, req: BundleLoadRequest): Promis
       entries: [...req.paths, schemaPath],
       checks: [{ path: 'bundle', concrete: true }],
       exports: [{ path: 'bundle.apiVersion' }, { path: 'bundle.name' }, { path: 'bundle.instances' }],
-    });
+    }, { tenant: req.tenant });
     apiVersion = JSON.parse(res.exports[0].json!) as string;
     name = JSON.parse(res.exports[1].json!) as string;
     instancesJson = res.exports[2].json!;

@@ -35,6 +35,23 @@ describe('ComponentBuilder', () => {
     expect(builder.stats().misses).toBe(2);
   });
 
+  it('queues every CUE call of a project load and component build under the tenant', async () => {
+    const calls: Array<{ op: string; tenant: string }> = [];
+    const stop = cue.observe((e) => {
+      if (e.type === 'dispatch') calls.push({ op: e.op, tenant: e.tenant });
+    });
+    try {
+      const { project } = await loadProject(cue, files, { path: 'projects/diamond/project.cue', tenant: 'apps/diamond' });
+      const components = new ComponentBuilder(cue, new ModuleFetcher(cue, new RegistryClient()), new ModuleBuilder(cue));
+      const infra = project.components.find((c) => c.name === 'infra')!;
+      await components.build(files, infra, { cluster: { name: 'c1', group: 'prod' } }, { tenant: 'apps/diamond' });
+    } finally {
+      stop();
+    }
+    expect(new Set(calls.map((c) => c.op))).toEqual(new Set(['evaluate', 'listAttributes', 'rewriteFields', 'mergeValues']));
+    expect(calls.filter((c) => c.tenant !== 'apps/diamond')).toEqual([]);
+  });
+
   it('refuses file:// modules outside the project tree', async () => {
     const fetcher = new ModuleFetcher(cue, new RegistryClient());
     await expect(fetcher.fetch({ url: 'file://../../elsewhere', version: 'latest' }, { tree: files, baseDir: 'projects' })).rejects.toThrow('outside the project source');

@@ -11,7 +11,7 @@ import type { ModuleBuilder } from './module-builder';
 import type { ModuleFetcher } from './module-fetch';
 import { loadRuntime } from './runtime-load';
 import { resolveRuntimeValues } from './runtime-values';
-import type { Bundle, RuntimeDefinition, ClusterIdentity, InstanceBuild, ProjectComponent, RuntimeObjectReader, RuntimeValues } from './types';
+import type { Bundle, RuntimeDefinition, ClusterIdentity, InstanceBuild, ProjectComponent, RuntimeObjectReader, RuntimeValues, TenantOptions } from './types';
 
 export interface ClusterTarget {
   /** Name and group from the fleet inventory; else taken from the annotations. */
@@ -64,25 +64,29 @@ export class ComponentBuilder {
     return this.bundles.stats();
   }
 
-  async runtimeValues(files: FileTree, component: ProjectComponent, target: ClusterTarget): Promise<RuntimeValues> {
+  // `options.tenant` goes to libs/cue with every call made here; the caches
+  // are shared, so a load already made for another tenant is reused as is.
+  async runtimeValues(files: FileTree, component: ProjectComponent, target: ClusterTarget, options: TenantOptions = {}): Promise<RuntimeValues> {
     // The definition does not depend on the cluster: loaded once per source.
     const runtime =
       component.runtime.length > 0
-        ? structuredClone(await this.runtimes.getOrCreate(`${this.treeHash(files)}\0${component.runtime.join('\0')}`, () => loadRuntime(this.cue, files, component.runtime)))
+        ? structuredClone(
+            await this.runtimes.getOrCreate(`${this.treeHash(files)}\0${component.runtime.join('\0')}`, () => loadRuntime(this.cue, files, component.runtime, options)),
+          )
         : undefined;
-    return resolveRuntimeValues(this.cue, { runtime, reader: target.reader, cluster: target.cluster, annotations: target.annotations });
+    return resolveRuntimeValues(this.cue, { runtime, reader: target.reader, cluster: target.cluster, annotations: target.annotations, tenant: options.tenant });
   }
 
   /**
    * The component's bundle with the values injected. Clusters whose values
    * agree on every name the attributes read share one load.
    */
-  async bundle(files: FileTree, component: ProjectComponent, values: RuntimeValues): Promise<Bundle> {
+  async bundle(files: FileTree, component: ProjectComponent, values: RuntimeValues, options: TenantOptions = {}): Promise<Bundle> {
     const source = `${this.treeHash(files)}\0${component.bundle.join('\0')}`;
-    const names = await this.attributeNames.getOrCreate(source, () => this.namesRead(files, component.bundle));
+    const names = await this.attributeNames.getOrCreate(source, () => this.namesRead(files, component.bundle, options));
     const used = names.map((n) => [n, Object.prototype.hasOwnProperty.call(values, n) ? values[n] : null]);
     const key = createHash('sha256').update(source).update(JSON.stringify(used)).digest('hex');
-    const bundle = await this.bundles.getOrCreate(key, () => loadBundle(this.cue, { files, paths: component.bundle, values }));
+    const bundle = await this.bundles.getOrCreate(key, () => loadBundle(this.cue, { files, paths: component.bundle, values, tenant: options.tenant }));
     return structuredClone(bundle);
   }
 
@@ -95,11 +99,11 @@ export class ComponentBuilder {
     return hash;
   }
 
-  private async namesRead(files: FileTree, paths: readonly string[]): Promise<string[]> {
+  private async namesRead(files: FileTree, paths: readonly string[], options: TenantOptions): Promise<string[]> {
     const sources: FileTree = {};
     for (const p of paths) if (p.endsWith('.cue') && files[p] !== undefined) sources[p] = files[p];
     if (Object.keys(sources).length === 0) return [];
-    const fields = await this.cue.listAttributes({ files: sources, name: 'timoni' });
+    const fields = await this.cue.listAttributes({ files: sources, name: 'timoni' }, { tenant: options.tenant });
     const names = new Set<string>();
     for (const f of fields) {
       const attr = parseRuntimeAttribute(f);
@@ -108,9 +112,9 @@ export class ComponentBuilder {
     return [...names].sort();
   }
 
-  async instance(files: FileTree, bundle: Bundle, index: number, kubeVersion?: string): Promise<InstanceBuild> {
+  async instance(files: FileTree, bundle: Bundle, index: number, kubeVersion?: string, options: TenantOptions = {}): Promise<InstanceBuild> {
     const inst = bundle.instances[index];
-    const module = await this.fetcher.fetch(inst.module, { tree: files, baseDir: inst.baseDir });
+    const module = await this.fetcher.fetch(inst.module, { tree: files, baseDir: inst.baseDir }, options);
     return this.builder.build({
       instance: inst.name,
       namespace: inst.namespace,
@@ -118,15 +122,16 @@ export class ComponentBuilder {
       // One fixed name: the path is part of the build key, the bundle's name is not in the objects.
       values: [{ path: 'bundle.values.json', content: `{"values":${inst.values}}` }],
       kubeVersion,
+      tenant: options.tenant,
     });
   }
 
   /** Builds every instance; the first error stops the component. */
-  async build(files: FileTree, component: ProjectComponent, target: ClusterTarget): Promise<ComponentBuild> {
-    const runtimeValues = await this.runtimeValues(files, component, target);
-    const bundle = await this.bundle(files, component, runtimeValues);
+  async build(files: FileTree, component: ProjectComponent, target: ClusterTarget, options: TenantOptions = {}): Promise<ComponentBuild> {
+    const runtimeValues = await this.runtimeValues(files, component, target, options);
+    const bundle = await this.bundle(files, component, runtimeValues, options);
     const instances: InstanceBuild[] = [];
-    for (let i = 0; i < bundle.instances.length; i++) instances.push(await this.instance(files, bundle, i, target.kubeVersion));
+    for (let i = 0; i < bundle.instances.length; i++) instances.push(await this.instance(files, bundle, i, target.kubeVersion, options));
     return { component: component.name, bundle, runtimeValues, instances };
   }
 }

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { CueEvaluationError, type CueEngine } from '@flotilla/cue';
 import { LruPromiseCache } from './build-cache';
-import type { HealthCheckEvaluator, HealthCheckTarget, HealthResult, InstanceBuild, KubeObject } from './types';
+import type { HealthCheckEvaluator, HealthCheckTarget, HealthResult, InstanceBuild, KubeObject, TenantOptions } from './types';
 
 export function groupOf(apiVersion: string): string {
   const i = apiVersion.indexOf('/');
@@ -27,6 +27,7 @@ export class CueHealthCheckEvaluator implements HealthCheckEvaluator {
   constructor(
     private readonly cue: CueEngine,
     private readonly build: Pick<InstanceBuild, 'healthChecks' | 'context'>,
+    private readonly options: TenantOptions = {},
   ) {}
 
   /** Evaluations made and answers reused. */
@@ -79,7 +80,7 @@ export class CueHealthCheckEvaluator implements HealthCheckEvaluator {
       tagVars: ctx.tagVars,
       fills: [{ path: `${base}.#object`, json: obj }],
       exports: fields.map((f) => ({ path: `${base}.${f}`, optional: true })),
-    });
+    }, { tenant: this.options.tenant });
     return res.exports.map((e) => e.exists && e.json === 'true');
   }
 }

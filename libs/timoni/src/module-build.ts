@@ -35,6 +35,8 @@ export interface BuildRequest {
   kubeVersion?: string;
   /** Timoni's `-p`: the package directory and name; `main` at the root when absent. */
   package?: string;
+  /** libs/cue tenant of the build's CUE calls; not in the build key, so equal inputs still build once. */
+  tenant?: string;
 }
 
 /** Stable key of everything that decides the rendered objects. */
@@ -72,6 +74,7 @@ export async function buildModule(cue: CueEngine, req: BuildRequest): Promise<In
   const tree = req.module.tree;
   const dir = req.package ?? '';
   const at = (name: string) => (dir ? posix.join(dir, name) : name);
+  const call = { tenant: req.tenant };
   const layout = ['cue.mod/module.cue', 'timoni.cue', at('values.cue')].filter((p) => tree[p] === undefined);
   if (layout.length > 0) fail(layout.map((p) => ({ message: `module ${req.module.ref.repository} has no ${p}` })));
   const pkg = req.package ?? packageOf(textOf(tree, at('values.cue'))) ?? 'main';
@@ -79,7 +82,7 @@ export async function buildModule(cue: CueEngine, req: BuildRequest): Promise<In
   // §2.3: the instance values laid over the module defaults.
   let mergedCue: string;
   try {
-    const merged = await cue.mergeValues({ base: { path: at('values.cue'), content: tree[at('values.cue')] }, overlays: req.values });
+    const merged = await cue.mergeValues({ base: { path: at('values.cue'), content: tree[at('values.cue')] }, overlays: req.values }, call);
     mergedCue = merged.cue;
   } catch (err) {
     if (err instanceof CueEvaluationError) fail(issuesFromDiagnostics(err.diagnostics, 'values'), err);
@@ -113,7 +116,7 @@ export async function buildModule(cue: CueEngine, req: BuildRequest): Promise<In
         { path: 'timoni.instance.config', optional: true },
         { path: '_flotillaHealthTargets', optional: true },
       ],
-    });
+    }, call);
     exports = res.exports;
   } catch (err) {
     if (err instanceof CueEvaluationError) fail(issuesFromDiagnostics(err.diagnostics), err);

@@ -10,7 +10,7 @@ import { resolveInTree, textOf } from './cue-source';
 import { ModuleFetchError } from './errors';
 import { LruPromiseCache } from './build-cache';
 import { DEVEL_VERSION, hashTree } from './module-build';
-import type { BundleModuleRef, LoadedModule } from './types';
+import type { BundleModuleRef, LoadedModule, TenantOptions } from './types';
 
 export interface ModuleFetcherOptions {
   /** Layer blobs by digest; none streams every pull. */
@@ -26,11 +26,11 @@ export function defaultModuleFetcherOptions(): ModuleFetcherOptions {
 }
 
 /** `module` of cue.mod/module.cue, read with CUE. */
-export async function moduleName(cue: CueEngine, tree: FileTree, url: string): Promise<string> {
+export async function moduleName(cue: CueEngine, tree: FileTree, url: string, options: TenantOptions = {}): Promise<string> {
   const src = tree['cue.mod/module.cue'];
   if (src === undefined) throw new ModuleFetchError(url, 'cue.mod/module.cue not found');
   try {
-    const res = await cue.evaluate({ files: { 'module.cue': textOf(tree, 'cue.mod/module.cue') }, entries: ['module.cue'], exports: [{ path: 'module' }] });
+    const res = await cue.evaluate({ files: { 'module.cue': textOf(tree, 'cue.mod/module.cue') }, entries: ['module.cue'], exports: [{ path: 'module' }] }, { tenant: options.tenant });
     const name = JSON.parse(res.exports[0].json!) as unknown;
     if (typeof name !== 'string') throw new Error('module is not a string');
     return name;
@@ -59,8 +59,8 @@ export class ModuleFetcher {
    * A bundle instance's module. `file://` URLs resolve in `source` (the
    * project tree) relative to `baseDir`, or on disk when absolute.
    */
-  async fetch(ref: BundleModuleRef, source?: { tree: FileTree; baseDir: string }): Promise<LoadedModule> {
-    if (ref.url.startsWith('file://')) return this.local(ref.url, source);
+  async fetch(ref: BundleModuleRef, source?: { tree: FileTree; baseDir: string }, options: TenantOptions = {}): Promise<LoadedModule> {
+    if (ref.url.startsWith('file://')) return this.local(ref.url, source, options);
     let plan;
     try {
       plan = planModulePull(ref);
@@ -80,7 +80,7 @@ export class ModuleFetcher {
         }
       }
       const { tag: _tag, ...repo } = plan.reference;
-      return this.byDigest.getOrCreate(digest, () => this.pull(ref.url, { ...repo, digest }));
+      return this.byDigest.getOrCreate(digest, () => this.pull(ref.url, { ...repo, digest }, options));
     });
     const module = await pulled;
     try {
@@ -99,7 +99,7 @@ export class ModuleFetcher {
     return p;
   }
 
-  private async pull(url: string, reference: Reference): Promise<LoadedModule> {
+  private async pull(url: string, reference: Reference, options: TenantOptions): Promise<LoadedModule> {
     const dest = await mkdtemp(join(this.options.workDir, 'flotilla-module-'));
     try {
       this.pullCount++;
@@ -113,7 +113,7 @@ export class ModuleFetcher {
       const loaded: LoadedModule = {
         tree,
         treeHash: hashTree(tree),
-        ref: { name: await moduleName(this.cue, tree, url), repository: pulled.repository, version: pulled.version || DEVEL_VERSION, digest: pulled.digest },
+        ref: { name: await moduleName(this.cue, tree, url, options), repository: pulled.repository, version: pulled.version || DEVEL_VERSION, digest: pulled.digest },
       };
       return loaded;
     } finally {
@@ -121,7 +121,7 @@ export class ModuleFetcher {
     }
   }
 
-  private async local(url: string, source?: { tree: FileTree; baseDir: string }): Promise<LoadedModule> {
+  private async local(url: string, source: { tree: FileTree; baseDir: string } | undefined, options: TenantOptions): Promise<LoadedModule> {
     const path = url.slice('file://'.length);
     let tree: FileTree;
     if (isAbsolute(path)) {
@@ -139,6 +139,6 @@ export class ModuleFetcher {
     for (const required of ['cue.mod/module.cue', 'timoni.cue', 'values.cue']) {
       if (tree[required] === undefined) throw new ModuleFetchError(url, `local module has no ${required}`);
     }
-    return { tree, treeHash: hashTree(tree), ref: { name: await moduleName(this.cue, tree, url), repository: url, version: DEVEL_VERSION, digest: 'unknown' } };
+    return { tree, treeHash: hashTree(tree), ref: { name: await moduleName(this.cue, tree, url, options), repository: url, version: DEVEL_VERSION, digest: 'unknown' } };
   }
 }

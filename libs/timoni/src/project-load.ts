@@ -12,6 +12,8 @@ import type { ExecutionPlan, Project, ProjectComponent } from './types';
 export interface ProjectLoadOptions {
   /** Tree path of the project definition (the Project's `spec.source.path`). */
   path: string;
+  /** libs/cue tenant of the evaluation. */
+  tenant?: string;
 }
 
 export function defaultProjectLoadOptions(): ProjectLoadOptions {
@@ -40,7 +42,7 @@ export async function loadProject(cue: CueEngine, files: FileTree, options: Proj
       entries: [path, schemaPath],
       checks: [{ path: 'project', concrete: true }],
       exports: [{ path: 'project.apiVersion' }, { path: 'project.name' }, { path: 'project.components' }],
-    });
+    }, { tenant: options.tenant });
     apiVersion = JSON.parse(res.exports[0].json!) as string;
     name = JSON.parse(res.exports[1].json!) as string;
     components = parseOrderedJson(res.exports[2].json!);

@@ -3,7 +3,7 @@
 // keep the field untouched so its CUE default applies.
 import { CueEvaluationError, type AttributeField, type CueEngine, type FileTree, type TypedValue } from '@flotilla/cue';
 import { RuntimeAttributeError, type TimoniIssue } from './errors';
-import type { RuntimeValues } from './types';
+import type { RuntimeValues, TenantOptions } from './types';
 
 export interface RuntimeAttribute {
   field: AttributeField;
@@ -41,14 +41,14 @@ export interface InjectResult {
 }
 
 /** Rewrites the .cue files of `paths` in the tree; other files pass through. */
-export async function injectRuntimeValues(cue: CueEngine, tree: FileTree, paths: readonly string[], values: RuntimeValues): Promise<InjectResult> {
+export async function injectRuntimeValues(cue: CueEngine, tree: FileTree, paths: readonly string[], values: RuntimeValues, options: TenantOptions = {}): Promise<InjectResult> {
   const cueFiles = paths.filter((p) => p.endsWith('.cue'));
   const out: FileTree = { ...tree };
   const injected: Record<string, string | undefined> = {};
   if (cueFiles.length === 0) return { files: out, injected };
   const sources: FileTree = {};
   for (const p of cueFiles) sources[p] = tree[p];
-  const fields = await cue.listAttributes({ files: sources, name: 'timoni' });
+  const fields = await cue.listAttributes({ files: sources, name: 'timoni' }, { tenant: options.tenant });
   const issues: TimoniIssue[] = [];
   const byFile = new Map<string, Array<{ fieldOffset: number; value: TypedValue }>>();
   for (const f of fields) {
@@ -68,7 +68,7 @@ export async function injectRuntimeValues(cue: CueEngine, tree: FileTree, paths:
   }
   for (const [file, replacements] of byFile) {
     try {
-      out[file] = await cue.rewriteFields({ path: file, content: tree[file], replacements });
+      out[file] = await cue.rewriteFields({ path: file, content: tree[file], replacements }, { tenant: options.tenant });
     } catch (err) {
       if (!(err instanceof CueEvaluationError)) throw err;
       for (const d of err.diagnostics) issues.push({ file: d.file ?? file, line: d.line, column: d.column, message: `failed to parse attribute: ${d.message}` });

@@ -5,9 +5,9 @@ import { checkSourceFiles } from './bundle-load';
 import { field, textOf } from './cue-source';
 import { RuntimeError, issuesFromDiagnostics, type TimoniIssue } from './errors';
 import { RUNTIME_SCHEMA } from './schemas';
-import type { RuntimeCluster, RuntimeDefinition, RuntimeQuery } from './types';
+import type { RuntimeCluster, RuntimeDefinition, RuntimeQuery, TenantOptions } from './types';
 
-export async function loadRuntime(cue: CueEngine, files: FileTree, paths: string[]): Promise<RuntimeDefinition> {
+export async function loadRuntime(cue: CueEngine, files: FileTree, paths: string[], options: TenantOptions = {}): Promise<RuntimeDefinition> {
   const pre = checkSourceFiles('runtime', files, paths);
   if (pre.length > 0) throw new RuntimeError('runtime', pre);
   // Appended to the first CUE file: files without a package clause do not
@@ -24,7 +24,7 @@ export async function loadRuntime(cue: CueEngine, files: FileTree, paths: string
         { path: 'runtime.clusters', optional: true },
         { path: 'runtime.values', optional: true },
       ],
-    });
+    }, { tenant: options.tenant });
     exports = res.exports;
   } catch (err) {
     if (err instanceof CueEvaluationError) {

@@ -4,7 +4,7 @@
 // annotations and the cluster identity on top.
 import { CueEvaluationError, type CueEngine } from '@flotilla/cue';
 import { RuntimeError } from './errors';
-import type { ClusterIdentity, KubeObject, RuntimeDefinition, RuntimeObjectReader, RuntimeObjectRef, RuntimeValues } from './types';
+import type { ClusterIdentity, KubeObject, RuntimeDefinition, RuntimeObjectReader, RuntimeObjectRef, RuntimeValues, TenantOptions } from './types';
 
 export const CLUSTER_NAME_VAR = 'TIMONI_CLUSTER_NAME';
 export const CLUSTER_GROUP_VAR = 'TIMONI_CLUSTER_GROUP';
@@ -34,7 +34,7 @@ export function decodeBase64(s: string): string | undefined {
 }
 
 /** Reads every query of the runtime against one cluster. */
-export async function readRuntimeValues(cue: CueEngine, runtime: RuntimeDefinition, reader: RuntimeObjectReader): Promise<RuntimeValues> {
+export async function readRuntimeValues(cue: CueEngine, runtime: RuntimeDefinition, reader: RuntimeObjectReader, options: TenantOptions = {}): Promise<RuntimeValues> {
   const out: RuntimeValues = {};
   for (const q of runtime.values) {
     const ref = parseRuntimeQuery(q.query);
@@ -52,7 +52,7 @@ export async function readRuntimeValues(cue: CueEngine, runtime: RuntimeDefiniti
     for (const [key, expression] of q.for) {
       let value: string;
       try {
-        const res = await cue.evalExpression({ expression, bindings: { obj } });
+        const res = await cue.evalExpression({ expression, bindings: { obj } }, { tenant: options.tenant });
         if (res.kind === 'struct' || res.kind === 'list') {
           throw new RuntimeError(`runtime ${runtime.name}`, [{ message: `query ${q.query}: ${key}: "${expression}" gives a ${res.kind}, want a string, number or bool` }]);
         }
@@ -105,6 +105,8 @@ export interface ResolveRuntimeRequest {
   cluster?: ClusterIdentity;
   /** The Project's annotations (`runtime.timoni.sh/*`). */
   annotations?: Record<string, string>;
+  /** libs/cue tenant of the `for` expressions. */
+  tenant?: string;
 }
 
 /**
@@ -120,7 +122,7 @@ export async function resolveRuntimeValues(cue: CueEngine, req: ResolveRuntimeRe
     cluster = selectCluster(req.runtime, cluster);
     if (req.runtime.values.length > 0) {
       if (!req.reader) throw new RuntimeError(`runtime ${req.runtime.name}`, [{ message: 'runtime queries need a cluster reader' }]);
-      read = await readRuntimeValues(cue, req.runtime, req.reader);
+      read = await readRuntimeValues(cue, req.runtime, req.reader, { tenant: req.tenant });
     }
   }
   const out: RuntimeValues = { ...fromAnnotations, ...read };

@@ -75,6 +75,15 @@ export interface Bundle {
 /** Values for `@timoni(runtime:TYPE:NAME)`, by NAME. */
 export type RuntimeValues = Record<string, string>;
 
+/**
+ * Whose work the CUE calls are: libs/cue queues them under this tenant
+ * (the hub: the Project's `namespace/name`), so runaway CUE of one Project
+ * cannot starve the others. Never part of a cache key.
+ */
+export interface TenantOptions {
+  tenant?: string;
+}
+
 // ---- runtimes (§4) ----
 
 export interface RuntimeCluster {

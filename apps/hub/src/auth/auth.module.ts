@@ -3,7 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
 import { TokensController } from './tokens.controller';
-import { TokensRepository } from './tokens.repository';
+import { RepositoriesModule } from '../repositories/repositories.module';
 
 /** Where the hub prints what a human must see once (the URL, the first admin token). */
 export const ANNOUNCE = Symbol('ANNOUNCE');
@@ -23,8 +23,9 @@ class AdminBootstrap implements OnApplicationBootstrap {
 }
 
 @Module({
+  imports: [RepositoriesModule],
   controllers: [TokensController],
-  providers: [TokensRepository, AuthService, AdminBootstrap, { provide: APP_GUARD, useClass: AuthGuard }],
+  providers: [AuthService, AdminBootstrap, { provide: APP_GUARD, useClass: AuthGuard }],
   exports: [AuthService],
 })
 export class AuthModule {}

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { ClockRepository } from '../common/clock.repository';
+import { Clock } from '../common/clock';
 import { NotFoundError, UnauthorizedError } from '../common/errors';
 import type { Page } from '../common/paging';
 import { HUB_CONFIG } from '../config/config.module';
@@ -10,7 +10,7 @@ import type { ApiTokenEntity } from '../database/entities';
 import { HUB_LOGGER } from '../logging/logging.module';
 import type { Principal, Role } from './roles';
 import type { CreatedTokenDto, TokenDto } from './tokens.dto';
-import { TokensRepository } from './tokens.repository';
+import { TokensRepository } from '../repositories/tokens.repository';
 
 // Writing last_used_at on every request would turn reads into writes; once a minute is enough.
 const TOUCH_INTERVAL_MS = 60_000;
@@ -20,7 +20,7 @@ export class AuthService {
   constructor(
     private readonly tokens: TokensRepository,
     private readonly crypto: CryptoRepository,
-    private readonly clock: ClockRepository,
+    private readonly clock: Clock,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
   ) {}

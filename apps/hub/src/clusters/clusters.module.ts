@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
-import { InventoryModule } from '../targeting/inventory.module';
+import { RepositoriesModule } from '../repositories/repositories.module';
+import { TargetingModule } from '../targeting/targeting.module';
 import { ClustersController } from './clusters.controller';
 import { ClustersService } from './clusters.service';
 
 @Module({
-  imports: [InventoryModule],
+  imports: [RepositoriesModule, TargetingModule],
   controllers: [ClustersController],
   providers: [ClustersService],
 })

@@ -1,39 +1,44 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { ClusterCredentials } from '@flotilla/kube';
 import type { Logger } from 'pino';
-import { ClockRepository } from '../common/clock.repository';
+import { Clock } from '../common/clock';
 import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
 import type { Page } from '../common/paging';
-import { CredentialsService } from '../credentials/credentials.service';
 import type { ClusterEntity } from '../database/entities';
 import { KubeRepository } from '../kube/kube.repository';
-import type { ClusterCredentials } from '@flotilla/kube';
-import { credentialsWith, endpointFrom, resolveConnection, type StoredClusterSecret } from './cluster-connection';
 import { HUB_LOGGER } from '../logging/logging.module';
+import { ClustersRepository } from '../repositories/clusters.repository';
+import { CredentialsRepository } from '../repositories/credentials.repository';
+import { TargetsRepository } from '../repositories/targets.repository';
+import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
 import { parseSelectorParam } from '../targeting/selector';
-import { TargetsRepository } from '../targeting/targets.repository';
+import { credentialsWith, endpointFrom, resolveConnection, type StoredClusterSecret } from './cluster-connection';
 import type { ClusterDto, ClusterQuery, CreateClusterDto, EndpointDto, UpdateClusterDto } from './clusters.dto';
-import { ClustersRepository } from './clusters.repository';
 
+/**
+ * The cluster inventory. A cluster, its credential and its Targets change in
+ * one transaction; connectivity checks (network calls) run after the commit.
+ */
 @Injectable()
 export class ClustersService {
   constructor(
+    private readonly uow: UnitOfWork,
     private readonly clusters: ClustersRepository,
     private readonly targets: TargetsRepository,
-    private readonly credentials: CredentialsService,
+    private readonly credentials: CredentialsRepository,
     private readonly membership: MembershipService,
     private readonly kube: KubeRepository,
-    private readonly clock: ClockRepository,
+    private readonly clock: Clock,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
   ) {}
 
+  /** A taken name is AlreadyExistsError (409), also when a concurrent request took it first. */
   async create(dto: CreateClusterDto): Promise<ClusterDto> {
     const resolved = dto.mode === 'push' ? resolveConnection(dto.endpoint, dto.credentials!) : undefined;
-    if (await this.clusters.existsByName(dto.name)) throw new ConflictError(`cluster "${dto.name}" already exists`);
-    const credential = resolved ? await this.credentials.store(resolved.kind, resolved.secret) : undefined;
-    let cluster: ClusterEntity;
-    try {
-      cluster = await this.clusters.insert({
+    const cluster = await this.uow.transaction(async (tx) => {
+      const credential = resolved ? await tx.credentials.store(resolved.kind, resolved.secret) : undefined;
+      const created = await tx.clusters.insert({
         name: dto.name,
         groupName: dto.group,
         labels: dto.labels,
@@ -43,13 +48,10 @@ export class ClustersService {
         insecureSkipTlsVerify: resolved?.credentials.insecureSkipTLSVerify ?? false,
         credentialId: credential?.id ?? null,
       });
-    } catch (err) {
-      if (credential) await this.credentials.delete(credential.id);
-      if (isUniqueViolation(err)) throw new ConflictError(`cluster "${dto.name}" already exists`);
-      throw err;
-    }
+      await this.membership.syncCluster(tx, created.id);
+      return created;
+    });
     if (resolved) await this.check(cluster, resolved.credentials);
-    await this.membership.syncCluster(cluster.id);
     return this.get(dto.name);
   }
 
@@ -64,54 +66,60 @@ export class ClustersService {
   }
 
   async update(name: string, dto: UpdateClusterDto): Promise<ClusterDto> {
-    const cluster = await this.find(name);
-    if (cluster.mode === 'agent' && (dto.endpoint || dto.credentials)) {
-      throw new InvalidInputError(['endpoint, credentials: not used by agent clusters (the agent dials the hub)']);
-    }
-    const patch: Partial<ClusterEntity> = {};
-    if (dto.group !== undefined) patch.groupName = dto.group;
-    if (dto.labels !== undefined) patch.labels = dto.labels;
+    const changed = await this.uow.transaction(async (tx) => {
+      const cluster = await findIn(tx, name);
+      if (cluster.mode === 'agent' && (dto.endpoint || dto.credentials)) {
+        throw new InvalidInputError(['endpoint, credentials: not used by agent clusters (the agent dials the hub)']);
+      }
+      const patch: Partial<ClusterEntity> = {};
+      if (dto.group !== undefined) patch.groupName = dto.group;
+      if (dto.labels !== undefined) patch.labels = dto.labels;
 
-    let connection: ClusterCredentials | undefined;
-    if (dto.credentials) {
-      // a new kubeconfig brings its own server unless an endpoint is given too
-      const endpoint = dto.endpoint ?? (dto.credentials.kubeconfig !== undefined ? undefined : this.storedEndpoint(cluster));
-      const resolved = resolveConnection(endpoint, dto.credentials);
-      if (cluster.credentialId) await this.credentials.replace(cluster.credentialId, resolved.kind, resolved.secret);
-      else patch.credentialId = (await this.credentials.store(resolved.kind, resolved.secret)).id;
-      connection = resolved.credentials;
-    } else if (dto.endpoint) {
-      const problems: string[] = [];
-      connection = credentialsWith(endpointFrom(dto.endpoint, problems), (await this.secretOf(cluster)).auth);
-      if (problems.length) throw new InvalidInputError(problems);
-    }
-    if (connection) {
-      patch.server = connection.server;
-      patch.caData = connection.caData ?? null;
-      patch.insecureSkipTlsVerify = connection.insecureSkipTLSVerify ?? false;
-    }
-    if (Object.keys(patch).length > 0) await this.clusters.update(cluster.id, patch);
-    if (connection) await this.check(cluster, connection);
-    if (dto.group !== undefined || dto.labels !== undefined) await this.membership.syncCluster(cluster.id);
+      let connection: ClusterCredentials | undefined;
+      if (dto.credentials) {
+        // a new kubeconfig brings its own server unless an endpoint is given too
+        const endpoint = dto.endpoint ?? (dto.credentials.kubeconfig !== undefined ? undefined : storedEndpoint(cluster));
+        const resolved = resolveConnection(endpoint, dto.credentials);
+        if (cluster.credentialId) await tx.credentials.replace(cluster.credentialId, resolved.kind, resolved.secret);
+        else patch.credentialId = (await tx.credentials.store(resolved.kind, resolved.secret)).id;
+        connection = resolved.credentials;
+      } else if (dto.endpoint) {
+        const problems: string[] = [];
+        connection = credentialsWith(endpointFrom(dto.endpoint, problems), (await secretOf(tx.credentials, cluster)).auth);
+        if (problems.length) throw new InvalidInputError(problems);
+      }
+      if (connection) {
+        patch.server = connection.server;
+        patch.caData = connection.caData ?? null;
+        patch.insecureSkipTlsVerify = connection.insecureSkipTLSVerify ?? false;
+      }
+      if (Object.keys(patch).length > 0) await tx.clusters.update(cluster.id, patch);
+      if (dto.group !== undefined || dto.labels !== undefined) await this.membership.syncCluster(tx, cluster.id);
+      return { cluster, connection };
+    });
+    if (changed.connection) await this.check(changed.cluster, changed.connection);
     return this.get(name);
   }
 
+  /** The cluster, its Targets and its credential go together. */
   async delete(name: string, force: boolean): Promise<void> {
-    const cluster = await this.find(name);
-    const targets = await this.targets.forCluster(cluster.id);
-    if (targets.length > 0 && !force) {
-      const projects = targets.map((t) => t.project?.name ?? t.projectId).join(', ');
-      throw new ConflictError(`cluster "${name}" still has ${targets.length} Target(s) (Projects: ${projects}); change their targets first or delete with ?force=true`);
-    }
-    await this.clusters.delete(cluster.id);
-    if (cluster.credentialId) await this.credentials.delete(cluster.credentialId);
+    await this.uow.transaction(async (tx) => {
+      const cluster = await findIn(tx, name);
+      const targets = await tx.targets.forCluster(cluster.id);
+      if (targets.length > 0 && !force) {
+        const projects = targets.map((t) => t.project?.name ?? t.projectId).join(', ');
+        throw new ConflictError(`cluster "${name}" still has ${targets.length} Target(s) (Projects: ${projects}); change their targets first or delete with ?force=true`);
+      }
+      await tx.clusters.delete(cluster.id);
+      if (cluster.credentialId) await tx.credentials.delete(cluster.credentialId);
+    });
   }
 
   /** Re-checks connectivity of a push cluster and records the outcome. */
   async recheck(name: string): Promise<ClusterDto> {
     const cluster = await this.find(name);
     if (cluster.mode !== 'push' || !cluster.server) throw new InvalidInputError([`cluster "${name}": only push clusters are checked by the hub`]);
-    const auth = (await this.secretOf(cluster)).auth;
+    const auth = (await secretOf(this.credentials, cluster)).auth;
     await this.check(cluster, credentialsWith({ server: cluster.server, caData: cluster.caData ?? undefined, insecureSkipTLSVerify: cluster.insecureSkipTlsVerify }, auth));
     return this.get(name);
   }
@@ -126,16 +134,6 @@ export class ClustersService {
       this.logger.warn({ cluster: cluster.name, reason: message }, 'cluster unreachable');
       await this.clusters.update(cluster.id, { reachable: false, lastCheckedAt: at, statusMessage: message });
     }
-  }
-
-  private storedEndpoint(cluster: ClusterEntity): EndpointDto {
-    return { server: cluster.server ?? '', caData: cluster.caData ?? undefined, insecureSkipTLSVerify: cluster.insecureSkipTlsVerify };
-  }
-
-  private async secretOf(cluster: ClusterEntity): Promise<StoredClusterSecret> {
-    const stored = cluster.credentialId ? await this.credentials.reveal<StoredClusterSecret>(cluster.credentialId) : null;
-    if (!stored) throw new InvalidInputError([`cluster "${cluster.name}" has no stored credentials; give credentials`]);
-    return stored.secret;
   }
 
   private async find(name: string): Promise<ClusterEntity> {
@@ -164,7 +162,18 @@ export class ClustersService {
 
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { driverError?: { code?: string }; code?: string };
-  return e?.driverError?.code === '23505' || e?.code === '23505';
+async function findIn(tx: Transaction, name: string): Promise<ClusterEntity> {
+  const c = await tx.clusters.findByName(name);
+  if (!c) throw new NotFoundError('cluster', name);
+  return c;
+}
+
+function storedEndpoint(cluster: ClusterEntity): EndpointDto {
+  return { server: cluster.server ?? '', caData: cluster.caData ?? undefined, insecureSkipTLSVerify: cluster.insecureSkipTlsVerify };
+}
+
+async function secretOf(credentials: CredentialsRepository, cluster: ClusterEntity): Promise<StoredClusterSecret> {
+  const stored = cluster.credentialId ? await credentials.reveal<StoredClusterSecret>(cluster.credentialId) : null;
+  if (!stored) throw new InvalidInputError([`cluster "${cluster.name}" has no stored credentials; give credentials`]);
+  return stored.secret;
 }

@@ -25,8 +25,26 @@ export class NotFoundError extends DomainError {
 }
 
 export class ConflictError extends DomainError {
-  constructor(message: string) {
-    super('Conflict', message);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('Conflict', message, options);
+  }
+}
+
+/** A create that collides with an existing object of the same name (HTTP 409, like any ConflictError). */
+export class AlreadyExistsError extends ConflictError {
+  constructor(
+    readonly kind: string,
+    readonly objectName: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${kind} "${objectName}" already exists`, options);
+  }
+}
+
+/** A write that refers to an object that is gone (e.g. deleted by a concurrent request). */
+export class ReferenceGoneError extends ConflictError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
   }
 }
 

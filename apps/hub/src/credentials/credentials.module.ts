@@ -2,7 +2,7 @@ import { Controller, HttpCode, Module, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { RequiresRole } from '../auth/roles';
 import { ApiErrors } from '../common/openapi-errors';
-import { CredentialsRepository } from './credentials.repository';
+import { RepositoriesModule } from '../repositories/repositories.module';
 import { CredentialsService } from './credentials.service';
 
 class RotationResultDto {
@@ -28,8 +28,9 @@ export class CredentialsController {
 }
 
 @Module({
+  imports: [RepositoriesModule],
   controllers: [CredentialsController],
-  providers: [CredentialsRepository, CredentialsService],
+  providers: [CredentialsService],
   exports: [CredentialsService],
 })
 export class CredentialsModule {}

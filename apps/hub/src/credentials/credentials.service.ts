@@ -1,15 +1,10 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { CryptoRepository } from '../crypto/crypto.repository';
-import type { CredentialEntity } from '../database/entities';
 import { HUB_LOGGER } from '../logging/logging.module';
-import { CredentialsRepository } from './credentials.repository';
+import { type CredentialSummary, CredentialsRepository } from '../repositories/credentials.repository';
 
-/** What API responses may show about a credential. */
-export interface CredentialSummary {
-  kind: string;
-  fingerprint: string;
-}
+export type { CredentialSummary };
 
 export interface RotationResult {
   currentKeyId: string;
@@ -17,8 +12,9 @@ export interface RotationResult {
 }
 
 /**
- * Secrets at rest: sealed with AES-256-GCM (bound to their kind), identified
- * by a fingerprint, opened only where they are used.
+ * Stored credentials outside a transaction (the scheduler opens them here) and
+ * key rotation. Writes that belong to a larger change go through the
+ * transaction's CredentialsRepository instead.
  */
 @Injectable()
 export class CredentialsService implements OnApplicationBootstrap {
@@ -28,44 +24,27 @@ export class CredentialsService implements OnApplicationBootstrap {
     @Inject(HUB_LOGGER) private readonly logger: Logger,
   ) {}
 
-  async store(kind: string, secret: object): Promise<CredentialEntity> {
-    return this.repo.insert(this.seal(kind, secret));
-  }
-
-  async replace(id: string, kind: string, secret: object): Promise<void> {
-    await this.repo.update(id, this.seal(kind, secret));
-  }
-
   async delete(id: string): Promise<void> {
     await this.repo.delete(id);
   }
 
-  async reveal<T>(id: string): Promise<{ kind: string; secret: T } | null> {
-    const row = await this.repo.findById(id);
-    if (!row) return null;
-    return { kind: row.kind, secret: JSON.parse(this.crypto.open(row, aad(row.kind))) as T };
+  reveal<T>(id: string): Promise<{ kind: string; secret: T } | null> {
+    return this.repo.reveal<T>(id);
   }
 
-  /** Summaries of many credentials in one query, by id. */
-  async summaries(ids: Array<string | null>): Promise<Map<string, CredentialSummary>> {
-    const rows = await this.repo.findByIds(ids.filter((id): id is string => id !== null));
-    return new Map(rows.map((r) => [r.id, { kind: r.kind, fingerprint: r.fingerprint }]));
+  summaries(ids: Array<string | null>): Promise<Map<string, CredentialSummary>> {
+    return this.repo.summaries(ids);
   }
 
   /** Re-seals every credential still under an older key with the current one. */
   async rotate(): Promise<RotationResult> {
-    const current = this.crypto.currentKeyId;
     let resealed = 0;
     for (;;) {
-      const batch = await this.repo.sealedWithOtherKey(current, 100);
-      if (batch.length === 0) break;
-      for (const row of batch) {
-        const plain = this.crypto.open(row, aad(row.kind));
-        const sealed = this.crypto.seal(plain, aad(row.kind));
-        if (await this.repo.reseal(row.id, row.envelope, sealed.keyId, sealed.envelope)) resealed++;
-      }
+      const batch = await this.repo.resealBatch(100);
+      resealed += batch.resealed;
+      if (batch.seen === 0) break;
     }
-    return { currentKeyId: current, resealed };
+    return { currentKeyId: this.crypto.currentKeyId, resealed };
   }
 
   /** A new current key takes effect at start: old data is re-sealed then. */
@@ -73,14 +52,4 @@ export class CredentialsService implements OnApplicationBootstrap {
     const r = await this.rotate();
     if (r.resealed > 0) this.logger.info(r, 're-sealed credentials with the current key');
   }
-
-  private seal(kind: string, secret: object) {
-    const plain = JSON.stringify(secret);
-    const sealed = this.crypto.seal(plain, aad(kind));
-    return { kind, keyId: sealed.keyId, envelope: sealed.envelope, fingerprint: `sha256:${this.crypto.sha256Hex(plain).slice(0, 16)}` };
-  }
-}
-
-function aad(kind: string): string {
-  return `flotilla/credential/${kind}`;
 }

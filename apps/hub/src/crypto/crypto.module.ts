@@ -1,6 +1,5 @@
 import { Global, Module } from '@nestjs/common';
 import { join } from 'node:path';
-import { ClockRepository } from '../common/clock.repository';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { CryptoRepository } from './crypto.repository';
@@ -8,7 +7,7 @@ import { loadKeyring } from './keyring';
 import { HUB_LOGGER } from '../logging/logging.module';
 import type { Logger } from 'pino';
 
-/** Process-level seams every service may use: crypto (with the keyring) and the clock. */
+/** Process-level seam every service may use: crypto, with the keyring. */
 @Global()
 @Module({
   providers: [
@@ -30,8 +29,7 @@ import type { Logger } from 'pino';
         return new CryptoRepository(ring);
       },
     },
-    ClockRepository,
   ],
-  exports: [CryptoRepository, ClockRepository],
+  exports: [CryptoRepository],
 })
 export class CryptoModule {}

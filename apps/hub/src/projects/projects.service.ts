@@ -1,36 +1,38 @@
 import { Injectable } from '@nestjs/common';
-import { ClockRepository } from '../common/clock.repository';
+import { Clock } from '../common/clock';
 import { formatDuration, parseDuration } from '../common/duration';
 import { ConflictError, NotFoundError } from '../common/errors';
 import type { Page } from '../common/paging';
-import { CredentialsService } from '../credentials/credentials.service';
 import type { ProjectEntity, TargetSelector } from '../database/entities';
-import { HistoryRepository } from '../targeting/history.repository';
+import { EventsService } from '../events/events.service';
+import { CredentialsRepository } from '../repositories/credentials.repository';
+import { ProjectsRepository } from '../repositories/projects.repository';
+import { TargetsRepository } from '../repositories/targets.repository';
+import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
-import { TargetsRepository } from '../targeting/targets.repository';
 import type { CreateProjectDto, ProjectQuery, RegistryCredentialsDto, TargetsDto, UpdateProjectDto } from './projects.dto';
 import type { DeletionDto, ProjectDto } from './projects.views';
-import { ProjectsRepository } from './projects.repository';
 
 const DEFAULT_INTERVAL_S = 600;
 
+/** Projects: every change that writes more than one row runs in one transaction. */
 @Injectable()
 export class ProjectsService {
   constructor(
+    private readonly uow: UnitOfWork,
     private readonly projects: ProjectsRepository,
     private readonly targets: TargetsRepository,
-    private readonly history: HistoryRepository,
+    private readonly credentials: CredentialsRepository,
+    private readonly events: EventsService,
     private readonly membership: MembershipService,
-    private readonly credentials: CredentialsService,
-    private readonly clock: ClockRepository,
+    private readonly clock: Clock,
   ) {}
 
+  /** The credential, the Project, its Targets and their events commit together; a taken name is AlreadyExistsError. */
   async create(dto: CreateProjectDto): Promise<ProjectDto> {
-    if (await this.projects.existsByName(dto.name)) throw new ConflictError(`project "${dto.name}" already exists`);
-    const credential = dto.registryCredentials ? await this.storeRegistryCredentials(dto.registryCredentials) : undefined;
-    let project: ProjectEntity;
-    try {
-      project = await this.projects.insert({
+    await this.uow.transaction(async (tx) => {
+      const credential = dto.registryCredentials ? await storeRegistryCredentials(tx, dto.registryCredentials) : undefined;
+      const project = await tx.projects.insert({
         name: dto.name,
         namespace: dto.namespace,
         sourceRepository: dto.source.repository,
@@ -47,13 +49,9 @@ export class ProjectsService {
         generation: 1,
         deletionRequestedAt: null,
       });
-    } catch (err) {
-      if (credential) await this.credentials.delete(credential);
-      if ((err as { driverError?: { code?: string } }).driverError?.code === '23505') throw new ConflictError(`project "${dto.name}" already exists`);
-      throw err;
-    }
-    await this.note(project, null, 'Created', `Project created at generation 1`);
-    await this.membership.syncProject(project);
+      await this.note(tx, project, null, 'Created', `Project created at generation 1`);
+      await this.membership.syncProject(tx, project);
+    });
     return this.get(dto.name);
   }
 
@@ -66,40 +64,43 @@ export class ProjectsService {
     return (await this.toDtos([await this.find(name)]))[0];
   }
 
-  /** Spec changes bump the generation (and every Target's); selector changes re-sync Targets. */
+  /** Spec changes bump the generation (and every Target's); selector changes re-sync Targets; all in one transaction. */
   async update(name: string, dto: UpdateProjectDto): Promise<ProjectDto> {
-    const p = this.refuseWhileDeleting(await this.find(name));
-    const patch: Partial<ProjectEntity> = {};
-    const set = <K extends keyof ProjectEntity>(key: K, value: ProjectEntity[K]) => {
-      if (JSON.stringify(p[key]) !== JSON.stringify(value)) patch[key] = value;
-    };
-    if (dto.namespace !== undefined) set('namespace', dto.namespace);
-    if (dto.source !== undefined) {
-      set('sourceRepository', dto.source.repository);
-      set('sourceTag', dto.source.tag);
-      set('sourcePath', dto.source.path);
-    }
-    if (dto.serviceAccountName !== undefined) set('serviceAccountName', dto.serviceAccountName);
-    if (dto.targets !== undefined) set('targetSelector', selectorFrom(dto.targets));
-    if (dto.rollout !== undefined) set('rolloutGroups', dto.rollout.groups);
-    if (dto.interval !== undefined) set('intervalSeconds', parseDuration(dto.interval)!);
-    if (dto.annotations !== undefined) set('annotations', dto.annotations);
-    if (dto.cdeventsSink !== undefined) set('cdeventsSink', dto.cdeventsSink);
-    let credentialsChanged = false;
-    if (dto.registryCredentials !== undefined) {
-      const { kind, secret } = registrySecret(dto.registryCredentials);
-      if (p.registryCredentialId) await this.credentials.replace(p.registryCredentialId, kind, secret);
-      else patch.registryCredentialId = (await this.credentials.store(kind, secret)).id;
-      credentialsChanged = true;
-    }
-    if (Object.keys(patch).length === 0 && !credentialsChanged) return this.get(name);
-    const generation = p.generation + 1;
-    // A new source or new credentials: the poller resolves the tag again before any Target uses it.
-    const sourceMoved = patch.sourceRepository !== undefined || patch.sourceTag !== undefined || credentialsChanged;
-    await this.projects.update(p.id, { ...patch, generation, ...(sourceMoved ? { sourceDigest: null, sourceCheckedAt: null, sourceError: null } : {}) });
-    await this.targets.setGeneration(p.id, generation);
-    await this.note(p, null, 'SpecChanged', `generation ${generation}: ${[...Object.keys(patch), ...(credentialsChanged ? ['registryCredentials'] : [])].join(', ')} changed`);
-    if (patch.targetSelector) await this.membership.syncProject({ ...p, ...patch, generation });
+    await this.uow.transaction(async (tx) => {
+      const p = this.refuseWhileDeleting(await findIn(tx, name));
+      const patch: Partial<ProjectEntity> = {};
+      const set = <K extends keyof ProjectEntity>(key: K, value: ProjectEntity[K]) => {
+        if (JSON.stringify(p[key]) !== JSON.stringify(value)) patch[key] = value;
+      };
+      if (dto.namespace !== undefined) set('namespace', dto.namespace);
+      if (dto.source !== undefined) {
+        set('sourceRepository', dto.source.repository);
+        set('sourceTag', dto.source.tag);
+        set('sourcePath', dto.source.path);
+      }
+      if (dto.serviceAccountName !== undefined) set('serviceAccountName', dto.serviceAccountName);
+      if (dto.targets !== undefined) set('targetSelector', selectorFrom(dto.targets));
+      if (dto.rollout !== undefined) set('rolloutGroups', dto.rollout.groups);
+      if (dto.interval !== undefined) set('intervalSeconds', parseDuration(dto.interval)!);
+      if (dto.annotations !== undefined) set('annotations', dto.annotations);
+      if (dto.cdeventsSink !== undefined) set('cdeventsSink', dto.cdeventsSink);
+      let credentialsChanged = false;
+      if (dto.registryCredentials !== undefined) {
+        const { kind, secret } = registrySecret(dto.registryCredentials);
+        if (p.registryCredentialId) await tx.credentials.replace(p.registryCredentialId, kind, secret);
+        else patch.registryCredentialId = (await tx.credentials.store(kind, secret)).id;
+        credentialsChanged = true;
+      }
+      if (Object.keys(patch).length === 0 && !credentialsChanged) return;
+      const generation = p.generation + 1;
+      // A new source or new credentials: the poller resolves the tag again before any Target uses it.
+      const sourceMoved = patch.sourceRepository !== undefined || patch.sourceTag !== undefined || credentialsChanged;
+      await tx.projects.update(p.id, { ...patch, generation, ...(sourceMoved ? { sourceDigest: null, sourceCheckedAt: null, sourceError: null } : {}) });
+      await tx.targets.setGeneration(p.id, generation);
+      const changed = [...Object.keys(patch), ...(credentialsChanged ? ['registryCredentials'] : [])];
+      await this.note(tx, p, null, 'SpecChanged', `generation ${generation}: ${changed.join(', ')} changed`);
+      if (patch.targetSelector) await this.membership.syncProject(tx, { ...p, ...patch, generation });
+    });
     return this.get(name);
   }
 
@@ -108,29 +109,32 @@ export class ProjectsService {
    * `delete`: Targets are marked Deleting; the scheduler prunes their instances, then removes the Project.
    */
   async delete(name: string, instances: 'delete' | 'orphan'): Promise<DeletionDto> {
-    const p = await this.find(name);
-    if (instances === 'orphan' || (await this.targets.forProject(p.id)).length === 0) {
-      await this.projects.delete(p.id);
-      if (p.registryCredentialId) await this.credentials.delete(p.registryCredentialId);
-      return { state: 'deleted' };
-    }
-    if (!p.deletionRequestedAt) {
-      await this.projects.update(p.id, { deletionRequestedAt: this.clock.now() });
-      await this.targets.setPhaseForProject(p.id, 'Deleting');
-      await this.targets.requestRun(p.id, undefined, { manual: false });
-      await this.note(p, null, 'DeletionRequested', 'Project deletion requested: applied instances will be removed from every cluster');
-    }
-    return { state: 'deleting' };
+    return this.uow.transaction(async (tx): Promise<DeletionDto> => {
+      const p = await findIn(tx, name);
+      if (instances === 'orphan' || (await tx.targets.forProject(p.id)).length === 0) {
+        await tx.projects.delete(p.id);
+        if (p.registryCredentialId) await tx.credentials.delete(p.registryCredentialId);
+        return { state: 'deleted' };
+      }
+      if (!p.deletionRequestedAt) {
+        await tx.projects.update(p.id, { deletionRequestedAt: this.clock.now() });
+        await tx.targets.setPhaseForProject(p.id, 'Deleting');
+        await tx.targets.requestRun(p.id, undefined, { manual: false });
+        await this.note(tx, p, null, 'DeletionRequested', 'Project deletion requested: applied instances will be removed from every cluster');
+      }
+      return { state: 'deleting' };
+    });
   }
 
   async suspend(name: string, suspend: boolean): Promise<ProjectDto> {
-    const p = this.refuseWhileDeleting(await this.find(name));
-    if (p.suspend !== suspend) {
-      await this.projects.update(p.id, { suspend });
-      await this.targets.setPhaseForProject(p.id, suspend ? 'Suspended' : 'Pending');
-      if (!suspend) await this.targets.requestRun(p.id, undefined, { manual: false });
-      await this.note(p, null, suspend ? 'Suspended' : 'Resumed', suspend ? 'reconciliation suspended' : 'reconciliation resumed');
-    }
+    await this.uow.transaction(async (tx) => {
+      const p = this.refuseWhileDeleting(await findIn(tx, name));
+      if (p.suspend === suspend) return;
+      await tx.projects.update(p.id, { suspend });
+      await tx.targets.setPhaseForProject(p.id, suspend ? 'Suspended' : 'Pending');
+      if (!suspend) await tx.targets.requestRun(p.id, undefined, { manual: false });
+      await this.note(tx, p, null, suspend ? 'Suspended' : 'Resumed', suspend ? 'reconciliation suspended' : 'reconciliation resumed');
+    });
     return this.get(name);
   }
 
@@ -145,13 +149,9 @@ export class ProjectsService {
     return p;
   }
 
-  note(p: ProjectEntity, cluster: string | null, reason: string, message: string): Promise<void> {
-    return this.history.recordEvent({ projectId: p.id, clusterName: cluster, type: 'Normal', reason, message });
-  }
-
-  private async storeRegistryCredentials(dto: RegistryCredentialsDto): Promise<string> {
-    const { kind, secret } = registrySecret(dto);
-    return (await this.credentials.store(kind, secret)).id;
+  /** Records a Normal event about `p`, inside `tx` when given. */
+  note(tx: Transaction | undefined, p: ProjectEntity, cluster: string | null, reason: string, message: string): Promise<void> {
+    return this.events.record({ projectId: p.id, clusterName: cluster, type: 'Normal', reason, message }, tx);
   }
 
   /** Response views; phase counts and credential summaries come in one query each. */
@@ -197,6 +197,17 @@ function selectorFrom(t: TargetsDto | undefined): TargetSelector {
     }
   }
   return out;
+}
+
+async function findIn(tx: Transaction, name: string): Promise<ProjectEntity> {
+  const p = await tx.projects.findByName(name);
+  if (!p) throw new NotFoundError('project', name);
+  return p;
+}
+
+async function storeRegistryCredentials(tx: Transaction, dto: RegistryCredentialsDto): Promise<string> {
+  const { kind, secret } = registrySecret(dto);
+  return (await tx.credentials.store(kind, secret)).id;
 }
 
 function registrySecret(dto: RegistryCredentialsDto): { kind: string; secret: object } {

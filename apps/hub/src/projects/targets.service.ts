@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { ConflictError, NotFoundError } from '../common/errors';
 import type { Page } from '../common/paging';
 import type { EventEntity, RunEntity, TargetEntity } from '../database/entities';
-import { HistoryRepository } from '../targeting/history.repository';
+import { HistoryRepository } from '../repositories/history.repository';
+import { TargetsRepository } from '../repositories/targets.repository';
+import { UnitOfWork } from '../repositories/unit-of-work';
 import { parseSelectorParam } from '../targeting/selector';
-import { TargetsRepository } from '../targeting/targets.repository';
 import type { EventQuery, TargetQuery } from './projects.dto';
 import { ProjectsService } from './projects.service';
 import type { EventDto, ReconcileRequestedDto, RunDto, TargetDto } from './projects.views';
@@ -17,6 +18,7 @@ export class TargetsService {
     private readonly projects: ProjectsService,
     private readonly targets: TargetsRepository,
     private readonly history: HistoryRepository,
+    private readonly uow: UnitOfWork,
   ) {}
 
   async list(project: string, q: TargetQuery): Promise<Page<TargetDto>> {
@@ -48,9 +50,11 @@ export class TargetsService {
     if (p.suspend) throw new ConflictError(`project "${project}" is suspended; resume it first`);
     let clusterId: string | undefined;
     if (cluster !== undefined) clusterId = (await this.find(project, cluster)).clusterId;
-    const requested = await this.targets.requestRun(p.id, clusterId, { manual: true });
-    await this.projects.note(p, cluster ?? null, 'ReconcileRequested', cluster ? `reconcile requested on ${cluster}` : `reconcile requested on ${requested} Target(s)`);
-    return { requested };
+    return this.uow.transaction(async (tx) => {
+      const requested = await tx.targets.requestRun(p.id, clusterId, { manual: true });
+      await this.projects.note(tx, p, cluster ?? null, 'ReconcileRequested', cluster ? `reconcile requested on ${cluster}` : `reconcile requested on ${requested} Target(s)`);
+      return { requested };
+    });
   }
 
   private async find(project: string, cluster: string): Promise<TargetEntity> {

@@ -1,24 +1,20 @@
 // The TargetRunner the hub uses in production: libs/engine's runtime against
 // the cluster's own connection (push mode). It only opens the connection,
-// forwards hooks, posts Kubernetes Events and returns the engine's report.
+// forwards hooks and returns the engine's report.
 import {
   appliedInstance,
   buildRunReport,
   ClusterUnreachableError,
   EngineRuntime,
   failedRunResult,
-  instanceKubeEvent,
   removedInstance,
-  type InstanceAppliedEvent,
-  type InstancePrunedEvent,
   type ProjectSpec,
   type ReconcileHooks,
   type ReconcileOptions,
-  type ReportInstance,
   type RunReport,
   type RunResult,
 } from '@flotilla/engine';
-import { ResourceManager, type KubeObject } from '@flotilla/kube';
+import { ResourceManager } from '@flotilla/kube';
 import { join } from 'node:path';
 import { openKubeConnection } from './push-connection';
 import type { TargetRunHooks, TargetRunInput, TargetRunner } from './target-runner';
@@ -28,23 +24,18 @@ export interface EngineRunnerOptions {
   cacheDir: string;
   /** limit for deleting each instance when a Project is deleted */
   deleteTimeoutMs: number;
-  /** record each instance event as a core/v1 Event in the cluster too */
-  kubeEvents: boolean;
   reconcile: Partial<ReconcileOptions>;
 }
 
 export function defaultEngineRunnerOptions(dataDir: string): EngineRunnerOptions {
-  return { cacheDir: join(dataDir, 'cache'), deleteTimeoutMs: 5 * 60_000, kubeEvents: true, reconcile: {} };
+  return { cacheDir: join(dataDir, 'cache'), deleteTimeoutMs: 5 * 60_000, reconcile: {} };
 }
 
 export class EngineTargetRunner implements TargetRunner {
   private readonly runtime: EngineRuntime;
 
   /** `runtime` lets tests and benchmarks pass their own generator; by default the CUE engine starts at the first run. */
-  constructor(
-    private readonly options: EngineRunnerOptions,
-    runtime?: EngineRuntime,
-  ) {
+  constructor(options: EngineRunnerOptions, runtime?: EngineRuntime) {
     this.runtime = runtime ?? EngineRuntime.create({ cacheDir: options.cacheDir, reconcile: { ...options.reconcile, pruneTimeoutMs: options.deleteTimeoutMs } });
   }
 
@@ -96,18 +87,12 @@ export class EngineTargetRunner implements TargetRunner {
     }
     const conn = openKubeConnection(input.connection, input.onKubeRequest);
     const manager = new ResourceManager(conn);
-    const posted: Promise<unknown>[] = [];
-    const forward = async (event: InstanceAppliedEvent | InstancePrunedEvent, instance: ReportInstance) => {
-      if (this.options.kubeEvents) posted.push(postEvent(manager, instanceKubeEvent(event, new Date())));
-      await hooks.instanceApplied(instance, event.context.revision);
-    };
     const removed = kind === 'delete' ? 'deleted' : 'pruned';
     try {
       const result = await run(manager, {
-        instanceApplied: (e) => forward(e, appliedInstance(e.instance)),
-        instancePruned: (e) => forward(e, removedInstance(e.instance, removed)),
+        instanceApplied: (e) => hooks.instanceApplied(appliedInstance(e.instance), e.context.revision),
+        instancePruned: (e) => hooks.instanceApplied(removedInstance(e.instance, removed), e.context.revision),
       });
-      await Promise.allSettled(posted);
       return buildRunReport(result, input.schedule, kind);
     } finally {
       await conn.close();
@@ -119,9 +104,3 @@ function spec(input: TargetRunInput): ProjectSpec {
   const p = input.project;
   return { name: p.name, namespace: p.namespace, source: p.source, serviceAccountName: p.serviceAccountName, annotations: p.annotations };
 }
-
-/** Best effort: an event the cluster refuses must not fail the run. */
-async function postEvent(manager: ResourceManager, event: KubeObject): Promise<void> {
-  await manager.client.apply(event, { dryRun: false, force: true, fieldManager: 'flotilla' }).catch(() => undefined);
-}
-

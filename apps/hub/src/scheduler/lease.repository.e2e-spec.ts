@@ -2,7 +2,7 @@ import { buildRunReport, UnexpectedRunError, type RunResult } from '@flotilla/en
 import type { DataSource } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '../../test/databases';
 import { openDatabase } from '../database/data-source';
-import { TargetsRepository } from '../targeting/targets.repository';
+import { TargetsRepository } from '../repositories/targets.repository';
 import { LeaseRepository, type Lease } from './lease.repository';
 
 // The lease and wave-advance rules on the harness PostgreSQL, driven by hand:
@@ -22,7 +22,7 @@ describe('LeaseRepository and wave advance on PostgreSQL', () => {
     db = await createTestDatabase();
     ds = await openDatabase({ kind: 'postgres', url: db.url });
     leases = new LeaseRepository(ds);
-    targets = new TargetsRepository(ds);
+    targets = new TargetsRepository(ds.manager);
   });
 
   afterAll(async () => {

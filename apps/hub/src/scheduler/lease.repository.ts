@@ -192,12 +192,6 @@ export class LeaseRepository {
     });
   }
 
-  /** Deletes a Target whose instances were removed, if the lease is still held. */
-  async deleteTarget(lease: Lease): Promise<boolean> {
-    const res = await this.ds.query(`DELETE FROM targets WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 RETURNING id`, [lease.targetId, lease.owner, lease.epoch]);
-    return rowsOf(res).length === 1;
-  }
-
   /** Due Targets nobody holds: the scheduler's queue depth. */
   async queueDepth(): Promise<number> {
     const rows: Array<{ n: string }> = await this.ds.query(

@@ -70,8 +70,11 @@ describe('push mode with the engine', () => {
     expect(run.instances).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'web', component: 'app', action: 'applied', counts: expect.objectContaining({ created: 1 }) })]));
     const events = (await hub.call('GET', '/api/v1/projects/greet/events?limit=100')).body.items;
     expect(events.some((e: { reason: string; message: string }) => e.reason === 'InstanceApplied' && e.message.includes('ConfigMap'))).toBe(true);
-    const kubeEvents = await manager.client.list('v1', 'Event', { namespace: ns });
-    expect(kubeEvents.some((e) => e.reason === 'InstanceApplied' && (e.involvedObject as { name: string }).name === 'timoni.web')).toBe(true);
+    // posted by the events sink in the background
+    await eventually('the core/v1 Event on timoni.web', async () => {
+      const kubeEvents = await manager.client.list('v1', 'Event', { namespace: ns });
+      return kubeEvents.some((e) => e.reason === 'InstanceApplied' && (e.involvedObject as { name: string }).name === 'timoni.web') ? true : undefined;
+    });
 
     const metrics = (await hub.call('GET', '/metrics', { token: null })).text;
     const info = metrics.split('\n').find((l) => l.startsWith('timoni_instance_info{') && l.includes('instance_name="web"'));

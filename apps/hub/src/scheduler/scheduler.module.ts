@@ -1,9 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { ClockRepository } from '../common/clock.repository';
+import { CredentialsModule } from '../credentials/credentials.module';
+import { MetricsModule, MetricsRegistry } from '../metrics/metrics.module';
+import { RepositoriesModule } from '../repositories/repositories.module';
+import { EventsModule } from '../events/events.module';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
-import { MetricsModule, MetricsRegistry } from '../metrics/metrics.module';
-import { InventoryModule } from '../targeting/inventory.module';
+import { ClusterEventSink } from './cluster-event-sink';
 import { defaultEngineRunnerOptions, EngineTargetRunner } from './engine-adapter';
 import { LeaseRepository } from './lease.repository';
 import { SchedulerMetrics } from './scheduler.metrics';
@@ -26,7 +28,7 @@ export class SchedulerModule {
   static forRoot(options: SchedulerModuleOptions = {}): DynamicModule {
     return {
       module: SchedulerModule,
-      imports: [InventoryModule, MetricsModule],
+      imports: [RepositoriesModule, CredentialsModule, MetricsModule, EventsModule],
       providers: [
         {
           provide: TARGET_RUNNER,
@@ -35,8 +37,8 @@ export class SchedulerModule {
         },
         { provide: TAG_RESOLVER, useValue: options.tagResolver ?? new OciTagResolver() },
         { provide: SchedulerMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new SchedulerMetrics(registry) },
-        ClockRepository,
         LeaseRepository,
+        ClusterEventSink,
         SourcesRepository,
         SourcePoller,
         TargetRunService,

@@ -69,7 +69,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     clearTimeout(this.timer);
     const grace = this.config.scheduler.shutdownGraceMs;
     const deadline = Date.now() + grace;
-    const ended = await within(deadline, Promise.all([this.ticking?.catch(() => undefined), this.poller.stop(), this.stopRuns(deadline - Math.min(5000, grace / 4))]));
+    const ended = await within(deadline, Promise.all([this.ticking?.catch(() => undefined), this.poller.stop(), this.stopRuns(deadline - Math.min(5000, grace / 2))]));
     if (!ended) this.logger.warn({ runs: [...this.inFlight.keys()] }, 'shutdown grace ran out with runs still unwinding; their leases expire and another replica takes them over');
     else await this.runner.close?.();
   }

@@ -1,17 +1,18 @@
-import { buildRunReport, condition, failedRunResult, formatRevision, reconcilingStatus, UnexpectedRunError, type ReportInstance, type RunReport } from '@flotilla/engine';
+import { buildRunReport, condition, failedRunResult, formatRevision, instanceEventText, reconcilingStatus, UnexpectedRunError, type ProjectSpec, type ReportContext, type ReportInstance, type RunReport } from '@flotilla/engine';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { ClustersRepository } from '../clusters/clusters.repository';
-import { ClockRepository } from '../common/clock.repository';
+import { ClustersRepository } from '../repositories/clusters.repository';
+import { Clock } from '../common/clock';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { CredentialsService } from '../credentials/credentials.service';
 import type { ClusterEntity, ProjectEntity, TargetEntity } from '../database/entities';
 import { HUB_LOGGER } from '../logging/logging.module';
-import { ProjectsRepository } from '../projects/projects.repository';
-import { HistoryRepository } from '../targeting/history.repository';
-import { TargetsRepository } from '../targeting/targets.repository';
-import { type ClaimedTarget, LeaseRepository } from './lease.repository';
+import { ProjectsRepository } from '../repositories/projects.repository';
+import { EventsService } from '../events/events.service';
+import { TargetsRepository } from '../repositories/targets.repository';
+import { UnitOfWork } from '../repositories/unit-of-work';
+import { type ClaimedTarget, type Lease, LeaseRepository } from './lease.repository';
 import type { LeaseKeeper } from './lease-keeper';
 import { pushConnection } from './push-connection';
 import { rolloutGate, targetsToAdvance } from './rollout';
@@ -36,12 +37,13 @@ export class TargetRunService {
     private readonly projects: ProjectsRepository,
     private readonly clusters: ClustersRepository,
     private readonly targets: TargetsRepository,
-    private readonly history: HistoryRepository,
+    private readonly events: EventsService,
     private readonly credentials: CredentialsService,
     private readonly metrics: SchedulerMetrics,
     @Inject(TARGET_RUNNER) private readonly runner: TargetRunner,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
-    private readonly clock: ClockRepository,
+    private readonly clock: Clock,
+    private readonly uow: UnitOfWork,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -107,17 +109,22 @@ export class TargetRunService {
     const hooks = {
       instanceApplied: async (i: ReportInstance) => {
         this.metrics.observeInstance(context, i);
-        await this.history.recordEvent({ projectId: project.id, clusterName: cluster.name, type: i.error ? 'Warning' : 'Normal', reason: instanceReason(i), message: instanceMessage(i) });
+        const text = instanceEventText(i);
+        await this.events.record({ projectId: project.id, clusterName: cluster.name, ...text, ...(revision ? { revision } : {}), component: i.component, instance: i.name, namespace: i.namespace });
       },
     };
-    const input = await this.input(project, cluster, target, digest, signal);
     let report: RunReport;
     try {
+      const input = await this.input(project, cluster, target, digest, signal);
       report = deleting ? await this.runner.deleteInstances(input, hooks) : await this.runner.reconcile({ ...input, digest: digest! }, hooks);
     } catch (err) {
       // the runner never throws; should it, the run still ends with a report
-      const failed = failedRunResult({ project: input.project, cluster: input.cluster }, new UnexpectedRunError(`run failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }), this.clock.now());
-      report = buildRunReport(failed, input.schedule, deleting ? 'delete' : 'reconcile');
+      const failed = failedRunResult(
+        { project: engineProject(project), cluster: { name: cluster.name, group: cluster.groupName } },
+        new UnexpectedRunError(`run failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }),
+        this.clock.now(),
+      );
+      report = buildRunReport(failed, this.schedule(project, target), deleting ? 'delete' : 'reconcile');
     }
     this.metrics.observeRun(report.ok, report.durationMs / 1000);
 
@@ -129,17 +136,7 @@ export class TargetRunService {
       return held ? 'released' : 'lost';
     }
 
-    if (deleting && report.ok) {
-      // The Target (and its Run rows) go with the fenced delete; the event stays with the Project until it goes too.
-      if (!(await this.leases.deleteTarget(lease))) return 'lost';
-      await this.history.recordEvent({ projectId: project.id, clusterName: cluster.name, type: 'Normal', reason: 'InstancesDeleted', message: `instances of project ${project.name} removed from cluster ${cluster.name}` });
-      if ((await this.targets.forProject(project.id)).length === 0) {
-        await this.projects.delete(project.id);
-        if (project.registryCredentialId) await this.credentials.delete(project.registryCredentialId);
-        this.logger.info({ project: project.name }, 'project deleted after its instances were removed');
-      }
-      return 'deleted';
-    }
+    if (deleting && report.ok) return this.finishDeletion(lease, project, cluster);
 
     const held = await this.leases.finishRun(lease, { runId: started.id, startedAt: started.startedAt, report, observedGeneration: project.generation });
     if (!held) {
@@ -149,11 +146,32 @@ export class TargetRunService {
     for (const warning of report.warnings) this.logger.warn({ project: project.name, cluster: cluster.name, warning }, 'run warning');
     if (!report.ok) {
       const first = report.errors[0];
-      await this.history.recordEvent({ projectId: project.id, clusterName: cluster.name, type: 'Warning', reason: first?.reason ?? 'ReconciliationFailed', message: first?.message ?? 'reconciliation failed' });
+      await this.events.record({ projectId: project.id, clusterName: cluster.name, type: 'Warning', reason: first?.reason ?? 'ReconciliationFailed', message: first?.message ?? 'reconciliation failed' });
       return 'failed';
     }
     if (project.rolloutGroups.length > 0 && revision) await this.advanceWaves(project, cluster, revision);
     return 'succeeded';
+  }
+
+  /**
+   * The Target (and its Run rows) go with the fenced delete, in one
+   * transaction with the event and, after the last Target, the Project and
+   * its credentials.
+   */
+  private async finishDeletion(lease: Lease, project: ProjectEntity, cluster: ClusterEntity): Promise<RunEnd> {
+    const gone = await this.uow.transaction(async (tx) => {
+      // two Targets finishing at once must not both see the other still there and leave the Project behind
+      await tx.projects.lock(project.id);
+      if (!(await tx.targets.deleteLeased(lease))) return false;
+      await this.events.record({ projectId: project.id, clusterName: cluster.name, type: 'Normal', reason: 'InstancesDeleted', message: `instances of project ${project.name} removed from cluster ${cluster.name}` }, tx);
+      if ((await tx.targets.forProject(project.id)).length === 0) {
+        await tx.projects.delete(project.id);
+        if (project.registryCredentialId) await tx.credentials.delete(project.registryCredentialId);
+        tx.afterCommit(() => this.logger.info({ project: project.name }, 'project deleted after its instances were removed'));
+      }
+      return true;
+    });
+    return gone ? 'deleted' : 'lost';
   }
 
   /** After a success, a later wave may open: move its Targets to the revision. */
@@ -164,39 +182,33 @@ export class TargetRunService {
     await this.targets.advanceTo(targetsToAdvance(project.rolloutGroups, revision, members, cluster.groupName), revision);
   }
 
+  /** What the engine needs to decide when the Target runs next. */
+  private schedule(project: ProjectEntity, target: TargetEntity): ReportContext {
+    return { attempt: target.attempt, intervalMs: project.intervalSeconds * 1000, backoff: this.config.scheduler.backoff, previous: target.conditions };
+  }
+
   private async input(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity, digest: string | null, signal: AbortSignal): Promise<TargetRunInput> {
     return {
-      project: {
-        name: project.name,
-        namespace: project.namespace,
-        source: { repository: project.sourceRepository, tag: project.sourceTag, path: project.sourcePath },
-        serviceAccountName: project.serviceAccountName,
-        annotations: project.annotations,
-        generation: project.generation,
-      },
+      project: { ...engineProject(project), generation: project.generation },
       cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion },
       connection: await pushConnection(this.credentials, cluster),
       registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId),
       digest,
       owner: cluster.id,
       knownNamespaces: target.namespaces,
-      schedule: { attempt: target.attempt, intervalMs: project.intervalSeconds * 1000, backoff: this.config.scheduler.backoff, previous: target.conditions },
+      schedule: this.schedule(project, target),
       signal,
       onKubeRequest: (e) => this.metrics.observeKubeRequest(e),
     };
   }
 }
 
-function instanceReason(i: ReportInstance): string {
-  const verb = i.action === 'applied' ? 'Applied' : i.action === 'pruned' ? 'Pruned' : 'Deleted';
-  return i.error ? `Instance${verb === 'Applied' ? 'Apply' : verb === 'Pruned' ? 'Prune' : 'Delete'}Failed` : `Instance${verb}`;
-}
-
-function instanceMessage(i: ReportInstance): string {
-  const module = i.module ? ` module ${i.module.name}@${i.module.version}` : '';
-  const c = i.counts;
-  const counts = `created ${c.created}, configured ${c.configured}, unchanged ${c.unchanged}, deleted ${c.deleted}`;
-  const objects = i.objects.length ? `; objects: ${i.objects.join(', ')}` : '';
-  const error = i.error ? `; error: ${i.error.message}` : '';
-  return `instance ${i.namespace}/${i.name} (component ${i.component})${module} ${i.action} in ${i.durationMs} ms: ${counts}${objects}${error}`;
+function engineProject(p: ProjectEntity): ProjectSpec {
+  return {
+    name: p.name,
+    namespace: p.namespace,
+    source: { repository: p.sourceRepository, tag: p.sourceTag, path: p.sourcePath },
+    serviceAccountName: p.serviceAccountName,
+    annotations: p.annotations,
+  };
 }

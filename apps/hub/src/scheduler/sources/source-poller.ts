@@ -5,9 +5,9 @@ import { HUB_CONFIG } from '../../config/config.module';
 import type { HubConfig } from '../../config/hub-config';
 import { CredentialsService } from '../../credentials/credentials.service';
 import { HUB_LOGGER } from '../../logging/logging.module';
-import { ProjectsRepository } from '../../projects/projects.repository';
-import { HistoryRepository } from '../../targeting/history.repository';
-import { TargetsRepository } from '../../targeting/targets.repository';
+import { ProjectsRepository } from '../../repositories/projects.repository';
+import { EventsService } from '../../events/events.service';
+import { TargetsRepository } from '../../repositories/targets.repository';
 import { isAuthRefusal, PullSecretReader } from './pull-secret-credentials';
 import { pushConnection } from '../push-connection';
 import { openRegistryCredentials } from './registry-credentials';
@@ -62,7 +62,7 @@ export class SourcePoller {
     private readonly credentials: CredentialsService,
     private readonly projects: ProjectsRepository,
     private readonly targets: TargetsRepository,
-    private readonly history: HistoryRepository,
+    private readonly events: EventsService,
     private readonly metrics: SchedulerMetrics,
     @Inject(TAG_RESOLVER) private readonly resolver: TagResolver,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
@@ -186,7 +186,7 @@ export class SourcePoller {
   private async recordFailure(members: DueSource[], message: string): Promise<void> {
     await this.repo.recordSourceError(members.map((m) => m.id), message);
     for (const m of members.filter((m) => m.error !== message)) {
-      await this.history.recordEvent({ projectId: m.id, clusterName: null, type: 'Warning', reason: 'SourceResolveFailed', message });
+      await this.events.record({ projectId: m.id, clusterName: null, type: 'Warning', reason: 'SourceResolveFailed', message });
     }
     this.logger.warn({ project: members.map((m) => m.name), err: message }, 'tag resolution failed');
   }
@@ -199,6 +199,6 @@ export class SourcePoller {
     const members = targets.map((t) => ({ id: t.id, group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));
     await this.targets.advanceTo(targetsToAdvance(project.rolloutGroups, revision, members), revision);
     const message = source.digest ? `${source.repository}:${source.tag} moved to ${digest}` : `${source.repository}:${source.tag} resolved to ${digest}`;
-    await this.history.recordEvent({ projectId: project.id, clusterName: null, type: 'Normal', reason: 'NewRevision', message });
+    await this.events.record({ projectId: project.id, clusterName: null, type: 'Normal', reason: 'NewRevision', message, revision });
   }
 }

@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
-import { DataSource, In, type Repository } from 'typeorm';
+import { type EntityManager, In, type Repository } from 'typeorm';
+import { ReferenceGoneError } from '../common/errors';
 import { TargetEntity } from '../database/entities';
 import type { LabelSelector, TargetPhase } from '../database/entities';
+import { isForeignKeyViolation } from './database-errors';
 import { whereLabelsMatch } from './label-selector-sql';
 
 /** Narrows a Project's Targets by their phase or their cluster's group and labels. */
@@ -11,12 +12,24 @@ export interface TargetFilter {
   labelSelector?: LabelSelector;
 }
 
-@Injectable()
+// Any fixed 64-bit number names the lock; distinct from the migration lock.
+const MEMBERSHIP_LOCK = '7380676954236969314';
+
 export class TargetsRepository {
   private readonly repo: Repository<TargetEntity>;
 
-  constructor(ds: DataSource) {
-    this.repo = ds.getRepository(TargetEntity);
+  constructor(db: EntityManager) {
+    this.repo = db.getRepository(TargetEntity);
+  }
+
+  /**
+   * Serializes membership changes until the transaction ends. Two transactions
+   * that each add a cluster and a Project would otherwise not see each other's
+   * row and both miss the Target between them; with the lock, the later one
+   * reads after the earlier one committed. Only valid inside a transaction.
+   */
+  async lockMembership(): Promise<void> {
+    await this.repo.query('SELECT pg_advisory_xact_lock($1)', [MEMBERSHIP_LOCK]);
   }
 
   forProject(projectId: string): Promise<TargetEntity[]> {
@@ -73,11 +86,23 @@ export class TargetsRepository {
   /** Adds the missing (project, cluster) pairs; existing ones are left as they are. */
   async insertMissing(rows: Array<{ projectId: string; clusterId: string; generation: number; phase: TargetPhase }>): Promise<void> {
     if (rows.length === 0) return;
-    await this.repo.createQueryBuilder().insert().into(TargetEntity).values(rows).orIgnore().execute();
+    try {
+      await this.repo.createQueryBuilder().insert().into(TargetEntity).values(rows).orIgnore().execute();
+    } catch (err) {
+      // a concurrent request deleted the Project or the cluster between our read and this write
+      if (isForeignKeyViolation(err)) throw new ReferenceGoneError('the Project or cluster of a new Target was deleted meanwhile; try again', { cause: err });
+      throw err;
+    }
   }
 
   async deleteByIds(ids: string[]): Promise<void> {
     if (ids.length > 0) await this.repo.delete({ id: In(ids) });
+  }
+
+  /** Deletes a Target whose lease `lease` still holds (fenced by its epoch); false when it was lost. */
+  async deleteLeased(lease: { targetId: string; owner: string; epoch: number }): Promise<boolean> {
+    const res = await this.repo.delete({ id: lease.targetId, leaseOwner: lease.owner, leaseEpoch: lease.epoch });
+    return (res.affected ?? 0) === 1;
   }
 
   /** A new generation makes every Target due now. */

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
-import { DataSource, type Repository } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
+import { AlreadyExistsError } from '../common/errors';
 import { ClusterEntity } from '../database/entities';
 import type { LabelSelector } from '../database/entities';
-import { whereLabelsMatch } from '../targeting/label-selector-sql';
+import { isUniqueViolation } from './database-errors';
+import { whereLabelsMatch } from './label-selector-sql';
 
 export interface ClusterFilter {
   group?: string;
@@ -10,12 +11,11 @@ export interface ClusterFilter {
   labelSelector?: LabelSelector;
 }
 
-@Injectable()
 export class ClustersRepository {
   private readonly repo: Repository<ClusterEntity>;
 
-  constructor(ds: DataSource) {
-    this.repo = ds.getRepository(ClusterEntity);
+  constructor(db: EntityManager) {
+    this.repo = db.getRepository(ClusterEntity);
   }
 
   findByName(name: string): Promise<ClusterEntity | null> {
@@ -43,8 +43,14 @@ export class ClustersRepository {
     return qb.getManyAndCount();
   }
 
-  insert(row: Partial<ClusterEntity>): Promise<ClusterEntity> {
-    return this.repo.save(this.repo.create(row));
+  /** Throws AlreadyExistsError when the name is taken (also when a concurrent request took it first). */
+  async insert(row: Partial<ClusterEntity>): Promise<ClusterEntity> {
+    try {
+      return await this.repo.save(this.repo.create(row));
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new AlreadyExistsError('cluster', row.name ?? '', { cause: err });
+      throw err;
+    }
   }
 
   async update(id: string, patch: Partial<ClusterEntity>): Promise<void> {

@@ -1,13 +1,11 @@
-import { Injectable } from '@nestjs/common';
-import { DataSource, IsNull, type Repository } from 'typeorm';
+import { type EntityManager, IsNull, type Repository } from 'typeorm';
 import { ApiTokenEntity } from '../database/entities';
 
-@Injectable()
 export class TokensRepository {
   private readonly repo: Repository<ApiTokenEntity>;
 
-  constructor(ds: DataSource) {
-    this.repo = ds.getRepository(ApiTokenEntity);
+  constructor(db: EntityManager) {
+    this.repo = db.getRepository(ApiTokenEntity);
   }
 
   findActiveByHash(tokenHash: string): Promise<ApiTokenEntity | null> {

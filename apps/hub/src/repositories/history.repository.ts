@@ -1,16 +1,14 @@
-import { Injectable } from '@nestjs/common';
-import { DataSource, type Repository } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import { EventEntity, RunEntity } from '../database/entities';
 
 /** Runs and events: what happened, newest first. */
-@Injectable()
 export class HistoryRepository {
   private readonly runs: Repository<RunEntity>;
   private readonly events: Repository<EventEntity>;
 
-  constructor(ds: DataSource) {
-    this.runs = ds.getRepository(RunEntity);
-    this.events = ds.getRepository(EventEntity);
+  constructor(db: EntityManager) {
+    this.runs = db.getRepository(RunEntity);
+    this.events = db.getRepository(EventEntity);
   }
 
   runsForTarget(targetId: string, limit: number, offset: number): Promise<[RunEntity[], number]> {
@@ -30,7 +28,8 @@ export class HistoryRepository {
     });
   }
 
-  async recordEvent(row: Pick<EventEntity, 'projectId' | 'clusterName' | 'type' | 'reason' | 'message'>): Promise<void> {
+  /** Writes one event row; EventsService is the way events leave the hub, this is only its storage. */
+  async recordEvent(row: Pick<EventEntity, 'projectId' | 'clusterName' | 'type' | 'reason' | 'message'> & { createdAt?: Date }): Promise<void> {
     await this.events.insert(row);
   }
 }

@@ -1,13 +1,13 @@
-import { Injectable } from '@nestjs/common';
-import { DataSource, type Repository } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
+import { AlreadyExistsError } from '../common/errors';
 import { ProjectEntity } from '../database/entities';
+import { isUniqueViolation } from './database-errors';
 
-@Injectable()
 export class ProjectsRepository {
   private readonly repo: Repository<ProjectEntity>;
 
-  constructor(ds: DataSource) {
-    this.repo = ds.getRepository(ProjectEntity);
+  constructor(db: EntityManager) {
+    this.repo = db.getRepository(ProjectEntity);
   }
 
   findByName(name: string): Promise<ProjectEntity | null> {
@@ -16,6 +16,11 @@ export class ProjectsRepository {
 
   findById(id: string): Promise<ProjectEntity | null> {
     return this.repo.findOneBy({ id });
+  }
+
+  /** Locks the Project's row until the transaction ends (only inside one): writers that decide from its Targets take turns. */
+  async lock(id: string): Promise<boolean> {
+    return (await this.repo.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } })) !== null;
   }
 
   existsByName(name: string): Promise<boolean> {
@@ -35,8 +40,14 @@ export class ProjectsRepository {
     });
   }
 
-  insert(row: Partial<ProjectEntity>): Promise<ProjectEntity> {
-    return this.repo.save(this.repo.create(row));
+  /** Throws AlreadyExistsError when the name is taken (also when a concurrent request took it first). */
+  async insert(row: Partial<ProjectEntity>): Promise<ProjectEntity> {
+    try {
+      return await this.repo.save(this.repo.create(row));
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new AlreadyExistsError('project', row.name ?? '', { cause: err });
+      throw err;
+    }
   }
 
   async update(id: string, patch: Partial<ProjectEntity>): Promise<void> {

@@ -1,9 +1,0 @@
-import { Injectable } from '@nestjs/common';
-
-/** The time, behind a seam so services can be tested at any instant. */
-@Injectable()
-export class ClockRepository {
-  now(): Date {
-    return new Date();
-  }
-}

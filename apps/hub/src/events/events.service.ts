@@ -1,0 +1,99 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { Clock } from '../common/clock';
+import { HUB_LOGGER } from '../logging/logging.module';
+import { HistoryRepository } from '../repositories/history.repository';
+import type { Transaction } from '../repositories/unit-of-work';
+import type { EventSink, HubEvent, RecordedEvent } from './hub-event';
+import { EventsMetrics } from './events.metrics';
+
+/** Deliveries in flight per sink before new events skip it (a stuck sink must not hold memory without bound). */
+export const MAX_PENDING_PER_SINK = 1000;
+/** How long shutdown waits for deliveries still in flight. */
+const SHUTDOWN_GRACE_MS = 5000;
+
+/**
+ * The one way events leave the hub: a history row, a count in
+ * flotilla_events_total, and a delivery to every sink. Sinks run in the
+ * background: a slow or failing sink never delays or fails the caller.
+ */
+@Injectable()
+export class EventsService implements OnApplicationShutdown {
+  private readonly sinks: EventSink[] = [];
+  private readonly pending = new Map<EventSink, Set<Promise<void>>>();
+  /** sinks whose last delivery failed: their next failures are counted, not logged again */
+  private readonly failing = new Set<EventSink>();
+  /** per sink; a field rather than a constant so a spec can reach the limit with a few events */
+  maxPendingPerSink = MAX_PENDING_PER_SINK;
+
+  constructor(
+    private readonly history: HistoryRepository,
+    private readonly metrics: EventsMetrics,
+    private readonly clock: Clock,
+    @Inject(HUB_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  addSink(sink: EventSink): void {
+    this.sinks.push(sink);
+    this.pending.set(sink, new Set());
+  }
+
+  /**
+   * Records `event`. Inside a transaction (`tx`) the row is part of it, and
+   * the event is counted and delivered only once the transaction commits.
+   */
+  async record(event: HubEvent, tx?: Transaction): Promise<void> {
+    const recorded: RecordedEvent = { ...event, time: this.clock.now() };
+    const { projectId, clusterName, type, reason, message } = event;
+    await (tx?.history ?? this.history).recordEvent({ projectId, clusterName, type, reason, message, createdAt: recorded.time });
+    if (tx) tx.afterCommit(() => this.publish(recorded));
+    else this.publish(recorded);
+  }
+
+  /** Resolves once every delivery started so far has ended (for shutdown and tests). */
+  async flush(): Promise<void> {
+    for (;;) {
+      const all = [...this.pending.values()].flatMap((s) => [...s]);
+      if (all.length === 0) return;
+      await Promise.all(all);
+    }
+  }
+
+  /** Gives deliveries in flight a grace period; a sink that hangs must not hold the hub's exit. */
+  async onApplicationShutdown(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), SHUTDOWN_GRACE_MS);
+      timer.unref();
+    });
+    const outcome = await Promise.race([this.flush().then(() => 'flushed' as const), grace]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') this.logger.warn({ pending: [...this.pending.values()].reduce((n, s) => n + s.size, 0) }, 'event sinks still delivering at shutdown; not waiting longer');
+  }
+
+  private publish(event: RecordedEvent): void {
+    this.metrics.events.inc({ type: event.type, reason: event.reason });
+    for (const sink of this.sinks) {
+      const inFlight = this.pending.get(sink)!;
+      if (inFlight.size >= this.maxPendingPerSink) {
+        this.metrics.sinkDropped.inc({ sink: sink.name });
+        continue;
+      }
+      const delivery = this.deliver(sink, event).finally(() => inFlight.delete(delivery));
+      inFlight.add(delivery);
+    }
+  }
+
+  private async deliver(sink: EventSink, event: RecordedEvent): Promise<void> {
+    try {
+      await sink.deliver(event);
+      if (this.failing.delete(sink)) this.logger.info({ sink: sink.name }, 'event sink delivers again');
+    } catch (err) {
+      this.metrics.sinkFailures.inc({ sink: sink.name });
+      if (!this.failing.has(sink)) {
+        this.failing.add(sink);
+        this.logger.warn({ sink: sink.name, reason: err instanceof Error ? err.message : String(err) }, 'event sink failed; further failures are only counted until it delivers again');
+      }
+    }
+  }
+}

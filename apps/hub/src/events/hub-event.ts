@@ -1,0 +1,33 @@
+/** Something that happened to a Project, on one cluster or on all; the one shape every sink receives. */
+export interface HubEvent {
+  projectId: string;
+  /** null when the event concerns the Project as a whole */
+  clusterName: string | null;
+  type: 'Normal' | 'Warning';
+  /** PascalCase, at most 64 characters, e.g. TargetAdded */
+  reason: string;
+  message: string;
+  /** the source digest the event is about, when there is one */
+  revision?: string;
+  /** the bundle component (Timoni instance group) it is about */
+  component?: string;
+  /** the Timoni instance it is about */
+  instance?: string;
+  /** the namespace of that instance */
+  namespace?: string;
+}
+
+/** An event as recorded: with the time the hub's clock gave it. */
+export interface RecordedEvent extends HubEvent {
+  time: Date;
+}
+
+/**
+ * Somewhere events go besides the hub's history (Kubernetes Events, CDEvents).
+ * `deliver` should bound its own time; the hub never waits for it.
+ */
+export interface EventSink {
+  /** short and stable: it labels the sink's metrics and log lines */
+  readonly name: string;
+  deliver(event: RecordedEvent): Promise<void>;
+}

@@ -1,0 +1,26 @@
+// PostgreSQL error codes stay here: repositories turn them into domain errors,
+// services never see a driver error code.
+
+const UNIQUE_VIOLATION = '23505';
+const FOREIGN_KEY_VIOLATION = '23503';
+
+function sqlState(err: unknown): string | undefined {
+  const e = err as { driverError?: { code?: unknown }; code?: unknown } | null;
+  const code = e?.driverError?.code ?? e?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** The name of the violated constraint, when the driver reports it. */
+export function violatedConstraint(err: unknown): string | undefined {
+  const e = err as { driverError?: { constraint?: unknown }; constraint?: unknown } | null;
+  const c = e?.driverError?.constraint ?? e?.constraint;
+  return typeof c === 'string' ? c : undefined;
+}
+
+export function isUniqueViolation(err: unknown): boolean {
+  return sqlState(err) === UNIQUE_VIOLATION;
+}
+
+export function isForeignKeyViolation(err: unknown): boolean {
+  return sqlState(err) === FOREIGN_KEY_VIOLATION;
+}

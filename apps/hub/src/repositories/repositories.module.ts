@@ -1,0 +1,37 @@
+import { Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CryptoRepository } from '../crypto/crypto.repository';
+import { KubeRepository } from '../kube/kube.repository';
+import { ClustersRepository } from './clusters.repository';
+import { CredentialsRepository } from './credentials.repository';
+import { HistoryRepository } from './history.repository';
+import { ProjectsRepository } from './projects.repository';
+import { TargetsRepository } from './targets.repository';
+import { TokensRepository } from './tokens.repository';
+import { UnitOfWork } from './unit-of-work';
+
+const onDataSource = <T>(make: (ds: DataSource) => T) => ({ inject: [DataSource], useFactory: make });
+
+/**
+ * The hub's I/O boundary: every repository (database tables, the credentials
+ * store, remote API servers) and the UnitOfWork for writes spanning tables.
+ * Feature modules and the scheduler import this; nothing else talks to the database.
+ */
+@Module({
+  providers: [
+    { provide: ClustersRepository, ...onDataSource((ds) => new ClustersRepository(ds.manager)) },
+    { provide: ProjectsRepository, ...onDataSource((ds) => new ProjectsRepository(ds.manager)) },
+    { provide: TargetsRepository, ...onDataSource((ds) => new TargetsRepository(ds.manager)) },
+    { provide: HistoryRepository, ...onDataSource((ds) => new HistoryRepository(ds.manager)) },
+    { provide: TokensRepository, ...onDataSource((ds) => new TokensRepository(ds.manager)) },
+    {
+      provide: CredentialsRepository,
+      inject: [DataSource, CryptoRepository],
+      useFactory: (ds: DataSource, crypto: CryptoRepository) => new CredentialsRepository(ds.manager, crypto),
+    },
+    KubeRepository,
+    UnitOfWork,
+  ],
+  exports: [ClustersRepository, ProjectsRepository, TargetsRepository, HistoryRepository, TokensRepository, CredentialsRepository, KubeRepository, UnitOfWork],
+})
+export class RepositoriesModule {}

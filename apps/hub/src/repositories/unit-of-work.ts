@@ -1,0 +1,41 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { CryptoRepository } from '../crypto/crypto.repository';
+import { HUB_LOGGER } from '../logging/logging.module';
+import { type Repositories, repositoriesFor } from './repositories';
+
+/** The repositories of one open transaction, plus a hook for what must wait for its commit. */
+export interface Transaction extends Repositories {
+  /** Runs `fn` once the transaction has committed; never if it rolls back. */
+  afterCommit(fn: () => void): void;
+}
+
+/**
+ * Writes that span several tables: `transaction(fn)` hands `fn` repositories
+ * bound to one database transaction, commits when `fn` resolves and rolls
+ * everything back when it throws. Inside `fn`, use only the repositories it
+ * was given: on the embedded database a second connection waits for this one.
+ */
+@Injectable()
+export class UnitOfWork {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly crypto: CryptoRepository,
+    @Inject(HUB_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    const committed: Array<() => void> = [];
+    const result = await this.ds.transaction((manager) => fn({ ...repositoriesFor(manager, this.crypto), afterCommit: (f) => committed.push(f) }));
+    for (const f of committed) {
+      try {
+        f();
+      } catch (err) {
+        // the data is committed; a failing follow-up must not turn that into an error for the caller
+        this.logger.error({ err }, 'after-commit action failed');
+      }
+    }
+    return result;
+  }
+}
