@@ -2,7 +2,7 @@
 // credentials, opened as a libs/kube connection. Shared by the Target runs and
 // the source poller (which reads image pull secrets with it).
 import { ClusterConnection, type ClusterCredentials } from '@flotilla/kube';
-import type { StoredClusterSecret } from '../clusters/cluster-connection';
+import { credentialsWith, type StoredClusterSecret } from '../clusters/cluster-connection';
 import type { CredentialsService } from '../credentials/credentials.service';
 import type { ClusterEntity } from '../database/entities';
 import type { KubeRequestEvent } from './target-runner';
@@ -12,13 +12,7 @@ export async function pushConnection(credentials: CredentialsService, cluster: C
   if (cluster.mode !== 'push' || !cluster.server || !cluster.credentialId) return null;
   const stored = await credentials.reveal<StoredClusterSecret>(cluster.credentialId);
   if (!stored) return null;
-  const auth = stored.secret.auth;
-  return {
-    server: cluster.server,
-    caData: cluster.caData ?? undefined,
-    insecureSkipTLSVerify: cluster.insecureSkipTlsVerify,
-    ...('token' in auth ? { token: auth.token } : { clientCertData: auth.clientCertificateData, clientKeyData: auth.clientKeyData }),
-  };
+  return credentialsWith({ server: cluster.server, caData: cluster.caData ?? undefined, insecureSkipTLSVerify: cluster.insecureSkipTlsVerify }, stored.secret.auth);
 }
 
 /** Opens a connection; every request is reported to `onRequest` (metrics). */
