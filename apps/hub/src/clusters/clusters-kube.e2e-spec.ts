@@ -16,7 +16,7 @@ describe('push clusters against the harness kube-apiserver', () => {
       body: { name: 'real', mode: 'push', endpoint: { server: kube().server, caData: kube().caData }, credentials: { token: kube().admin.token } },
     });
     expect(res.status).toBe(201);
-    expect(res.body.status).toMatchObject({ reachable: true, version: kube().version, error: null });
+    expect(res.body.status).toMatchObject({ reachable: true, version: kube().version, error: null, warnings: [] });
     expect(res.body.endpoint).toMatchObject({ server: kube().server, hasCaData: true });
     expect(res.text).not.toContain(kube().admin.token);
   });
@@ -67,5 +67,14 @@ describe('push clusters against the harness kube-apiserver', () => {
       body: { name: 'skip-ca', mode: 'push', endpoint: { server: kube().server, insecureSkipTLSVerify: true }, credentials: { token: kube().admin.token } },
     });
     expect(skipped.body.status).toMatchObject({ reachable: true, version: kube().version });
+  });
+
+  it('warns on every registration of an API server that is registered under several names', async () => {
+    const real = (await hub.call('GET', '/api/v1/clusters/real')).body;
+    expect(real.status.warnings).toEqual([expect.stringContaining('is also registered as "bad-token", "real-cert", "real-kc", "skip-ca"')]);
+    const listed = (await hub.call('GET', '/api/v1/clusters')).body.items as Array<{ name: string; status: { warnings: string[] } }>;
+    expect(listed.find((c) => c.name === 'real-kc')?.status.warnings).toEqual([expect.stringContaining('"real"')]);
+    // a cluster the hub never reached has no identity to compare
+    expect(listed.find((c) => c.name === 'no-ca')?.status.warnings).toEqual([]);
   });
 });

@@ -183,6 +183,8 @@ export class ClusterStatusDto {
   @ApiPropertyOptional({ nullable: true, type: String, example: 'v1.36.0' }) version!: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) lastChecked!: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) error!: string | null;
+  @ApiProperty({ type: [String], description: 'problems worth fixing that do not stop it working, such as the same API server registered under another name' })
+  warnings!: string[];
 }
 
 export class ClusterDto {

@@ -127,8 +127,10 @@ export class ClustersService {
   private async check(cluster: ClusterEntity, conn: ClusterCredentials): Promise<void> {
     const at = this.clock.now();
     try {
-      const version = await this.kube.version(conn);
-      await this.clusters.update(cluster.id, { reachable: true, serverVersion: version, lastCheckedAt: at, statusMessage: null });
+      const probe = await this.kube.probe(conn);
+      await this.clusters.update(cluster.id, { reachable: true, serverVersion: probe.version, apiServerIdentity: probe.identity ?? null, lastCheckedAt: at, statusMessage: null });
+      const twins = probe.identity ? (await this.clusters.withIdentity(probe.identity)).filter((c) => c.id !== cluster.id).map((c) => c.name) : [];
+      if (twins.length > 0) this.logger.warn({ cluster: cluster.name, alsoRegisteredAs: twins }, 'the same API server is registered under several names');
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       this.logger.warn({ cluster: cluster.name, reason: message }, 'cluster unreachable');
@@ -142,10 +144,11 @@ export class ClustersService {
     return c;
   }
 
-  /** Response views; credential summaries and Target counts come in one query each, not one per cluster. */
+  /** Response views; credential summaries, Target counts and twins come in one query each, not one per cluster. */
   private async toDtos(rows: ClusterEntity[]): Promise<ClusterDto[]> {
     const summaries = await this.credentials.summaries(rows.map((c) => c.credentialId));
     const counts = await this.targets.countsForClusters(rows.map((c) => c.id));
+    const twins = await this.clusters.namesByIdentity(rows.flatMap((c) => (c.apiServerIdentity ? [c.apiServerIdentity] : [])));
     return rows.map((c) => ({
       name: c.name,
       group: c.groupName,
@@ -153,13 +156,23 @@ export class ClustersService {
       mode: c.mode,
       endpoint: c.server ? { server: c.server, insecureSkipTLSVerify: c.insecureSkipTlsVerify, hasCaData: c.caData !== null } : null,
       credentials: (c.credentialId && summaries.get(c.credentialId)) || null,
-      status: { reachable: c.reachable, version: c.serverVersion, lastChecked: c.lastCheckedAt?.toISOString() ?? null, error: c.statusMessage },
+      status: { reachable: c.reachable, version: c.serverVersion, lastChecked: c.lastCheckedAt?.toISOString() ?? null, error: c.statusMessage, warnings: twinWarnings(c, twins) },
       targets: counts.get(c.id) ?? 0,
       createdAt: c.createdAt.toISOString(),
       updatedAt: c.updatedAt.toISOString(),
     }));
   }
 
+}
+
+/** A warning per other registration of the same API server. */
+function twinWarnings(c: ClusterEntity, twins: Map<string, string[]>): string[] {
+  const others = (c.apiServerIdentity ? (twins.get(c.apiServerIdentity) ?? []) : []).filter((name) => name !== c.name);
+  if (others.length === 0) return [];
+  return [
+    `the same API server (kube-system namespace uid ${c.apiServerIdentity}) is also registered as ${others.map((n) => `"${n}"`).join(', ')}: ` +
+      'each registration prunes only the instances it applied, but a Project targeting both applies its objects twice; remove the duplicate registration',
+  ];
 }
 
 async function findIn(tx: Transaction, name: string): Promise<ClusterEntity> {

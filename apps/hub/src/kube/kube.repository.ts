@@ -10,11 +10,22 @@ export class KubeUnreachableError extends Error {
 
 const HINTS: Record<number, string> = { 401: ' (credentials rejected)', 403: ' (not allowed to read /version)' };
 
+/** What a check of a push cluster learns. */
+export interface ClusterProbe {
+  /** the server's gitVersion */
+  version: string;
+  /**
+   * The uid of its `kube-system` Namespace: the same API server registered
+   * twice shows the same one. Absent when the hub's identity may not read it.
+   */
+  identity?: string;
+}
+
 /** The hub's calls to remote API servers, through libs/kube connections. */
 @Injectable()
 export class KubeRepository {
-  /** GET /version: the server's gitVersion, or KubeUnreachableError saying why not. */
-  async version(conn: ClusterCredentials, timeoutMs = 5000): Promise<string> {
+  /** GET /version (and the cluster's identity): KubeUnreachableError saying why not. */
+  async probe(conn: ClusterCredentials, timeoutMs = 5000): Promise<ClusterProbe> {
     let kube: ClusterConnection;
     try {
       kube = ClusterConnection.create(conn, { requestTimeoutMs: timeoutMs, userAgent: 'flotilla-hub' });
@@ -24,7 +35,11 @@ export class KubeRepository {
     try {
       const v = await kube.request<{ gitVersion?: unknown }>({ method: 'GET', path: '/version' });
       if (typeof v?.gitVersion !== 'string') throw new KubeUnreachableError(conn.server, 'GET /version did not return a Kubernetes version');
-      return v.gitVersion;
+      const identity = await kube
+        .request<{ metadata?: { uid?: unknown } }>({ method: 'GET', path: '/api/v1/namespaces/kube-system' })
+        .then((ns) => (typeof ns?.metadata?.uid === 'string' ? ns.metadata.uid : undefined))
+        .catch(() => undefined); // best effort: the identity may not read Namespaces
+      return { version: v.gitVersion, ...(identity ? { identity } : {}) };
     } catch (err) {
       if (err instanceof KubeApiError) {
         const reason =

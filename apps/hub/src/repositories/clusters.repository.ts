@@ -1,4 +1,4 @@
-import type { EntityManager, Repository } from 'typeorm';
+import { In, type EntityManager, type Repository } from 'typeorm';
 import { AlreadyExistsError } from '../common/errors';
 import { ClusterEntity } from '../database/entities';
 import type { LabelSelector } from '../database/entities';
@@ -20,6 +20,20 @@ export class ClustersRepository {
 
   findByName(name: string): Promise<ClusterEntity | null> {
     return this.repo.findOneBy({ name });
+  }
+
+  /** Clusters whose API server has this identity (the kube-system namespace uid). */
+  withIdentity(identity: string): Promise<ClusterEntity[]> {
+    return this.repo.findBy({ apiServerIdentity: identity });
+  }
+
+  /** Names of the clusters by API server identity, for the given identities. */
+  async namesByIdentity(identities: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (identities.length === 0) return out;
+    const rows = await this.repo.find({ select: { name: true, apiServerIdentity: true }, where: { apiServerIdentity: In([...new Set(identities)]) }, order: { name: 'ASC' } });
+    for (const r of rows) out.set(r.apiServerIdentity!, [...(out.get(r.apiServerIdentity!) ?? []), r.name]);
+    return out;
   }
 
   findById(id: string): Promise<ClusterEntity | null> {

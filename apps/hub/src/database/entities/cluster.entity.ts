@@ -7,6 +7,7 @@ export type ClusterMode = 'push' | 'agent';
 @Entity('clusters')
 @Unique('uq_clusters_name', ['name'])
 @Index('idx_clusters_group_name', ['groupName'])
+@Index('idx_clusters_api_server_identity', ['apiServerIdentity'])
 @Check('ck_clusters_mode', `"mode" IN ('push', 'agent')`)
 export class ClusterEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_clusters' })
@@ -44,6 +45,10 @@ export class ClusterEntity {
   /** null until the first connectivity check */
   @Column({ type: 'boolean', nullable: true })
   reachable!: boolean | null;
+
+  /** uid of the API server's kube-system Namespace: the same server registered twice shares it */
+  @Column({ name: 'api_server_identity', type: 'varchar', length: 64, nullable: true })
+  apiServerIdentity!: string | null;
 
   @Column({ name: 'server_version', type: 'varchar', length: 64, nullable: true })
   serverVersion!: string | null;
