@@ -121,7 +121,11 @@ export class CountingResolver implements TagResolver {
 export async function pushTag(repo: string, tag: string, content = randomBytes(8).toString('hex'), options: { auth?: boolean } = {}): Promise<string> {
   const env = harnessEnv();
   const client = options.auth ? new RegistryClient({ credentials: { kind: 'basic', username: env.registryAuth.username, password: env.registryAuth.password } }) : new RegistryClient();
-  const ref = { registry: options.auth ? env.registryAuth.host : env.registry.host, repository: repo };
+  return pushImage(client, { registry: options.auth ? env.registryAuth.host : env.registry.host, repository: repo }, tag, content);
+}
+
+/** Pushes a small OCI image (an empty config and one layer of `content`) as `ref:tag`; returns the manifest digest. */
+export async function pushImage(client: RegistryClient, ref: { registry: string; repository: string }, tag: string, content: string): Promise<string> {
   const config = await client.pushBlob(ref, Buffer.from('{}'));
   const layer = await client.pushBlob(ref, Buffer.from(content));
   const manifest = {
