@@ -1,10 +1,10 @@
 // A connection to one API server from explicit credentials: TLS, auth, impersonation,
 // rate limiting, a total deadline per request and request counting. Never reads a
 // kubeconfig (kubeconfig.ts and in-cluster.ts turn those into ClusterCredentials).
-import { Agent, request as undiciRequest } from 'undici';
+import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { apiPathTemplate } from './api-path';
 import { DEFAULT_BURST, DEFAULT_QPS } from './constants';
-import { ConflictError, ConnectionConfigError, ForbiddenError, KubeApiError, NotFoundError, RequestTimeoutError, type ApiStatus } from './errors';
+import { ConflictError, ConnectionConfigError, ResponseTooLargeError, ForbiddenError, KubeApiError, NotFoundError, RequestTimeoutError, type ApiStatus } from './errors';
 import { TokenBucket } from './rate-limiter';
 import { TokenFile } from './token-file';
 
@@ -64,6 +64,8 @@ export interface ConnectionOptions {
   burst: number;
   /** total deadline of one request in milliseconds, headers and body (ApiRequest.timeoutMs overrides) */
   requestTimeoutMs: number;
+  /** largest response body read; a larger one is refused while reading, never buffered whole */
+  maxResponseBytes: number;
   userAgent: string;
   /** how long a token read from `tokenFile` is used before the file is read again */
   tokenRefreshMs: number;
@@ -74,7 +76,7 @@ export interface ConnectionOptions {
 }
 
 export function defaultConnectionOptions(): ConnectionOptions {
-  return { qps: DEFAULT_QPS, burst: DEFAULT_BURST, requestTimeoutMs: 30_000, userAgent: 'flotilla', tokenRefreshMs: 60_000 };
+  return { qps: DEFAULT_QPS, burst: DEFAULT_BURST, requestTimeoutMs: 30_000, maxResponseBytes: 64 * 1024 * 1024, userAgent: 'flotilla', tokenRefreshMs: 60_000 };
 }
 
 export interface ApiRequest {
@@ -215,7 +217,7 @@ export class ClusterConnection {
         bodyTimeout: timeoutMs,
       });
       statusCode = res.statusCode;
-      const text = await res.body.text();
+      const text = await readBounded(res, this.options.maxResponseBytes, () => new ResponseTooLargeError(req.method, url.pathname, res.statusCode, this.options.maxResponseBytes, req.subject));
       const parsed = parseJson(text);
       if (statusCode >= 200 && statusCode < 300) return parsed as T;
       // a rotated token: read the file again on the next request
@@ -260,4 +262,23 @@ function apiError(method: string, path: string, code: number, status: ApiStatus,
   if (code === 401 || code === 403) return new ForbiddenError(method, path, code, status, subject);
   if (code === 409) return new ConflictError(method, path, code, status, subject);
   return new KubeApiError(method, path, code, status, subject);
+}
+
+/** The body as text, refused (and the rest left unread) once it passes `limit` bytes. */
+async function readBounded(res: Dispatcher.ResponseData, limit: number, tooLarge: () => Error): Promise<string> {
+  const announced = Number(res.headers['content-length']);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    if (announced > limit) throw tooLarge();
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length;
+      if (size > limit) throw tooLarge();
+      chunks.push(chunk as Buffer);
+    }
+  } catch (err) {
+    res.body.destroy();
+    throw err;
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -67,6 +67,13 @@ export class RequestTimeoutError extends KubeApiError {
   }
 }
 
+/** A response body larger than the connection allows, refused while reading. */
+export class ResponseTooLargeError extends KubeApiError {
+  constructor(method: string, path: string, statusCode: number, readonly limitBytes: number, subject?: string) {
+    super(method, path, statusCode, { message: `response body larger than ${limitBytes} bytes; refused while reading` }, subject);
+  }
+}
+
 /** 404 from the API server: the object (or its kind) does not exist. */
 export class NotFoundError extends KubeApiError {}
 
