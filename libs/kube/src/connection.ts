@@ -4,7 +4,8 @@
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { apiPathTemplate } from './api-path';
 import { DEFAULT_BURST, DEFAULT_QPS } from './constants';
-import { ConflictError, ConnectionConfigError, ResponseTooLargeError, ForbiddenError, KubeApiError, NotFoundError, RequestTimeoutError, type ApiStatus } from './errors';
+import { ConflictError, ConnectionConfigError, ResponseTooLargeError, ForbiddenError, KubeApiError, NotFoundError, RequestTimeoutError, StreamDecodeError, StreamIdleError, type ApiStatus } from './errors';
+import { LineSplitter } from './line-splitter';
 import { TokenBucket } from './rate-limiter';
 import { TokenFile } from './token-file';
 
@@ -93,6 +94,20 @@ export interface ApiRequest {
   timeoutMs?: number;
 }
 
+/** A long-lived request (watch): no total deadline, but an idle one and a bound per line. */
+export interface ApiStreamRequest extends Omit<ApiRequest, 'body' | 'contentType'> {
+  method: 'GET';
+  /** deadline for the response headers (default: the connection's requestTimeoutMs) */
+  timeoutMs?: number;
+  /** the stream ends with StreamIdleError after this long without a byte (default 60 s) */
+  idleTimeoutMs?: number;
+  /** longest line read (default 16 MiB); a longer one ends the stream with ResponseTooLargeError */
+  maxLineBytes?: number;
+}
+
+export const DEFAULT_STREAM_IDLE_MS = 60_000;
+export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+
 /** Transport shared by a connection and its impersonating views. */
 interface Transport {
   agent: Agent;
@@ -169,7 +184,7 @@ export class ClusterConnection {
     return new ClusterConnection(this.transport, this.options, this.impersonation, this.server, signal);
   }
 
-  private async headers(req: ApiRequest): Promise<string[]> {
+  private async headers(req: Pick<ApiRequest, 'body' | 'contentType'>): Promise<string[]> {
     const h = ['accept', 'application/json', 'user-agent', this.options.userAgent];
     const token = this.transport.tokenFile ? await this.transport.tokenFile.token() : this.transport.token;
     if (token) h.push('authorization', `Bearer ${token}`);
@@ -188,8 +203,7 @@ export class ClusterConnection {
    * (RequestTimeoutError otherwise): undici's own timeouts only bound the gaps between chunks.
    */
   async request<T = unknown>(req: ApiRequest): Promise<T> {
-    const url = new URL(req.path, this.transport.base);
-    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const url = this.url(req);
     const timeoutMs = req.timeoutMs ?? this.options.requestTimeoutMs;
     const started = Date.now();
     let statusCode = 0;
@@ -240,6 +254,93 @@ export class ClusterConnection {
         durationMs: Date.now() - started,
       });
     }
+  }
+
+  /**
+   * Opens a streaming GET (e.g. `?watch=1`) and yields each newline-delimited JSON document as it
+   * arrives. Same auth, impersonation, rate limiter (one token) and view signal as `request`;
+   * non-2xx answers throw the same KubeApiError subclasses. The idle deadline only runs while
+   * waiting for the server: time spent by the consumer between yields does not count.
+   * Breaking out of the loop closes the response.
+   */
+  async *stream<T = unknown>(req: ApiStreamRequest): AsyncGenerator<T, void, undefined> {
+    const url = this.url(req);
+    const timeoutMs = req.timeoutMs ?? this.options.requestTimeoutMs;
+    const idleMs = req.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_MS;
+    const maxLine = req.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    const started = Date.now();
+    let statusCode = 0;
+    const controller = new AbortController();
+    const headersLate = new RequestTimeoutError(req.method, url.pathname, timeoutMs, req.subject);
+    const idle = new StreamIdleError(req.method, url.pathname, idleMs, req.subject);
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (reason: Error, ms: number) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => controller.abort(reason), ms);
+    };
+    const onAbort = () => controller.abort(this.signal?.reason);
+    let body: Dispatcher.ResponseData['body'] | undefined;
+    try {
+      this.signal?.throwIfAborted();
+      await this.transport.limiter.take();
+      const headers = await this.headers({});
+      this.signal?.throwIfAborted();
+      this.signal?.addEventListener('abort', onAbort, { once: true });
+      arm(headersLate, timeoutMs);
+      const res = await undiciRequest(url, {
+        method: req.method,
+        headers,
+        dispatcher: this.transport.agent,
+        signal: controller.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: 0, // the idle timer below bounds gaps, paused while the consumer works
+      });
+      statusCode = res.statusCode;
+      body = res.body;
+      if (statusCode < 200 || statusCode >= 300) {
+        arm(headersLate, timeoutMs);
+        const text = await readBounded(res, this.options.maxResponseBytes, () => new ResponseTooLargeError(req.method, url.pathname, statusCode, this.options.maxResponseBytes, req.subject));
+        if (statusCode === 401) this.transport.tokenFile?.invalidate();
+        const parsed = parseJson(text);
+        const status: ApiStatus = parsed && typeof parsed === 'object' ? (parsed as ApiStatus) : { message: text.slice(0, 500) };
+        throw apiError(req.method, url.pathname, statusCode, status, req.subject);
+      }
+      const lines = new LineSplitter(maxLine, () => new ResponseTooLargeError(req.method, url.pathname, statusCode, maxLine, req.subject, 'stream line'));
+      const decode = (line: Buffer): T => {
+        const text = line.toString('utf8');
+        try {
+          return JSON.parse(text) as T;
+        } catch (err) {
+          throw new StreamDecodeError(req.method, url.pathname, statusCode, text, req.subject, { cause: err });
+        }
+      };
+      arm(idle, idleMs);
+      for await (const chunk of res.body) {
+        clearTimeout(timer);
+        for (const line of lines.push(chunk as Buffer)) yield decode(line);
+        arm(idle, idleMs);
+      }
+      clearTimeout(timer);
+      const last = lines.end();
+      if (last) yield decode(last);
+    } catch (err) {
+      if (err instanceof KubeApiError && err.statusCode !== 0) throw err;
+      const reason: unknown = controller.signal.reason;
+      if (reason === idle || reason === headersLate) throw reason;
+      if (err instanceof KubeApiError || err instanceof ConnectionConfigError) throw err;
+      throw new KubeApiError(req.method, url.pathname, 0, { message: err instanceof Error ? err.message : String(err) }, req.subject, { cause: err });
+    } finally {
+      clearTimeout(timer);
+      this.signal?.removeEventListener('abort', onAbort);
+      if (body && !body.destroyed) body.destroy();
+      this.options.onRequest?.({ method: req.method, path: url.pathname, pathTemplate: apiPathTemplate(url.pathname), statusCode, durationMs: Date.now() - started });
+    }
+  }
+
+  private url(req: Pick<ApiRequest, 'path' | 'query'>): URL {
+    const url = new URL(req.path, this.transport.base);
+    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    return url;
   }
 
   /** Closes the connection pool (all views). */

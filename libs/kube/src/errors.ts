@@ -67,10 +67,24 @@ export class RequestTimeoutError extends KubeApiError {
   }
 }
 
-/** A response body larger than the connection allows, refused while reading. */
+/** A response body (or one line of a stream: `what`) larger than allowed, refused while reading. */
 export class ResponseTooLargeError extends KubeApiError {
-  constructor(method: string, path: string, statusCode: number, readonly limitBytes: number, subject?: string) {
-    super(method, path, statusCode, { message: `response body larger than ${limitBytes} bytes; refused while reading` }, subject);
+  constructor(method: string, path: string, statusCode: number, readonly limitBytes: number, subject?: string, what = 'response body') {
+    super(method, path, statusCode, { message: `${what} larger than ${limitBytes} bytes; refused while reading` }, subject);
+  }
+}
+
+/** A stream (watch) sent no bytes for longer than its idle deadline. */
+export class StreamIdleError extends KubeApiError {
+  constructor(method: string, path: string, readonly idleTimeoutMs: number, subject?: string) {
+    super(method, path, 0, { message: `no bytes for ${idleTimeoutMs}ms (stream idle timeout)` }, subject);
+  }
+}
+
+/** A stream line that is not a JSON document. */
+export class StreamDecodeError extends KubeApiError {
+  constructor(method: string, path: string, statusCode: number, line: string, subject?: string, options?: { cause?: unknown }) {
+    super(method, path, statusCode, { message: `stream line is not JSON: ${line.slice(0, 200)}` }, subject, options);
   }
 }
 
