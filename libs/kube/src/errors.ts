@@ -225,3 +225,24 @@ export function messageOf(err: unknown): string {
 export function isNotFound(err: unknown): err is NotFoundError {
   return err instanceof NotFoundError;
 }
+
+/** A watch's resourceVersion is too old (410 Gone, as an answer or an ERROR event): the watcher relists. */
+export class WatchExpiredError extends KubeError {
+  constructor(readonly subject: string, readonly resourceVersion: string | undefined, options?: { cause?: unknown }) {
+    super(`${subject}: resourceVersion ${resourceVersion ?? '(none)'} expired (410 Gone); relisting`, options);
+  }
+}
+
+/** A watch sent an ERROR event (other than 410) or an event that cannot be used. */
+export class WatchEventError extends KubeError {
+  constructor(readonly subject: string, message: string, readonly status?: ApiStatus) {
+    super(`${subject}: watch ${message}`);
+  }
+}
+
+/** A watch handler threw; the watcher relists so the caller gets a full set again. */
+export class WatchHandlerError extends KubeError {
+  constructor(readonly subject: string, readonly handler: 'synced' | 'event', options: { cause: unknown }) {
+    super(`${subject}: ${handler} handler failed: ${messageOf(options.cause)}; relisting`, options);
+  }
+}

@@ -55,6 +55,11 @@ export class ObjectClient {
     return info.namespaced && namespace ? `${prefix}/namespaces/${encodeURIComponent(namespace)}/${info.resource}` : `${prefix}/${info.resource}`;
   }
 
+  /** The collection path of a kind (in `namespace` when namespaced; all namespaces without one). */
+  async collectionPathOf(apiVersion: string, kind: string, namespace?: string): Promise<string> {
+    return this.collectionPath(await this.resourceOf(apiVersion, kind), namespace);
+  }
+
   async objectPath(a: ObjectAddress): Promise<string> {
     const info = await this.resourceOf(a.apiVersion, a.kind);
     return `${this.collectionPath(info, a.namespace)}/${encodeURIComponent(a.name)}`;
