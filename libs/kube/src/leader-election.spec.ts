@@ -42,11 +42,11 @@ class ManualClock {
 }
 
 /** Polls until `probe` returns something truthy; the limit only bounds a failing test. */
-async function eventually<T>(what: string, probe: () => T | Promise<T>, limitMs = 40_000): Promise<NonNullable<T>> {
+async function eventually<T>(what: string, probe: () => T | Promise<T>, limitMs = 40_000): Promise<Exclude<T, false | 0 | '' | null | undefined>> {
   const deadline = Date.now() + limitMs;
   for (;;) {
     const value = await probe();
-    if (value) return value as NonNullable<T>;
+    if (value) return value as Exclude<T, false | 0 | '' | null | undefined>;
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -64,12 +64,15 @@ interface Candidate {
 
 const running = new Set<Candidate>();
 
-function candidate(options: LeaderElectorOptions): Candidate {
+function candidate(options: LeaderElectorOptions, work?: (signal: AbortSignal) => Promise<void>): Candidate {
   const c: Candidate = { started: [], stopped: 0, leaders: [], errors: [] } as unknown as Candidate;
   const run = new AbortController();
   c.elector = new LeaderElector({
     ...options,
-    onStartedLeading: (signal) => void c.started.push(signal),
+    onStartedLeading: (signal) => {
+      c.started.push(signal);
+      return work?.(signal);
+    },
     onStoppedLeading: () => void c.stopped++,
     onNewLeader: (id) => void c.leaders.push(id),
     onError: (err) => void c.errors.push(err),
@@ -169,6 +172,31 @@ describe('LeaderElector (real API server)', () => {
     expect((await readLease(ns)).spec).toMatchObject({ holderIdentity: 'b', leaseDurationSeconds: 15, leaseTransitions: 1 });
   });
 
+  it("releases only once the leading callback's promise has settled, and not at all with releaseOnStop false", async () => {
+    const ns = await createNamespace(client, 'release');
+    // a's clock stands still, so only the callback settling can end its wait
+    const clock = new ManualClock();
+    let finish = () => {};
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const a = candidate({ ...steady, now: clock.now, sleep: clock.sleep, connection: replicaConnection(), namespace: ns, name: 'agent', identity: 'a' }, () => finished);
+    await eventually('a leading', () => a.started.length && clock.sleeping === 1);
+    const stopping = a.stop();
+    await eventually("a's leading signal aborted", () => a.started[0].aborted);
+    expect((await readLease(ns)).spec?.holderIdentity).toBe('a');
+    expect(a.stopped).toBe(0);
+    finish();
+    await stopping;
+    expect(a.stopped).toBe(1);
+    expect((await readLease(ns)).spec?.holderIdentity).toBe('');
+
+    const kept = await createNamespace(client, 'release-kept');
+    const b = candidate({ ...steady, releaseOnStop: false, connection: replicaConnection(), namespace: kept, name: 'agent', identity: 'b' });
+    await eventually('b leading', () => b.started.length);
+    await b.stop();
+    expect(b.stopped).toBe(1);
+    expect((await readLease(kept)).spec?.holderIdentity).toBe('b');
+  });
+
   it('takes over from a killed leader only once its lease has expired; the killed one stops leading at its renew deadline', async () => {
     const ns = await createNamespace(client, 'killed');
     const clock = new ManualClock();
@@ -214,7 +242,7 @@ describe('LeaderElector (real API server)', () => {
       armed = false;
       intruded?: Lease;
 
-      async update(base: Lease, spec: LeaseSpec, opts?: LeaseCallOptions): Promise<Lease> {
+      override async update(base: Lease, spec: LeaseSpec, opts?: LeaseCallOptions): Promise<Lease> {
         if (this.armed) {
           this.armed = false;
           const other = new LeaseLock(admin, this.namespace, this.name);
