@@ -207,6 +207,22 @@ export class InventoryListError extends InventoryError {
   }
 }
 
+/**
+ * Leader election on a Lease: bad options, or one step (acquire, renew, release, a callback)
+ * that failed; `cause` is the API error. Reported to `onError`, the elector retries.
+ */
+export class LeaderElectionError extends KubeError {
+  constructor(
+    /** `Lease/namespace/name` */
+    readonly lease: string,
+    readonly action: 'configure' | 'acquire' | 'renew' | 'release' | 'callback',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${lease}: ${message}`, options);
+  }
+}
+
 /** A `k8s:` runtime reference does not have a valid shape. */
 export class RuntimeRefError extends KubeError {}
 

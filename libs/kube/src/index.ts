@@ -35,3 +35,5 @@ export * from './inventory-list';
 export * from './instance-delete';
 export * from './resource-manager';
 export * from './instance-apply';
+export * from './lease-lock';
+export * from './leader-election';
