@@ -7,6 +7,7 @@ import { ConflictError, KubeApiError, LeaderElectionError } from './errors';
 import { LeaderElector, type LeaderElectorOptions } from './leader-election';
 import { formatMicroTime, LeaseLock, type Lease, type LeaseCallOptions, type LeaseSpec } from './lease-lock';
 import { ObjectClient } from './object-client';
+import { eventually } from '../testdata/eventually';
 
 /** A clock the test moves by hand; `sleep` resolves when the clock passes its due time. */
 class ManualClock {
@@ -38,17 +39,6 @@ class ManualClock {
   advance(ms: number): void {
     this.t += ms;
     for (const w of [...this.waiters]) if (w.due <= this.t) w.wake();
-  }
-}
-
-/** Polls until `probe` returns something truthy; the limit only bounds a failing test. */
-async function eventually<T>(what: string, probe: () => T | Promise<T>, limitMs = 40_000): Promise<Exclude<T, false | 0 | '' | null | undefined>> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as Exclude<T, false | 0 | '' | null | undefined>;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
 

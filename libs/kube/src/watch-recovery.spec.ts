@@ -8,6 +8,7 @@ import { KubeApiError, WatchEventError, WatchExpiredError, WatchHandlerError } f
 import { ObjectClient } from './object-client';
 import type { KubeObject } from './types';
 import { DEFAULT_WATCH_BACKOFF, watchBackoffDelay, watchObjects, type WatchEvent } from './watch';
+import { eventually } from '../testdata/eventually';
 
 type Reply = (res: ServerResponse) => void;
 let server: Server;
@@ -63,14 +64,6 @@ beforeEach(() => {
   lists = [];
   watches = [];
 });
-
-async function eventually(what: string, check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** Runs watchObjects with a sleep that records each pause and returns at once. */
 function run(opts: { failEventOnce?: boolean } = {}) {

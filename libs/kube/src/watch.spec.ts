@@ -7,6 +7,7 @@ import { UnknownKindError } from './errors';
 import { ObjectClient } from './object-client';
 import type { KubeObject } from './types';
 import { watchObjects, type WatchEvent, type WatchOptions, type WatchTarget } from './watch';
+import { eventually } from '../testdata/eventually';
 
 const watched: RequestEvent[] = [];
 const connection = adminConnection({ onRequest: (e) => watched.push(e) });
@@ -14,15 +15,6 @@ const client = new ObjectClient(connection);
 afterAll(() => connection.close());
 
 const applyOpts = { dryRun: false, force: true, fieldManager: 'flotilla-test' };
-
-/** Polls until `check` holds (the positive signal), failing after a generous deadline. */
-async function eventually(what: string, check: () => boolean, timeoutMs = 40_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 interface Recorded {
   synced: KubeObject[][];
