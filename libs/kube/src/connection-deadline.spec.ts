@@ -1,39 +1,29 @@
 // The total deadline of a request: a server that answers headers at once and then
 // trickles the body must not hold a call past it (undici's own timeouts only bound gaps).
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { startLoopback, type Loopback } from '../testdata/loopback-server';
 import { ClusterConnection } from './connection';
 import { KubeApiError, RequestTimeoutError } from './errors';
 
-let server: Server;
+let loopback: Loopback;
 let url: string;
-const open = new Set<ServerResponse>();
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  loopback = await startLoopback((req, res) => {
     if (req.url === '/fast') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"ok":true}');
       return;
     }
     // headers now, then one byte every 50 ms, never finishing the JSON document
-    open.add(res);
     res.writeHead(200, { 'content-type': 'application/json' });
     res.write('[');
     const tick = setInterval(() => res.write(' '), 50);
-    res.on('close', () => {
-      clearInterval(tick);
-      open.delete(res);
-    });
+    res.on('close', () => clearInterval(tick));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const addr = server.address();
-  url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  url = loopback.url;
 });
 
-afterAll(async () => {
-  for (const res of open) res.destroy();
-  await new Promise((r) => server.close(r));
-});
+afterAll(() => loopback.close());
 
 describe('ClusterConnection request deadline', () => {
   it('fails a trickling body with RequestTimeoutError once the connection deadline passes', async () => {
@@ -68,7 +58,7 @@ describe('ClusterConnection request deadline', () => {
     try {
       const call = conn.withSignal(controller.signal).request({ method: 'GET', path: '/trickle' }).catch((e: unknown) => e);
       // abort once the server holds the response open
-      while (open.size === 0) await new Promise((r) => setImmediate(r));
+      while (loopback.open.size === 0) await new Promise((r) => setImmediate(r));
       controller.abort(new Error('run cancelled'));
       const err = await call;
       expect(err).toBeInstanceOf(KubeApiError);

@@ -1,21 +1,18 @@
 // Response bodies are bounded while reading: an API server (or anything posing
 // as one) that announces or streams a huge body is refused without buffering it.
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { startLoopback, type Loopback } from '../testdata/loopback-server';
 import { ClusterConnection } from './connection';
 import { ResponseTooLargeError } from './errors';
 
 const MiB = 1024 * 1024;
-let server: Server;
+let loopback: Loopback;
 let url: string;
-const open = new Set<ServerResponse>();
 /** bytes the endless route managed to hand to the socket */
 let streamed = 0;
 
 beforeAll(async () => {
   const chunk = Buffer.alloc(64 * 1024, ' ');
-  server = createServer((req, res) => {
-    open.add(res);
-    res.on('close', () => open.delete(res));
+  loopback = await startLoopback((req, res) => {
     if (req.url === '/announced') {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(1024 * MiB) });
       res.write('[');
@@ -35,15 +32,10 @@ beforeAll(async () => {
     res.on('drain', pump);
     pump();
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const addr = server.address();
-  url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  url = loopback.url;
 });
 
-afterAll(async () => {
-  for (const res of open) res.destroy();
-  await new Promise((r) => server.close(r));
-});
+afterAll(() => loopback.close());
 
 describe('ClusterConnection response size limit', () => {
   const connect = () => ClusterConnection.create({ server: url, token: 't' }, { maxResponseBytes: MiB });

@@ -1,22 +1,19 @@
 // ClusterConnection.stream against a loopback server: lines as they arrive, an idle deadline
 // that only runs while waiting for the server, a bound per line, typed errors for non-2xx.
-import { once } from 'node:events';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { startLoopback, type Loopback } from '../testdata/loopback-server';
+import type { ServerResponse } from 'node:http';
 import { ClusterConnection } from './connection';
 import { KubeApiError, NotFoundError, ResponseTooLargeError, StreamDecodeError, StreamIdleError } from './errors';
 
 const MiB = 1024 * 1024;
-let server: Server;
+let loopback: Loopback;
 let url: string;
-const open = new Set<ServerResponse>();
 /** the response of /held, finished by the next request to /release */
 let held: ServerResponse | undefined;
 const headersSeen: Array<Record<string, string | string[] | undefined>> = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    open.add(res);
-    res.on('close', () => open.delete(res));
+  loopback = await startLoopback((req, res) => {
     headersSeen.push(req.headers);
     const path = req.url?.split('?')[0];
     if (path === '/lines') {
@@ -53,16 +50,10 @@ beforeAll(async () => {
       res.end(JSON.stringify({ kind: 'Status', reason: 'NotFound', code: 404, message: 'nothing here' }));
     }
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const addr = server.address();
-  url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  url = loopback.url;
 });
 
-afterAll(async () => {
-  for (const res of open) res.destroy();
-  await new Promise((r) => server.close(r));
-});
+afterAll(() => loopback.close());
 
 async function collect(iter: AsyncIterable<unknown>, seen: unknown[] = []): Promise<unknown[]> {
   for await (const v of iter) seen.push(v);

@@ -1,8 +1,8 @@
 // watchObjects' recovery paths against a loopback server playing an API server: 410 Gone as an
 // ERROR event and as an answer (relist, synced again), a dropped connection (resume from the last
 // resourceVersion seen), growing and resetting backoff (driven by an injected sleep), handler errors.
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { startLoopback, type Loopback } from '../testdata/loopback-server';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ClusterConnection } from './connection';
 import { KubeApiError, WatchEventError, WatchExpiredError, WatchHandlerError } from './errors';
 import { ObjectClient } from './object-client';
@@ -11,9 +11,8 @@ import { DEFAULT_WATCH_BACKOFF, watchBackoffDelay, watchObjects, type WatchEvent
 import { eventually } from '../testdata/eventually';
 
 type Reply = (res: ServerResponse) => void;
-let server: Server;
+let loopback: Loopback;
 let url: string;
-const open = new Set<ServerResponse>();
 let lists: Reply[] = [];
 let watches: Reply[] = [];
 /** query of every list and watch request, in order */
@@ -38,9 +37,7 @@ const watch = (lines: string[], end: 'end' | 'drop' | 'hold'): Reply => (res) =>
 };
 
 beforeAll(async () => {
-  server = createServer((req: IncomingMessage, res) => {
-    open.add(res);
-    res.on('close', () => open.delete(res));
+  loopback = await startLoopback((req: IncomingMessage, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
     if (u.pathname === '/api/v1') return json(res, 200, { resources: [{ name: 'configmaps', kind: 'ConfigMap', namespaced: true }] });
     if (u.pathname !== COLLECTION) return json(res, 404, { kind: 'Status', code: 404, reason: 'NotFound' });
@@ -48,16 +45,10 @@ beforeAll(async () => {
     const next = (u.searchParams.get('watch') ? watches : lists).shift() ?? watch([], 'hold');
     next(res);
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const addr = server.address();
-  url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  url = loopback.url;
 });
 
-afterAll(async () => {
-  for (const res of open) res.destroy();
-  await new Promise((r) => server.close(r));
-});
+afterAll(() => loopback.close());
 
 beforeEach(() => {
   seen = [];
