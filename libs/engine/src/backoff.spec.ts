@@ -1,4 +1,4 @@
-import { backoffDelay, defaultBackoffOptions, nextRetryAt } from './backoff';
+import { backoffDelay, defaultBackoffOptions } from './backoff';
 
 describe('backoffDelay', () => {
   const opts = { initialMs: 1000, factor: 2, maxMs: 60_000, jitter: 0.2 };
@@ -25,9 +25,5 @@ describe('backoffDelay', () => {
 
   it('has documented defaults', () => {
     expect(defaultBackoffOptions()).toEqual({ initialMs: 5000, factor: 2, maxMs: 600_000, jitter: 0.2 });
-  });
-
-  it('nextRetryAt adds the delay to now', () => {
-    expect(nextRetryAt(new Date('2026-01-01T00:00:00Z'), 2, opts, mid).toISOString()).toBe('2026-01-01T00:00:02.000Z');
   });
 });

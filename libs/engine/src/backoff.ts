@@ -27,8 +27,3 @@ export function backoffDelay(attempt: number, options: BackoffOptions = defaultB
   const spread = 1 - options.jitter + 2 * options.jitter * random();
   return Math.max(0, Math.min(options.maxMs, Math.round(base * spread)));
 }
-
-/** When the next retry is due. */
-export function nextRetryAt(now: Date, attempt: number, options: BackoffOptions = defaultBackoffOptions(), random: () => number = Math.random): Date {
-  return new Date(now.getTime() + backoffDelay(attempt, options, random));
-}

@@ -1,7 +1,5 @@
 import type { ChangeSetEntry } from '@flotilla/kube';
-import { addCounts, countChanges, summarizeInstances } from './change-counts';
-import { InstanceApplyError } from './errors';
-import type { RunResult } from './types';
+import { addCounts, countChanges } from './change-counts';
 
 const entry = (name: string, action: ChangeSetEntry['action']): ChangeSetEntry => ({
   ref: { group: '', version: 'v1', kind: 'ConfigMap', namespace: 'apps', name },
@@ -19,20 +17,5 @@ describe('change counts', () => {
   it('adds', () => {
     const one = countChanges([entry('a', 'created')]);
     expect(addCounts(one, one)).toMatchObject({ created: 2, deleted: 0 });
-  });
-
-  it('summarizes applied and pruned instances with errors as text', () => {
-    const counts = countChanges([entry('a', 'created')]);
-    const result = {
-      components: [{
-        name: 'front', status: 'Failed', durationMs: 1,
-        instances: [{ name: 'web', namespace: 'apps', component: 'front', bundle: 'b', changes: [], counts, ready: false, durationMs: 1, module: { name: 'm', repository: 'oci://r/m', version: '1.0.0', digest: 'sha256:1' }, error: new InstanceApplyError('front', 'web', { cause: new Error('denied') }) }],
-      }],
-      pruned: [{ name: 'old', namespace: 'apps', component: 'gone', changes: [], counts: countChanges([entry('x', 'deleted')]) }],
-    } as unknown as RunResult;
-    expect(summarizeInstances(result)).toEqual([
-      { name: 'web', namespace: 'apps', component: 'front', action: 'applied', moduleVersion: '1.0.0', ...counts, error: 'component front, instance web: apply: denied' },
-      { name: 'old', namespace: 'apps', component: 'gone', action: 'pruned', created: 0, configured: 0, unchanged: 0, deleted: 1, skipped: 0 },
-    ]);
   });
 });

@@ -24,11 +24,6 @@ export function instanceLabels(project: { name: string; namespace: string }, com
   };
 }
 
-/** A label value naming an owner: at most 63 characters of [A-Za-z0-9._-], alphanumeric at both ends. */
-export function isValidOwner(owner: string): boolean {
-  return /^[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/.test(owner);
-}
-
 /** Label selector of every inventory Secret of a Project. */
 export function projectSelector(project: { name: string; namespace: string }): string {
   return [
