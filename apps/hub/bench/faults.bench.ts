@@ -12,9 +12,9 @@ import { fetch as undiciFetch } from 'undici';
 import { startHostileRegistry } from '../../../libs/oci/testdata/hostile-registry';
 import { startPostgres } from '../../../test/harness/postgres';
 import { startRegistry } from '../../../test/harness/registry';
-import { createHubApp, listeningUrl } from '../src/app';
-import { defaultHubConfig, defaultSchedulerConfig } from '../src/config/hub-config';
+import { defaultSchedulerConfig } from '../src/config/hub-config';
 import { pushImage, RecordingRunner } from '../test/scheduler-fixtures';
+import { startBenchHub } from './bench-hub';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -29,29 +29,10 @@ async function main(): Promise<void> {
   const [pg, registry] = await Promise.all([startPostgres(work), startRegistry(work, 'registry')]);
   const trickle = await startHostileRegistry(() => ({ body: 'trickle', trickleMs: 5000 }));
   const flood = await startHostileRegistry(() => ({ body: 'flood', total: GiB }));
-  const adminToken = 'bench-admin-token-0123456789';
   const runner = new RecordingRunner('bench');
   runner.delayMs = 20;
-  const app = await createHubApp(
-    {
-      ...defaultHubConfig(),
-      host: '127.0.0.1',
-      port: 0,
-      dataDir: work,
-      databaseUrl: pg.endpoint.url,
-      logLevel: 'error',
-      adminToken,
-      scheduler: { ...defaultSchedulerConfig(), tickMs: TICK_MS, hubId: 'bench' },
-    },
-    { scheduler: { targetRunner: runner }, announce: () => undefined },
-  );
-  await app.listen(0, '127.0.0.1');
-  const url = listeningUrl(app);
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<{ phase: string; conditions: Array<{ reason: string }> }>;
-  };
+  const { app, call: api } = await startBenchHub({ dataDir: work, databaseUrl: pg.endpoint.url, runner, scheduler: { tickMs: TICK_MS } });
+  const call = (method: string, path: string, body?: unknown) => api<{ phase: string; conditions: Array<{ reason: string }> }>(method, path, body);
   const project = (name: string, repository: string) =>
     call('POST', '/api/v1/projects', { name, namespace: 'apps', source: { repository, tag: 'stable' }, targets: { names: ['c1'] } });
   const until = async (check: () => Promise<boolean>) => {

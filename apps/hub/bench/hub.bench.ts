@@ -19,10 +19,10 @@ import type { ChangeSetEntry } from '@flotilla/kube';
 import { defaultPushModuleOptions, pushArtifact, pushModule, RegistryClient } from '@flotilla/oci';
 import { startPostgres } from '../../../test/harness/postgres';
 import { startRegistry } from '../../../test/harness/registry';
-import { createHubApp, listeningUrl } from '../src/app';
-import { defaultHubConfig, defaultSchedulerConfig } from '../src/config/hub-config';
+import { listeningUrl } from '../src/app';
 import type { TargetRunHooks, TargetRunInput, TargetRunner } from '../src/scheduler/target-runner';
 import { GREETER_MODULE_DIR } from '../test/push-fixtures';
+import { startBenchHub } from './bench-hub';
 
 const projectFiles = (module: string): Record<string, string> => ({
   'project.cue': `project: {
@@ -141,27 +141,9 @@ async function main(): Promise<void> {
 
     const generator = new TimoniManifestGenerator(cue);
     const clusters = new SimulatedClusters(generator, new SourceCache(), new RegistryClients().get({ source: { kind: 'anonymous' }, fingerprint: 'anonymous' }));
-    const adminToken = 'bench-admin-token-0123456789';
-    const app = await createHubApp(
-      {
-        ...defaultHubConfig(),
-        host: '127.0.0.1',
-        port: 0,
-        dataDir: work,
-        databaseUrl: pg.endpoint.url,
-        logLevel: 'error',
-        adminToken,
-        scheduler: { ...defaultSchedulerConfig(), tickMs: 100, concurrency, hubId: 'bench' },
-      },
-      { scheduler: { targetRunner: clusters }, announce: () => undefined },
-    );
-    await app.listen(0, '127.0.0.1');
+    const { app, call: api } = await startBenchHub({ dataDir: work, databaseUrl: pg.endpoint.url, runner: clusters, scheduler: { tickMs: 100, concurrency } });
     const url = listeningUrl(app);
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<{ status: { targets: number; ready: number } }>;
-    };
+    const call = (method: string, path: string, body?: unknown) => api<{ status: { targets: number; ready: number } }>(method, path, body);
 
     const t0 = performance.now();
     for (let i = 0; i < n; i++) {
