@@ -1,7 +1,6 @@
 import { buildRunReport, failedRunResult, UnexpectedRunError } from '@flotilla/engine';
 import { randomBytes } from 'node:crypto';
 import { harnessEnv } from '../../../../test/harness/env';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import type { SchedulerConfig } from '../config/hub-config';
 import { createTempDataDir, createTestDatabase, type TestDatabase } from '../../test/databases';
@@ -80,9 +79,12 @@ describe('scheduler on PostgreSQL', () => {
     await createProject(a, 'shop');
     await eventually('every Target Ready', () => allReady(a, 'shop', `stable@${digest}`));
     // Manual reconciles through every replica, some while runs are going.
+    // Each next request goes in once a run that the previous one caused has ended, so requests land while others still run.
+    const finished = () => hubs.reduce((n, h) => n + h.runner.runs.length, 0);
     for (let round = 0; round < 8; round++) {
+      const before = finished();
       expect((await [a, b, c][round % 3].call('POST', '/api/v1/projects/shop/reconcile')).status).toBe(202);
-      await sleep(40); // spreads the requests over the runs they interrupt
+      await eventually('a run after the request', async () => (finished() > before ? true : undefined));
     }
     // settled: no request left to serve, nothing leased, nothing due
     const ds = a.app.get(DataSource);
