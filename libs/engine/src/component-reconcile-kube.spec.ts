@@ -1,32 +1,16 @@
 // Component steps against the harness API server: what an apply refused part way
 // leaves in the instance result, and instances another Project owns.
 import { DryRunError, InstanceOwnershipError, StagedApplyError, type KubeObject } from '@flotilla/kube';
-import { RegistryClient } from '@flotilla/oci';
 import { adminManager, createTenant, unique } from '../testdata/harness';
 import { reconcileComponent, type ComponentRun } from './component-reconcile';
 import { InstanceApplyError, ProjectOwnershipConflictError } from './errors';
-import { defaultReconcileOptions } from './options';
-import { MemoryGenerator, type MemoryComponent } from './test-support';
+import { componentRun, type MemoryComponent } from './test-support';
 
 const { connection, manager } = adminManager();
 afterAll(() => connection.close());
 
 function run(component: MemoryComponent, project: string, namespace: string): ComponentRun {
-  const plan = { name: project, components: [{ name: component.name, needs: [], wait: false }] };
-  return {
-    generator: new MemoryGenerator([component]),
-    manager,
-    project: { name: project, namespace, source: { repository: 'oci://127.0.0.1/p', tag: 'latest', path: 'project.cue' }, serviceAccountName: 'deployer', annotations: {} },
-    request: {
-      files: {},
-      project: plan,
-      component: plan.components[0],
-      target: { cluster: { name: 'c1', group: 'g' }, annotations: {}, reader: { get: async () => null }, kubeVersion: '1.36.0' },
-      registry: new RegistryClient(),
-    },
-    options: defaultReconcileOptions(),
-    onInstance: async () => undefined,
-  };
+  return componentRun(component, { manager, project: { name: project, namespace, serviceAccountName: 'deployer' } });
 }
 
 describe('reconcileComponent (real API server)', () => {

@@ -1,10 +1,8 @@
 // Component steps that fail before touching the cluster: no API server needed.
 import { ClusterConnection, ResourceManager } from '@flotilla/kube';
-import { RegistryClient } from '@flotilla/oci';
-import { reconcileComponent, type ComponentRun } from './component-reconcile';
+import { reconcileComponent } from './component-reconcile';
 import { BundleError, ComponentTimeoutError, InstanceBuildError, RuntimeValuesError, TransientGeneratorError } from './errors';
-import { defaultReconcileOptions } from './options';
-import { MemoryGenerator, type MemoryComponent } from './test-support';
+import { componentRun, type MemoryComponent } from './test-support';
 import type { InstanceResult } from './types';
 
 // Never contacted: every case here fails before an API request.
@@ -12,25 +10,8 @@ const connection = ClusterConnection.create({ server: 'https://127.0.0.1:9', tok
 afterAll(() => connection.close());
 
 function setup(component: MemoryComponent, timeoutMs?: number) {
-  const generator = new MemoryGenerator([component]);
   const seen: InstanceResult[] = [];
-  const plan = { name: 'p', components: [{ name: component.name, needs: [], wait: false, timeoutMs }] };
-  const run: ComponentRun = {
-    generator,
-    manager: new ResourceManager(connection),
-    project: { name: 'p', namespace: 'ns', source: { repository: 'oci://127.0.0.1/p', tag: 'latest', path: 'project.cue' }, serviceAccountName: 'sa', annotations: {} },
-    request: {
-      files: {},
-      project: plan,
-      component: plan.components[0],
-      target: { cluster: { name: 'c1', group: 'g' }, annotations: {}, reader: { get: async () => null }, kubeVersion: '1.36.0' },
-      registry: new RegistryClient(),
-    },
-    options: defaultReconcileOptions(),
-    onInstance: async (i) => {
-      seen.push(i);
-    },
-  };
+  const run = componentRun(component, { manager: new ResourceManager(connection), timeoutMs, onInstance: async (i) => void seen.push(i) });
   return { run, seen };
 }
 

@@ -1,6 +1,9 @@
 // Shared by the specs (not exported from index.ts): an in-memory manifest
 // generator whose steps can be made to fail or hang, per component.
-import type { KubeObject } from '@flotilla/kube';
+import type { KubeObject, ResourceManager } from '@flotilla/kube';
+import { RegistryClient } from '@flotilla/oci';
+import type { ComponentRun } from './component-reconcile';
+import { defaultReconcileOptions } from './options';
 import type { BuiltInstance, BundlePlan, ComponentRequest, ManifestGenerator, PlannedComponent, ProjectPlan, SourceFiles } from './types';
 
 export interface MemoryComponent extends PlannedComponent {
@@ -92,4 +95,27 @@ export class MemoryGenerator implements ManifestGenerator {
       ],
     };
   }
+}
+
+/** A ComponentRun of one in-memory component, as the specs of reconcileComponent use it. */
+export function componentRun(
+  component: MemoryComponent,
+  options: { manager: ResourceManager; project?: { name: string; namespace: string; serviceAccountName: string }; timeoutMs?: number; onInstance?: ComponentRun['onInstance'] },
+): ComponentRun {
+  const project = options.project ?? { name: 'p', namespace: 'ns', serviceAccountName: 'sa' };
+  const plan = { name: project.name, components: [{ name: component.name, needs: [], wait: false, timeoutMs: options.timeoutMs }] };
+  return {
+    generator: new MemoryGenerator([component]),
+    manager: options.manager,
+    project: { ...project, source: { repository: 'oci://127.0.0.1/p', tag: 'latest', path: 'project.cue' }, annotations: {} },
+    request: {
+      files: {},
+      project: plan,
+      component: plan.components[0],
+      target: { cluster: { name: 'c1', group: 'g' }, annotations: {}, reader: { get: async () => null }, kubeVersion: '1.36.0' },
+      registry: new RegistryClient(),
+    },
+    options: defaultReconcileOptions(),
+    onInstance: options.onInstance ?? (async () => undefined),
+  };
 }
