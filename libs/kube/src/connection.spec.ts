@@ -10,15 +10,27 @@ describe('ClusterConnection (real API server)', () => {
   const admin = new ObjectClient(connection);
   afterAll(() => connection.close());
 
-  it('sends every impersonated group as its own header line', async () => {
-    const imp = serviceAccountImpersonation('team-a', 'deployer');
-    const review = await connection.impersonate(imp).request<{ status: { userInfo: { username: string; groups: string[] } } }>({
+  async function whoAmI(conn: ClusterConnection): Promise<{ username: string; groups: string[] }> {
+    const review = await conn.request<{ status: { userInfo: { username: string; groups: string[] } } }>({
       method: 'POST',
       path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
       body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
     });
-    expect(review.status.userInfo.username).toBe('system:serviceaccount:team-a:deployer');
-    expect(review.status.userInfo.groups).toEqual(['system:serviceaccounts', 'system:serviceaccounts:team-a', 'system:authenticated']);
+    return review.status.userInfo;
+  }
+
+  it('impersonates a service account without sending groups; the API server adds its groups', async () => {
+    const imp = serviceAccountImpersonation('team-a', 'deployer');
+    expect(imp.groups).toBeUndefined();
+    expect(await whoAmI(connection.impersonate(imp))).toEqual({
+      username: 'system:serviceaccount:team-a:deployer',
+      groups: ['system:serviceaccounts', 'system:serviceaccounts:team-a', 'system:authenticated'],
+    });
+  });
+
+  it('sends every impersonated group as its own header line', async () => {
+    const user = await whoAmI(connection.impersonate({ user: 'jane', groups: ['team-a', 'team-b'] }));
+    expect(user).toEqual({ username: 'jane', groups: ['team-a', 'team-b', 'system:authenticated'] });
   });
 
   it('authenticates with a client certificate and key', async () => {

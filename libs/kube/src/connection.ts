@@ -38,12 +38,13 @@ export interface Impersonation {
   groups?: string[];
 }
 
-/** The identity a Project's service account has, groups included (the API server adds none). */
+/**
+ * A Project's service account. No groups are sent: the API server gives an impersonated
+ * service account its own groups, and impersonating groups would need a right
+ * (`impersonate` on `groups`) that also reaches system:masters.
+ */
 export function serviceAccountImpersonation(namespace: string, name: string): Impersonation {
-  return {
-    user: `system:serviceaccount:${namespace}:${name}`,
-    groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
-  };
+  return { user: `system:serviceaccount:${namespace}:${name}` };
 }
 
 /** One finished API request, for metrics. */
