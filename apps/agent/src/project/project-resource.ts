@@ -1,0 +1,87 @@
+// The Project custom resource (projects.timoni.sh/v1alpha1) as the agent reads
+// and writes it: names of the API, the annotations and finalizer the agent
+// honours, and the shapes of spec and status.
+import type { KubeObject } from '@flotilla/kube';
+
+export const PROJECT_GROUP = 'projects.timoni.sh';
+export const PROJECT_VERSION = 'v1alpha1';
+export const PROJECT_API_VERSION = `${PROJECT_GROUP}/${PROJECT_VERSION}`;
+export const PROJECT_KIND = 'Project';
+export const PROJECT_PLURAL = 'projects';
+
+/** Any new value asks for a reconcile now; the value handled last is echoed in status.lastHandledReconcileAt. */
+export const RECONCILE_REQUESTED_ANNOTATION = 'reconcile.timoni.sh/requestedAt';
+/** `"true"` suspends reconciliation (nothing is applied, pruned or polled); removing it or `"false"` resumes. */
+export const SUSPEND_ANNOTATION = 'reconcile.timoni.sh/suspend';
+/** `Delete` (default): deleting the Project deletes its instances; `Orphan`: they stay in the cluster. */
+export const DELETION_POLICY_ANNOTATION = 'reconcile.timoni.sh/deletionPolicy';
+/** Annotations with this prefix become runtime values of the Project's bundles. */
+export const RUNTIME_ANNOTATION_PREFIX = 'runtime.timoni.sh/';
+
+/** Held on every Project until its instances are deleted (or orphaned). */
+export const PROJECT_FINALIZER = 'finalizers.timoni.sh';
+
+export const DEFAULT_TAG = 'latest';
+export const DEFAULT_PATH = 'project.cue';
+
+export interface ProjectResourceSpec {
+  serviceAccountName?: string;
+  source: { repository: string; tag?: string; path?: string };
+}
+
+export interface ProjectCondition {
+  type: 'Ready' | 'Reconciling' | 'Stalled';
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}
+
+export interface ProjectInstanceStatus {
+  name: string;
+  namespace: string;
+  module?: { name: string; version: string; digest?: string };
+  ready: boolean;
+  /** objects the last apply left in the cluster */
+  objects: number;
+  error?: string;
+}
+
+export interface ProjectComponentStatus {
+  name: string;
+  /** Succeeded, Failed, Skipped or Pending, as the engine reports it */
+  status: string;
+  instances: ProjectInstanceStatus[];
+  error?: string;
+}
+
+export interface ProjectResourceStatus {
+  observedGeneration?: number;
+  conditions?: ProjectCondition[];
+  /** `tag@sha256:…` of the last revision applied with success */
+  lastAppliedRevision?: string;
+  /** `tag@sha256:…` of the last revision tried */
+  lastAttemptedRevision?: string;
+  /** the RECONCILE_REQUESTED_ANNOTATION value handled last */
+  lastHandledReconcileAt?: string;
+  components?: ProjectComponentStatus[];
+  /** namespaces that held instances after the last run (where prune and delete look) */
+  namespaces?: string[];
+  /** RFC 3339: when the agent runs the Project next (interval or retry backoff) */
+  nextReconcileAt?: string;
+  /** consecutive failed runs */
+  failures?: number;
+}
+
+export interface ProjectResource extends KubeObject {
+  apiVersion: typeof PROJECT_API_VERSION;
+  kind: typeof PROJECT_KIND;
+  spec: ProjectResourceSpec;
+  status?: ProjectResourceStatus;
+}
+
+/** `namespace/name`, the work-queue key of a Project. */
+export function projectKey(obj: { metadata: { namespace?: string; name: string } }): string {
+  return `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+}
