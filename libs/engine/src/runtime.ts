@@ -10,9 +10,10 @@ import type { ReconcileOptions } from './options';
 import { deleteProject, type DeleteInput } from './project-delete';
 import { reconcileProject } from './project-reconcile';
 import { RegistryClients } from './registry-clients';
-import { SourceCache, type SourceCacheOptions } from './source-fetch';
+import { resolveRegistryCredentials } from './registry-credentials';
+import { resolveTag, SourceCache, type SourceCacheOptions } from './source-fetch';
 import { TimoniManifestGenerator, type TimoniGeneratorOptions } from './timoni-generator';
-import type { CredentialsStore, ManifestGenerator, ReconcileHooks, ReconcileInput, RunResult } from './types';
+import type { CredentialsStore, ManifestGenerator, ProjectSpec, ReconcileHooks, ReconcileInput, RunResult } from './types';
 
 export interface EngineRuntimeOptions {
   /** on-disk blob cache of artifacts and modules */
@@ -88,6 +89,17 @@ export class EngineRuntime {
   /** Deletes every instance of the Project on the cluster. Never throws; needs no CUE. */
   deleteProject(input: DeleteInput, access: Pick<RunAccess, 'manager' | 'hooks'>): Promise<RunResult> {
     return deleteProject(input, { manager: access.manager, hooks: access.hooks, options: this.reconcileOptions });
+  }
+
+  /**
+   * The digest `source.tag` points at now, with the credentials a reconcile
+   * would use (the Project's own, else its service account's pull secrets):
+   * the cheap check that tells whether a reconcile has anything new to apply.
+   */
+  async resolveDigest(project: ProjectSpec, access: Pick<RunAccess, 'manager' | 'credentials'>, signal?: AbortSignal): Promise<string> {
+    const parts = await this.ready();
+    const credentials = await resolveRegistryCredentials(project, access.credentials, access.manager.client);
+    return resolveTag(parts.registries.get(credentials), project.source.repository, project.source.tag, { signal });
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,138 @@
+// The agent process, wired: one connection with the agent's own identity,
+// the engine runtime, the Project controller (behind a Lease when several
+// replicas run), Events, metrics and the probe endpoints.
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { defaultBackoffOptions, EngineRuntime } from '@flotilla/engine';
+import { ClusterConnection, credentialsFromKubeconfig, inClusterCredentials, LeaderElector, ResourceManager, type ClusterCredentials } from '@flotilla/kube';
+import type { AgentConfig } from './config/agent-config';
+import { ProjectController } from './controller/project-controller';
+import { ProjectReconciler } from './controller/project-reconciler';
+import { EventRecorder } from './events/event-recorder';
+import { startProbeServer, type ProbeServer } from './http/probe-server';
+import type { Logger } from './logging/logger';
+import { AgentMetrics } from './metrics/agent-metrics';
+
+export const AGENT_VERSION = '0.1.0';
+
+export interface RunningAgent {
+  /** where /metrics, /healthz and /readyz answer */
+  url: string;
+  /** resolves when the agent has stopped */
+  stopped: Promise<void>;
+  stop(): Promise<void>;
+}
+
+function clusterCredentials(config: AgentConfig): { credentials: ClusterCredentials; namespace: string | null } {
+  if (config.kubeconfig) {
+    const text = readFileSync(config.kubeconfig, 'utf8');
+    const { credentials } = credentialsFromKubeconfig(text, { ...(config.context ? { context: config.context } : {}), allowFiles: { baseDir: dirname(config.kubeconfig) } });
+    return { credentials, namespace: null };
+  }
+  const inCluster = inClusterCredentials();
+  return { credentials: inCluster.credentials, namespace: inCluster.namespace };
+}
+
+export async function startAgent(config: AgentConfig, log: Logger): Promise<RunningAgent> {
+  const { credentials, namespace: podNamespace } = clusterCredentials(config);
+  const metrics = new AgentMetrics();
+  const host = new URL(credentials.server).host;
+  const connection = ClusterConnection.create(credentials, {
+    qps: config.kubeQps,
+    burst: config.kubeBurst,
+    userAgent: `flotilla-agent/${AGENT_VERSION}`,
+    onRequest: (e) => metrics.kubeRequest(host, e),
+  });
+  const manager = new ResourceManager(connection);
+  const version = await manager.serverVersion();
+  log.info('connected to the API server', { server: credentials.server, version });
+
+  const runtime = EngineRuntime.create({ cacheDir: config.cacheDir });
+  const events = new EventRecorder(connection, {
+    maxPending: 1000,
+    onError: (err, event) => log.warn('event not recorded', { event: event.metadata.name, error: err instanceof Error ? err.message : String(err) }),
+  });
+  const reconciler = new ProjectReconciler(
+    {
+      pollIntervalMs: config.pollIntervalMs,
+      reconcileIntervalMs: config.reconcileIntervalMs,
+      backoff: { ...defaultBackoffOptions(), initialMs: config.retryInitialMs, maxMs: config.retryMaxMs },
+      cluster: { name: config.clusterName, group: config.clusterGroup, kubeVersion: version },
+      owner: config.owner,
+      identity: config.identity,
+    },
+    { runtime, manager, events, metrics, log },
+  );
+  const controller = new ProjectController({
+    client: manager.client,
+    reconciler,
+    concurrency: config.concurrency,
+    namespace: config.watchNamespace,
+    log,
+    observer: metrics.controllerObserver(config.concurrency),
+  });
+
+  const abort = new AbortController();
+  let leading = !config.leaderElect;
+  const probe: ProbeServer = await startProbeServer({
+    host: config.httpHost,
+    port: config.httpPort,
+    metrics: () => metrics.render(),
+    healthy: () => true,
+    // a standby replica is ready (it serves metrics and waits); the leader once its Projects are listed
+    ready: () => (!leading || controller.synced ? true : 'projects not listed yet'),
+  });
+  log.info(`listening on ${probe.url}`, { identity: config.identity, leaderElect: config.leaderElect });
+
+  const runController = async (signal: AbortSignal) => {
+    reconciler.resetSchedules();
+    await controller.run(signal);
+  };
+  let running: Promise<void>;
+  if (config.leaderElect) {
+    const leaseNamespace = config.leaderElection.namespace ?? podNamespace;
+    if (!leaseNamespace) throw new Error('leader election needs --leader-election-namespace outside a pod');
+    const elector = new LeaderElector({
+      connection,
+      namespace: leaseNamespace,
+      name: config.leaderElection.name,
+      identity: config.identity,
+      leaseDurationMs: config.leaderElection.leaseDurationMs,
+      renewDeadlineMs: config.leaderElection.renewDeadlineMs,
+      retryPeriodMs: config.leaderElection.retryPeriodMs,
+      onStartedLeading: async (signal) => {
+        leading = true;
+        metrics.leader(config.leaderElection.name, true);
+        log.info('became leader', { lease: `${leaseNamespace}/${config.leaderElection.name}` });
+        await runController(signal);
+      },
+      onStoppedLeading: () => {
+        leading = false;
+        metrics.leader(config.leaderElection.name, false);
+        log.info('stopped leading', { lease: `${leaseNamespace}/${config.leaderElection.name}` });
+      },
+      onNewLeader: (identity) => log.info('leader observed', { leader: identity }),
+      onError: (err) => log.warn('leader election', { error: err.message }),
+    });
+    metrics.leader(config.leaderElection.name, false);
+    running = elector.run(abort.signal);
+  } else {
+    running = runController(abort.signal);
+  }
+
+  const stopped = running.then(async () => {
+    await events.flush();
+    await runtime.close();
+    await probe.close();
+    await connection.close();
+    log.info('stopped');
+  });
+  return {
+    url: probe.url,
+    stopped,
+    async stop() {
+      abort.abort();
+      await stopped;
+    },
+  };
+}

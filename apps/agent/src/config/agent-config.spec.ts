@@ -1,0 +1,72 @@
+import { AgentConfigError, parseAgentConfig } from './agent-config';
+import { parseDuration } from './duration';
+
+function problemsOf(argv: string[], env: Record<string, string> = {}): string[] {
+  try {
+    parseAgentConfig(argv, env);
+  } catch (err) {
+    if (err instanceof AgentConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('parseDuration', () => {
+  it.each([
+    ['500ms', 500],
+    ['90s', 90_000],
+    ['1m30s', 90_000],
+    ['2h', 7_200_000],
+    ['1.5s', 1500],
+  ])('%s is %d ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
+
+  it.each(['', '10', 's', '1d', '-1s', '1m x'])('refuses %j', (text) => expect(parseDuration(text)).toBeUndefined());
+});
+
+describe('parseAgentConfig', () => {
+  it('gives the defaults with no flags: in-cluster, all namespaces, loopback probes, no election', () => {
+    const c = parseAgentConfig([], { POD_NAME: 'agent-0', POD_NAMESPACE: 'flotilla-system' });
+    expect(c).toMatchObject({
+      kubeconfig: null,
+      watchNamespace: null,
+      httpHost: '127.0.0.1',
+      httpPort: 9090,
+      leaderElect: false,
+      leaderElection: { namespace: 'flotilla-system', name: 'flotilla-agent', leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
+      identity: 'agent-0',
+      concurrency: 4,
+      pollIntervalMs: 60_000,
+      reconcileIntervalMs: 600_000,
+      clusterName: '_default',
+      owner: 'flotilla-agent',
+    });
+  });
+
+  it('reads both flag forms, $KUBECONFIG and booleans', () => {
+    const c = parseAgentConfig(['--http-address=0.0.0.0:8081', '--concurrent', '8', '--leader-elect', '--leader-election-namespace=ops', '--poll-interval=5s', '--cluster-name', 'prod-1'], { KUBECONFIG: '/tmp/kc' });
+    expect(c).toMatchObject({ kubeconfig: '/tmp/kc', httpHost: '0.0.0.0', httpPort: 8081, concurrency: 8, leaderElect: true, pollIntervalMs: 5000, clusterName: 'prod-1' });
+    expect(c.leaderElection.namespace).toBe('ops');
+  });
+
+  it('lists every problem at once', () => {
+    const problems = problemsOf(['--concurrent=0', '--poll-interval=soon', '--renew-deadline=20s', '--bogus', 'stray', '--owner=a/b', '--http-address=nope', '--log-level=loud']);
+    expect(problems).toEqual([
+      'unknown flag --bogus',
+      'unexpected argument "stray" (flags look like --name=value)',
+      '--http-address="nope" must be host:port (port 0 picks a free one)',
+      '--renew-deadline (20s) must be below --lease-duration (15s)',
+      '--owner="a/b" must be a label value (63 characters of letters, digits, -, _ and .)',
+      '--log-level="loud" must be debug, info, warn or error',
+      '--concurrent="0" must be a whole number from 1 to 64',
+      '--poll-interval="soon" is not a duration (e.g. 30s, 1m30s, 500ms)',
+    ]);
+  });
+
+  it('needs a Lease namespace for leader election outside a pod', () => {
+    expect(problemsOf(['--leader-elect', '--kubeconfig=/tmp/kc'])).toEqual(['--leader-elect outside a pod needs --leader-election-namespace']);
+  });
+
+  it('refuses a flag given twice and a value-less flag', () => {
+    expect(problemsOf(['--namespace=a', '--namespace=b', '--cache-dir'])).toEqual(['--namespace is given more than once', '--cache-dir needs a value']);
+  });
+});

@@ -1,0 +1,218 @@
+// The agent's one configuration object, parsed once at start from flags (and
+// the downward-API environment). Every problem is collected, so a bad
+// Deployment is fixed in one go instead of one restart per mistake.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { formatDuration, parseDuration } from './duration';
+
+export interface AgentConfig {
+  /** null: the mounted service-account token (in a pod) */
+  kubeconfig: string | null;
+  /** kubeconfig context; null for its current-context */
+  context: string | null;
+  /** watch Projects in this namespace only; null for all */
+  watchNamespace: string | null;
+  /** host:port of /metrics, /healthz and /readyz */
+  httpHost: string;
+  httpPort: number;
+  leaderElect: boolean;
+  leaderElection: { namespace: string | null; name: string; leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
+  /** this replica's name in the Lease and in logs */
+  identity: string;
+  /** Projects reconciled at once */
+  concurrency: number;
+  /** how often each Project's tag is resolved for a new digest */
+  pollIntervalMs: number;
+  /** a Project is reconciled again this long after a success, new digest or not (drift is corrected) */
+  reconcileIntervalMs: number;
+  /** retries of a failed run back off from retryInitialMs, doubling up to retryMaxMs (never past the reconcile interval) */
+  retryInitialMs: number;
+  retryMaxMs: number;
+  /** artifacts and modules on disk */
+  cacheDir: string;
+  /** TIMONI_CLUSTER_NAME / TIMONI_CLUSTER_GROUP for every bundle (Project annotations may set them per Project) */
+  clusterName: string;
+  clusterGroup: string;
+  /** recorded on every instance; prune and delete touch only this owner's */
+  owner: string;
+  /** Kubernetes API requests per second and burst */
+  kubeQps: number;
+  kubeBurst: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+export class AgentConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid agent configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'AgentConfigError';
+  }
+}
+
+interface FlagSpec {
+  kind: 'string' | 'duration' | 'int' | 'bool';
+  help: string;
+}
+
+export const AGENT_FLAGS: Record<string, FlagSpec> = {
+  kubeconfig: { kind: 'string', help: 'kubeconfig file (default: $KUBECONFIG, else the in-cluster service account)' },
+  context: { kind: 'string', help: 'kubeconfig context (default: its current-context)' },
+  namespace: { kind: 'string', help: 'watch Projects in this namespace only (default: all namespaces)' },
+  'http-address': { kind: 'string', help: 'host:port serving /metrics, /healthz and /readyz (default 127.0.0.1:9090)' },
+  'leader-elect': { kind: 'bool', help: 'elect one leader among replicas with a Lease (default false)' },
+  'leader-election-namespace': { kind: 'string', help: 'namespace of the Lease (default: the pod namespace)' },
+  'leader-election-id': { kind: 'string', help: 'name of the Lease (default flotilla-agent)' },
+  'lease-duration': { kind: 'duration', help: 'how long others wait before taking over (default 15s)' },
+  'renew-deadline': { kind: 'duration', help: 'how long the leader tries to renew before giving up (default 10s)' },
+  'retry-period': { kind: 'duration', help: 'pause between acquire and renew attempts (default 2s)' },
+  identity: { kind: 'string', help: 'this replica in the Lease (default: $POD_NAME, else the host name and process id)' },
+  concurrent: { kind: 'int', help: 'Projects reconciled at once (default 4)' },
+  'poll-interval': { kind: 'duration', help: 'how often each tag is checked for a new digest (default 1m)' },
+  'reconcile-interval': { kind: 'duration', help: 'full reconcile after a success even without a new digest (default 10m)' },
+  'retry-initial': { kind: 'duration', help: 'first retry after a failed run; doubles each time (default 5s)' },
+  'retry-max': { kind: 'duration', help: 'longest pause between retries (default 10m; never past --reconcile-interval)' },
+  'cache-dir': { kind: 'string', help: 'artifact and module cache (default <tmp>/flotilla-agent)' },
+  'cluster-name': { kind: 'string', help: 'TIMONI_CLUSTER_NAME for every bundle (default _default: none)' },
+  'cluster-group': { kind: 'string', help: 'TIMONI_CLUSTER_GROUP for every bundle (default none)' },
+  owner: { kind: 'string', help: 'owner label recorded on instances (default flotilla-agent)' },
+  'kube-api-qps': { kind: 'int', help: 'Kubernetes API requests per second (default 50)' },
+  'kube-api-burst': { kind: 'int', help: 'Kubernetes API burst (default 100)' },
+  'log-level': { kind: 'string', help: 'debug, info, warn or error (default info)' },
+};
+
+const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+export function agentUsage(): string {
+  const lines = Object.entries(AGENT_FLAGS).map(([name, f]) => `  --${name}${f.kind === 'bool' ? '' : `=<${f.kind}>`}\n      ${f.help}`);
+  return `usage: flotilla-agent [flags]\n\nflags:\n${lines.join('\n')}\n  --help\n`;
+}
+
+/** Splits `--name=value`, `--name value` and bare booleans; unknown flags and stray words are problems. */
+function readFlags(argv: readonly string[], problems: string[]): Map<string, string> {
+  const values = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const m = /^--([a-z][a-z0-9-]*)(?:=(.*))?$/s.exec(arg);
+    if (!m) {
+      problems.push(`unexpected argument "${arg}" (flags look like --name=value)`);
+      continue;
+    }
+    const [, name, inline] = m;
+    const spec = AGENT_FLAGS[name];
+    if (!spec) {
+      problems.push(`unknown flag --${name}`);
+      continue;
+    }
+    let value = inline;
+    if (value === undefined) {
+      if (spec.kind === 'bool') value = 'true';
+      else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) value = argv[++i];
+      else {
+        problems.push(`--${name} needs a value`);
+        continue;
+      }
+    }
+    if (values.has(name)) problems.push(`--${name} is given more than once`);
+    values.set(name, value);
+  }
+  return values;
+}
+
+export function parseAgentConfig(argv: readonly string[], env: Record<string, string | undefined>): AgentConfig {
+  const problems: string[] = [];
+  const flags = readFlags(argv, problems);
+  const str = (name: string, fallback: string | null): string | null => {
+    const v = flags.get(name);
+    if (v === undefined) return fallback;
+    if (v === '') problems.push(`--${name} must not be empty`);
+    return v;
+  };
+  const duration = (name: string, fallbackMs: number, minMs: number): number => {
+    const v = flags.get(name);
+    if (v === undefined) return fallbackMs;
+    const ms = parseDuration(v);
+    if (ms === undefined) {
+      problems.push(`--${name}="${v}" is not a duration (e.g. 30s, 1m30s, 500ms)`);
+      return fallbackMs;
+    }
+    if (ms < minMs) problems.push(`--${name}=${v} is below the least allowed, ${formatDuration(minMs)}`);
+    return ms;
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const v = flags.get(name);
+    if (v === undefined) return fallback;
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+      problems.push(`--${name}="${v}" must be a whole number from ${min} to ${max}`);
+      return fallback;
+    }
+    return Number(v);
+  };
+  const bool = (name: string): boolean => {
+    const v = flags.get(name);
+    if (v === undefined) return false;
+    if (v !== 'true' && v !== 'false') problems.push(`--${name}="${v}" must be true or false`);
+    return v === 'true';
+  };
+
+  const kubeconfig = str('kubeconfig', env.KUBECONFIG || null);
+  const context = str('context', null);
+  if (context !== null && kubeconfig === null) problems.push('--context needs a kubeconfig (--kubeconfig or $KUBECONFIG)');
+  const watchNamespace = str('namespace', null);
+  if (watchNamespace && !DNS_LABEL.test(watchNamespace)) problems.push(`--namespace="${watchNamespace}" is not a namespace name`);
+
+  const address = str('http-address', '127.0.0.1:9090') ?? '';
+  const hostPort = /^(.*):(\d{1,5})$/.exec(address);
+  let httpHost = '127.0.0.1';
+  let httpPort = 9090;
+  if (!hostPort || Number(hostPort[2]) > 65535) problems.push(`--http-address="${address}" must be host:port (port 0 picks a free one)`);
+  else {
+    httpHost = hostPort[1].replace(/^\[(.*)\]$/, '$1') || '0.0.0.0';
+    httpPort = Number(hostPort[2]);
+  }
+
+  const leaderElect = bool('leader-elect');
+  const leaseNamespace = str('leader-election-namespace', env.POD_NAMESPACE || null);
+  const leaseName = str('leader-election-id', 'flotilla-agent') ?? 'flotilla-agent';
+  if (leaseNamespace && !DNS_LABEL.test(leaseNamespace)) problems.push(`--leader-election-namespace="${leaseNamespace}" is not a namespace name`);
+  if (!DNS_SUBDOMAIN.test(leaseName)) problems.push(`--leader-election-id="${leaseName}" is not a valid object name`);
+  const leaseDurationMs = duration('lease-duration', 15_000, 1000);
+  const renewDeadlineMs = duration('renew-deadline', 10_000, 500);
+  const retryPeriodMs = duration('retry-period', 2_000, 100);
+  if (renewDeadlineMs >= leaseDurationMs) problems.push(`--renew-deadline (${formatDuration(renewDeadlineMs)}) must be below --lease-duration (${formatDuration(leaseDurationMs)})`);
+  if (retryPeriodMs >= renewDeadlineMs) problems.push(`--retry-period (${formatDuration(retryPeriodMs)}) must be below --renew-deadline (${formatDuration(renewDeadlineMs)})`);
+  if (leaderElect && !leaseNamespace && kubeconfig !== null) problems.push('--leader-elect outside a pod needs --leader-election-namespace');
+
+  const identity = str('identity', env.POD_NAME || `${env.HOSTNAME || 'agent'}-${process.pid}`) ?? '';
+  const owner = str('owner', 'flotilla-agent') ?? '';
+  if (!LABEL_VALUE.test(owner)) problems.push(`--owner="${owner}" must be a label value (63 characters of letters, digits, -, _ and .)`);
+  const clusterName = str('cluster-name', '_default') ?? '';
+  const clusterGroup = str('cluster-group', '') ?? '';
+  const logLevel = str('log-level', 'info') ?? 'info';
+  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) problems.push(`--log-level="${logLevel}" must be debug, info, warn or error`);
+
+  const config: AgentConfig = {
+    kubeconfig,
+    context,
+    watchNamespace,
+    httpHost,
+    httpPort,
+    leaderElect,
+    leaderElection: { namespace: leaseNamespace, name: leaseName, leaseDurationMs, renewDeadlineMs, retryPeriodMs },
+    identity,
+    concurrency: int('concurrent', 4, 1, 64),
+    pollIntervalMs: duration('poll-interval', 60_000, 100),
+    reconcileIntervalMs: duration('reconcile-interval', 600_000, 1000),
+    retryInitialMs: duration('retry-initial', 5_000, 100),
+    retryMaxMs: duration('retry-max', 600_000, 100),
+    cacheDir: str('cache-dir', join(tmpdir(), 'flotilla-agent')) ?? '',
+    clusterName,
+    clusterGroup,
+    owner,
+    kubeQps: int('kube-api-qps', 50, 1, 10_000),
+    kubeBurst: int('kube-api-burst', 100, 1, 10_000),
+    logLevel: logLevel as AgentConfig['logLevel'],
+  };
+  if (problems.length > 0) throw new AgentConfigError(problems);
+  return config;
+}

@@ -1,0 +1,40 @@
+// flotilla-agent: the standalone Timoni controller. Flags are parsed once;
+// every problem is printed and the process exits 2 before touching the cluster.
+import { AgentConfigError, agentUsage, parseAgentConfig } from './config/agent-config';
+import { startAgent } from './agent';
+import { createLogger } from './logging/logger';
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(agentUsage());
+    return;
+  }
+  let config;
+  try {
+    config = parseAgentConfig(argv, process.env);
+  } catch (err) {
+    if (!(err instanceof AgentConfigError)) throw err;
+    process.stderr.write(`${err.message}\n\n${agentUsage()}`);
+    process.exit(2);
+  }
+  const log = createLogger(config.logLevel);
+  let agent;
+  try {
+    agent = await startAgent(config, log);
+  } catch (err) {
+    log.error('agent failed to start', { error: err instanceof Error ? err.message : String(err) });
+    process.exit(1);
+  }
+  let stopping = false;
+  const stop = (sig: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('stopping', { signal: sig });
+    void agent.stop().then(() => process.exit(0));
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+void main();

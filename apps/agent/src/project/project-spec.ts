@@ -1,0 +1,55 @@
+// A Project resource as the engine's ProjectSpec, with the defaults the RFC
+// gives, plus the agent's own annotations read and checked. The API server
+// already validates the schema; this catches what the schema cannot (and a
+// resource written before the CRD had a rule).
+import type { ProjectSpec } from '@flotilla/engine';
+import {
+  DEFAULT_PATH,
+  DEFAULT_TAG,
+  DELETION_POLICY_ANNOTATION,
+  RECONCILE_REQUESTED_ANNOTATION,
+  RUNTIME_ANNOTATION_PREFIX,
+  SUSPEND_ANNOTATION,
+  type ProjectResource,
+} from './project-resource';
+
+export type DeletionPolicy = 'Delete' | 'Orphan';
+
+export interface ProjectIntent {
+  spec: ProjectSpec;
+  suspended: boolean;
+  deletionPolicy: DeletionPolicy;
+  /** the value of the reconcile request annotation, if any */
+  requestedAt?: string;
+}
+
+export type ProjectIntentResult = { ok: true; intent: ProjectIntent } | { ok: false; problems: string[] };
+
+export function projectIntent(obj: ProjectResource): ProjectIntentResult {
+  const problems: string[] = [];
+  const annotations = obj.metadata.annotations ?? {};
+  const source = obj.spec?.source;
+  const repository = source?.repository ?? '';
+  if (!repository.startsWith('oci://')) problems.push(`spec.source.repository "${repository}" must start with oci://`);
+  const suspend = annotations[SUSPEND_ANNOTATION];
+  if (suspend !== undefined && suspend !== 'true' && suspend !== 'false') problems.push(`annotation ${SUSPEND_ANNOTATION}="${suspend}" must be "true" or "false"`);
+  const policy = annotations[DELETION_POLICY_ANNOTATION] ?? 'Delete';
+  if (policy !== 'Delete' && policy !== 'Orphan') problems.push(`annotation ${DELETION_POLICY_ANNOTATION}="${policy}" must be "Delete" or "Orphan"`);
+  if (problems.length > 0) return { ok: false, problems };
+  const runtime = Object.fromEntries(Object.entries(annotations).filter(([k]) => k.startsWith(RUNTIME_ANNOTATION_PREFIX)));
+  return {
+    ok: true,
+    intent: {
+      spec: {
+        name: obj.metadata.name,
+        namespace: obj.metadata.namespace ?? '',
+        source: { repository, tag: source?.tag || DEFAULT_TAG, path: source?.path || DEFAULT_PATH },
+        serviceAccountName: obj.spec.serviceAccountName || obj.metadata.name,
+        annotations: runtime,
+      },
+      suspended: suspend === 'true',
+      deletionPolicy: policy as DeletionPolicy,
+      ...(annotations[RECONCILE_REQUESTED_ANNOTATION] !== undefined ? { requestedAt: annotations[RECONCILE_REQUESTED_ANNOTATION] } : {}),
+    },
+  };
+}
