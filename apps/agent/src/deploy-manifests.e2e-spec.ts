@@ -32,6 +32,7 @@ import {
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString('hex')}`;
 const IMMUTABLE = 'spec is immutable: create a new Project to point elsewhere';
 const LEASE = 'flotilla-agent';
+const TEST_HOLDER = 'deploy-manifests-spec';
 
 function project(namespace: string, name: string, spec: ProjectResourceSpec): ProjectResource {
   return { apiVersion: PROJECT_API_VERSION, kind: PROJECT_KIND, metadata: { name, namespace }, spec };
@@ -76,6 +77,11 @@ describe('deploy/agent manifests (real API server)', () => {
   });
 
   afterAll(async () => {
+    // later spec files may run a real agent against this API server: leave it no
+    // Projects to chase and no Lease held by a holder that will never renew it
+    if (ns) await admin.connection.request({ method: 'DELETE', path: projectsPath(ns) });
+    const lease = await admin.getOptional({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: AGENT_NAMESPACE, name: LEASE });
+    if ((lease?.spec as { holderIdentity?: string } | undefined)?.holderIdentity === TEST_HOLDER) await admin.delete({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: AGENT_NAMESPACE, name: LEASE });
     await agent?.close();
     await admin?.connection.close();
   });
@@ -312,7 +318,7 @@ describe('deploy/agent manifests (real API server)', () => {
 
     it('create, read and renew its Lease in flotilla-system', async () => {
       const leases = `/apis/coordination.k8s.io/v1/namespaces/${AGENT_NAMESPACE}/leases`;
-      const body = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: LEASE }, spec: { holderIdentity: 'test', leaseDurationSeconds: 15 } };
+      const body = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: LEASE }, spec: { holderIdentity: TEST_HOLDER, leaseDurationSeconds: 15 } };
       try {
         await agent.request({ method: 'POST', path: leases, body });
       } catch (err) {
