@@ -11,6 +11,8 @@ export interface KubeRequestOptions {
   body?: unknown;
   /** defaults to application/json */
   contentType?: string;
+  /** defaults to application/json (e.g. `application/json;as=Table;v=v1;g=meta.k8s.io` for tables) */
+  accept?: string;
   /** sent as Impersonate-User */
   impersonateUser?: string;
   /** each sent as its own Impersonate-Group header line */
@@ -34,7 +36,7 @@ export function kubeRequest(
 ): Promise<KubeResponse> {
   const headers: Record<string, string | string[]> = {
     Authorization: `Bearer ${options.token}`,
-    Accept: 'application/json',
+    Accept: options.accept ?? 'application/json',
   };
   if (options.impersonateUser) headers['Impersonate-User'] = options.impersonateUser;
   // Node writes an array value as repeated header lines, which the API server requires.

@@ -1,0 +1,86 @@
+// Installs deploy/agent/ into the harness API server the way an operator would
+// (server-side apply of every manifest), and gives specs the agent's identity.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { ClusterConnection, ObjectClient, targetOf, waitForSet, type KubeObject } from '@flotilla/kube';
+import { waitForServedKinds } from '../../../libs/kube/src/discovery-wait';
+import { harnessEnv } from '../../../test/harness/env';
+import { kubeconfigYaml } from '../../hub/test/kubeconfig';
+
+export const DEPLOY_DIR = join(__dirname, '..', '..', '..', 'deploy', 'agent');
+export const AGENT_NAMESPACE = 'flotilla-system';
+export const AGENT_SERVICE_ACCOUNT = 'flotilla-agent';
+
+const FIELD_MANAGER = 'flotilla-test';
+const WAIT = { intervalMs: 500, initialIntervalMs: 50, timeoutMs: 30_000, failFast: true };
+
+// What an object needs to exist first: CRDs and namespaces, then identities, then RBAC, then workloads.
+const KIND_ORDER = ['CustomResourceDefinition', 'Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'];
+const rank = (kind: string) => {
+  const i = KIND_ORDER.indexOf(kind);
+  return i < 0 ? KIND_ORDER.length : i;
+};
+
+/** Every YAML document of deploy/agent/*.yaml, CRD and namespace first (file order otherwise). */
+export function loadInstallManifests(dir = DEPLOY_DIR): KubeObject[] {
+  const objects: KubeObject[] = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
+    for (const doc of parseAllDocuments(readFileSync(join(dir, file), 'utf8'))) {
+      if (doc.errors.length) throw new Error(`${file}: not valid YAML: ${doc.errors[0].message}`, { cause: doc.errors[0] });
+      const obj = doc.toJS() as KubeObject | null;
+      if (obj === null) continue; // an empty document (e.g. a trailing ---)
+      if (!obj.apiVersion || !obj.kind || !obj.metadata?.name) throw new Error(`${file}: a document without apiVersion, kind or metadata.name`);
+      objects.push(obj);
+    }
+  }
+  // Array.prototype.sort is stable: same-kind objects keep their file order
+  return objects.sort((a, b) => rank(a.kind) - rank(b.kind));
+}
+
+/**
+ * Server-side applies the manifests (force, strict field validation so a typo in
+ * a manifest fails here), then waits until the CRD is Established and discovery
+ * serves projects.timoni.sh/v1alpha1. Idempotent: specs may call it repeatedly.
+ */
+export async function installAgent(client: ObjectClient): Promise<void> {
+  const objects = loadInstallManifests();
+  for (const obj of objects) {
+    await client.connection.request({
+      method: 'PATCH',
+      path: await client.objectPath({ apiVersion: obj.apiVersion, kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name }),
+      query: { fieldManager: FIELD_MANAGER, force: true, fieldValidation: 'Strict' },
+      body: obj,
+      contentType: 'application/apply-patch+yaml',
+      subject: `${obj.kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name}`,
+    });
+  }
+  const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
+  await waitForSet(client, crds.map(targetOf), WAIT);
+  await waitForServedKinds(client, crds, WAIT);
+}
+
+/** An admin connection to the harness API server (close it after the spec). */
+export function adminClient(): ObjectClient {
+  const kube = harnessEnv().kube;
+  return new ObjectClient(ClusterConnection.create({ server: kube.server, caData: kube.caData, token: kube.admin.token }));
+}
+
+/** A one-hour token of flotilla-system/flotilla-agent from the TokenRequest API. */
+export async function agentToken(client: ObjectClient): Promise<string> {
+  const res = await client.connection.request<{ status?: { token?: string } }>({
+    method: 'POST',
+    path: `/api/v1/namespaces/${AGENT_NAMESPACE}/serviceaccounts/${AGENT_SERVICE_ACCOUNT}/token`,
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+    subject: `ServiceAccount/${AGENT_NAMESPACE}/${AGENT_SERVICE_ACCOUNT}`,
+  });
+  const token = res?.status?.token;
+  if (!token) throw new Error(`ServiceAccount/${AGENT_NAMESPACE}/${AGENT_SERVICE_ACCOUNT}: TokenRequest returned no token`);
+  return token;
+}
+
+/** A kubeconfig (YAML) that authenticates to the harness API server as the agent's service account. */
+export async function agentKubeconfig(client: ObjectClient): Promise<string> {
+  const kube = harnessEnv().kube;
+  return kubeconfigYaml({ server: kube.server, caData: kube.caData, token: await agentToken(client), context: 'flotilla-agent' });
+}
