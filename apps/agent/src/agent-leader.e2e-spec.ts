@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminManager, createTenant, unique } from '../../../libs/engine/testdata/harness';
+import { adminManager, createTenant } from '../../../libs/engine/testdata/harness';
 import { eventually } from '../../../libs/kube/testdata/eventually';
 import { kubeconfigFile, startAgentProcess, type AgentProcess } from '../test/agent-process';
 import { agentKubeconfig, installAgent } from '../test/install';
@@ -22,7 +22,8 @@ interface KubeEvent {
 describe('standalone agent: two replicas and leader election', () => {
   const { manager } = adminManager();
   const client = manager.client;
-  const leaseName = unique('agent-lease');
+  // the install's Role lets the agent touch this one Lease only
+  const leaseName = 'flotilla-agent';
   const agents: Record<string, AgentProcess> = {};
   let ns: string;
   let moduleUrl: string;

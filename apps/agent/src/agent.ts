@@ -25,7 +25,12 @@ export interface RunningAgent {
 
 function clusterCredentials(config: AgentConfig): { credentials: ClusterCredentials; namespace: string | null } {
   if (config.kubeconfig) {
-    const text = readFileSync(config.kubeconfig, 'utf8');
+    let text: string;
+    try {
+      text = readFileSync(config.kubeconfig, 'utf8');
+    } catch (err) {
+      throw new Error(`kubeconfig ${config.kubeconfig} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    }
     const { credentials } = credentialsFromKubeconfig(text, { ...(config.context ? { context: config.context } : {}), allowFiles: { baseDir: dirname(config.kubeconfig) } });
     return { credentials, namespace: null };
   }
@@ -78,7 +83,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     host: config.httpHost,
     port: config.httpPort,
     metrics: () => metrics.render(),
-    healthy: () => true,
+    healthy: () => true as const,
     // a standby replica is ready (it serves metrics and waits); the leader once its Projects are listed
     ready: () => (!leading || controller.synced ? true : 'projects not listed yet'),
   });

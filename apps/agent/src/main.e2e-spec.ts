@@ -24,7 +24,7 @@ describe('flotilla-agent (compiled) settings', () => {
   it('exits 1 naming the missing kubeconfig', async () => {
     const agent = startAgentProcess(['--kubeconfig=/nonexistent/kubeconfig', '--http-address=127.0.0.1:0']);
     expect(await agent.exited).toBe(1);
-    expect(agent.output()).toMatch(/agent failed to start.*\/nonexistent\/kubeconfig/);
+    expect(agent.output()).toMatch(/kubeconfig \/nonexistent\/kubeconfig cannot be read: ENOENT.*agent failed to start/);
   });
 
   it('exits 1 outside a pod without a kubeconfig, saying what is missing', async () => {
