@@ -47,6 +47,8 @@ async function bareNodeRss(): Promise<number> {
   return rss;
 }
 
+const progress = (what: string) => process.stderr.write(`bench: ${what}\n`);
+
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'flotilla-bench-agent-'));
   const registry = await startRegistry(work, 'registry');
@@ -57,17 +59,22 @@ async function main(): Promise<void> {
   const agentCache = mkdtempSync(join(tmpdir(), 'flotilla-bench-agent-cache-'));
   let agent: ReturnType<typeof startAgentProcess> | undefined;
   try {
+    progress('services up; installing the agent');
     await installAgent(client);
     const kubeconfig = kubeconfigFile(await agentKubeconfig(client));
     const [moduleUrl, ns] = await Promise.all([pushGreeterModule(), createTenant(client, 'bench-agent')]);
     const bare = await bareNodeRss();
+    progress('starting the agent');
 
     agent = startAgentProcess([`--kubeconfig=${kubeconfig}`, '--http-address=127.0.0.1:0', `--poll-interval=${pollMs}ms`, `--cache-dir=${agentCache}`, `--namespace=${ns}`, '--log-level=warn']);
     const url = await agent.url;
-    await until(async () => (await fetch(`${url}/readyz`)).status === 200);
+    await until(async () => (await fetch(`${url}/readyz`)).status === 200, 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}: the agent never got ready; its output:\n${agent!.output()}`);
+    });
     await sleep(2000);
     const idle = rssMiB(agent.child.pid!);
 
+    progress(`idle RSS ${idle.toFixed(1)} MiB; ${repeat} Projects one by one`);
     const toReady: number[] = [];
     const toApplied: number[] = [];
     for (let i = 0; i < repeat; i++) {
@@ -87,6 +94,7 @@ async function main(): Promise<void> {
       toApplied.push(performance.now() - t1);
     }
 
+    progress(`${projects} Projects at once`);
     let peak = rssMiB(agent.child.pid!);
     const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(agent!.child.pid!))), 100);
     const repos = await Promise.all(Array.from({ length: projects }, async (_, i) => {

@@ -87,7 +87,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     // a standby replica is ready (it serves metrics and waits); the leader once its Projects are listed
     ready: () => (!leading || controller.synced ? true : 'projects not listed yet'),
   });
-  log.info(`listening on ${probe.url}`, { identity: config.identity, leaderElect: config.leaderElect });
+  log.info('probe server started', { url: probe.url, identity: config.identity, leaderElect: config.leaderElect });
 
   const runController = async (signal: AbortSignal) => {
     reconciler.resetSchedules();

@@ -26,6 +26,8 @@ async function main(): Promise<void> {
     log.error('agent failed to start', { error: err instanceof Error ? err.message : String(err) });
     process.exit(1);
   }
+  // printed whatever the log level: scripts and tests read the port from it
+  process.stdout.write(`flotilla-agent listening on ${agent.url}\n`);
   let stopping = false;
   const stop = (sig: string) => {
     if (stopping) return;

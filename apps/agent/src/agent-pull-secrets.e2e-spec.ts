@@ -1,0 +1,73 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RegistryClient } from '@flotilla/oci';
+import { harnessEnv } from '../../../test/harness/env';
+import { adminManager, createTenant, pushProject, unique } from '../../../libs/engine/testdata/harness';
+import { eventually } from '../../../libs/kube/testdata/eventually';
+import { kubeconfigFile, startAgentProcess, type AgentProcess } from '../test/agent-process';
+import { agentKubeconfig, installAgent } from '../test/install';
+import { applyObject, condition, configMaps, getProject, projectObject, pushGreeterModule } from '../test/project-fixtures';
+
+// A Project in a registry that wants credentials: the agent finds them only
+// in the image pull secrets of the Project's service account, for the first
+// reconcile and for the tag polls after it.
+
+jest.setTimeout(180_000);
+
+describe('standalone agent: registry credentials from the service account', () => {
+  const { manager } = adminManager();
+  const client = manager.client;
+  let agent: AgentProcess;
+  let ns: string;
+  let moduleUrl: string;
+  let private_: RegistryClient;
+  let repo: string;
+
+  const files = (greeting: string) => ({
+    'project.cue': `project: {\n\tapiVersion: "v1alpha1"\n\tname: "private"\n\tcomponents: main: bundle: ["./bundle.cue"]\n}\n`,
+    'bundle.cue': `bundle: {\n\tapiVersion: "v1alpha1"\n\tname: "private"\n\tinstances: secret: {\n\t\tmodule: {url: "${moduleUrl}", version: "1.0.0"}\n\t\tnamespace: "${ns}"\n\t\tvalues: greeting: "${greeting}"\n\t}\n}\n`,
+  });
+
+  beforeAll(async () => {
+    const env = harnessEnv();
+    private_ = new RegistryClient({ credentials: { kind: 'basic', username: env.registryAuth.username, password: env.registryAuth.password } });
+    repo = `oci://${env.registryAuth.host}/${unique('projects/private')}`;
+    await installAgent(client);
+    const kubeconfig = kubeconfigFile(await agentKubeconfig(client));
+    [moduleUrl, ns] = await Promise.all([pushGreeterModule(), createTenant(client, 'agent-creds')]);
+    const config = JSON.stringify({ auths: { [env.registryAuth.host]: { auth: Buffer.from(`${env.registryAuth.username}:${env.registryAuth.password}`).toString('base64') } } });
+    await applyObject(client, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pull', namespace: ns }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': Buffer.from(config).toString('base64') } });
+    await applyObject(client, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'deployer', namespace: ns }, imagePullSecrets: [{ name: 'pull' }] });
+    agent = startAgentProcess([
+      `--kubeconfig=${kubeconfig}`,
+      '--http-address=127.0.0.1:0',
+      '--poll-interval=300ms',
+      `--cache-dir=${mkdtempSync(join(tmpdir(), 'flotilla-agent-cache-'))}`,
+      '--identity=agent-creds',
+      `--namespace=${ns}`,
+    ]);
+    await agent.url;
+  });
+
+  afterAll(async () => {
+    await agent?.stop();
+    await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns }).catch(() => undefined);
+    await client.connection.close();
+  });
+
+  it('pulls and polls a private Project with the pull secret of its service account', async () => {
+    const first = await pushProject(private_, repo, files('hush'));
+    await applyObject(client, projectObject('private', ns, repo));
+    const ready = await eventually('Ready', async () => {
+      const p = await getProject(client, ns, 'private');
+      return condition(p, 'Ready')?.status === 'True' ? p : undefined;
+    }, 120_000);
+    expect(ready.status!.lastAppliedRevision).toBe(`latest@${first}`);
+    expect((await configMaps(client, ns))['secret-greeting']).toEqual({ greeting: 'hush', cluster: '' });
+
+    const second = await pushProject(private_, repo, files('still hush'));
+    await eventually('the new digest, found by a poll with the same credentials', async () => (await getProject(client, ns, 'private'))?.status?.lastAppliedRevision === `latest@${second}`, 60_000);
+    expect((await configMaps(client, ns))['secret-greeting']).toEqual({ greeting: 'still hush', cluster: '' });
+  });
+});
