@@ -3,7 +3,8 @@
 // Prints: time from Project creation to Ready, from a new digest to applied
 // (median of BENCH_REPEAT runs), idle RSS, and peak RSS while it reconciles
 // BENCH_PROJECTS Projects at once, beside a bare Node process's RSS as the
-// reference measured in the same run.
+// reference measured in the same run; then the time a standby replica takes
+// to lead after the leader is killed.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -111,6 +112,29 @@ async function main(): Promise<void> {
     const allReady = performance.now() - t2;
     clearInterval(sampler);
 
+    await agent.stop();
+    agent = undefined;
+
+    // failover: two replicas on one Lease; the leader is killed without releasing it
+    progress('failover');
+    const leaseMs = 4000;
+    const replicas = ['a', 'b'].map((id) =>
+      startAgentProcess([`--kubeconfig=${kubeconfig}`, '--http-address=127.0.0.1:0', '--leader-elect', '--leader-election-namespace=flotilla-system', `--lease-duration=${leaseMs}ms`, '--renew-deadline=3s', '--retry-period=500ms', `--poll-interval=${pollMs}ms`, `--cache-dir=${agentCache}`, `--namespace=${ns}`, `--identity=replica-${id}`, '--log-level=warn']),
+    );
+    const holder = async () => ((await client.getOptional({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'flotilla-system', name: 'flotilla-agent' }))?.spec as { holderIdentity?: string } | undefined)?.holderIdentity;
+    const leader = await until(holder);
+    const standby = leader === 'replica-a' ? 'replica-b' : 'replica-a';
+    const t3 = performance.now();
+    await replicas[leader === 'replica-a' ? 0 : 1].kill();
+    await until(async () => (await holder()) === standby);
+    const takeover = performance.now() - t3;
+    const repo = projectRepository();
+    const digest = await pushSingle(repo, moduleUrl, ns, 'after-failover');
+    await applyObject(client, projectObject('after-failover', ns, repo));
+    await until(async () => (await getProject(client, ns, 'after-failover'))?.status?.lastAppliedRevision === `latest@${digest}`);
+    const firstReady = performance.now() - t3;
+    await Promise.all(replicas.map((r) => r.stop()));
+
     const f = (n: number) => n.toFixed(0);
     console.log(`agent bench (poll interval ${pollMs} ms, ${repeat} runs each, medians)`);
     console.log(`  creation → Ready:          ${f(median(toReady))} ms  (min ${f(Math.min(...toReady))}, max ${f(Math.max(...toReady))})`);
@@ -118,6 +142,7 @@ async function main(): Promise<void> {
     console.log(`  RSS bare Node (reference): ${bare.toFixed(1)} MiB`);
     console.log(`  RSS idle agent:            ${idle.toFixed(1)} MiB  (${(idle / bare).toFixed(1)}× bare Node)`);
     console.log(`  RSS peak, ${projects} Projects:     ${peak.toFixed(1)} MiB  (${(peak / bare).toFixed(1)}× bare Node); all Ready in ${f(allReady)} ms`);
+    console.log(`  leader killed → standby holds the Lease: ${f(takeover)} ms (lease duration ${leaseMs} ms); → a new Project Ready: ${f(firstReady)} ms`);
   } finally {
     await agent?.stop();
     await client.connection.close();
