@@ -56,7 +56,11 @@ describe('push mode: spec changes, drift correction, suspend and resume', () => 
         observe: () => target(fleet, 'shop', 'spoke-1'),
       });
       expect(restored.data).toEqual({ message: 'hola', cluster: 'spoke-1' });
-      const all = await runs(fleet, 'shop', 'spoke-1');
+      // the object is back before the run that restored it has finished
+      const all = await eventually('the interval run to finish', async () => {
+        const list = await runs(fleet, 'shop', 'spoke-1');
+        return list.length > before && list[0].result !== 'Running' ? list : undefined;
+      }, { timeoutMs: 20_000, observe: () => target(fleet, 'shop', 'spoke-1') });
       expect(all.length).toBe(before + 1);
       expect(all[0]).toMatchObject({ trigger: 'Interval', result: 'Succeeded', revision });
       expect(all[0].instances.find((i) => i.name === 'web')?.counts).toMatchObject({ created: 1, unchanged: 1 });

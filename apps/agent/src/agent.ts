@@ -62,7 +62,8 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
       pollIntervalMs: config.pollIntervalMs,
       reconcileIntervalMs: config.reconcileIntervalMs,
       backoff: { ...defaultBackoffOptions(), initialMs: config.retryInitialMs, maxMs: config.retryMaxMs },
-      cluster: { name: config.clusterName, group: config.clusterGroup, kubeVersion: version },
+      // no kubeVersion: each run reads /version, so a cluster upgrade is seen without a restart
+      cluster: { name: config.clusterName, group: config.clusterGroup },
       owner: config.owner,
       identity: config.identity,
     },

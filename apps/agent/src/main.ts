@@ -33,8 +33,25 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info('stopping', { signal: sig });
+    // inside Kubernetes' default 30 s grace period, whatever hangs
+    setTimeout(() => {
+      log.error('stop took longer than 25 s; exiting');
+      process.exit(1);
+    }, 25_000).unref();
     void agent.stop().then(() => process.exit(0));
   };
+  agent.stopped.then(
+    () => {
+      if (!stopping) {
+        log.error('the controller ended on its own');
+        process.exit(1);
+      }
+    },
+    (err: unknown) => {
+      log.error('agent failed', { error: err instanceof Error ? err.message : String(err) });
+      process.exit(1);
+    },
+  );
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }
