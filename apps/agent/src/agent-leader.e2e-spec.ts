@@ -1,9 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { adminManager, createTenant } from '../../../libs/engine/testdata/harness';
 import { eventually } from '../../../libs/kube/testdata/eventually';
-import { kubeconfigFile, startAgentProcess, type AgentProcess } from '../test/agent-process';
+import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
 import { agentKubeconfig, installAgent } from '../test/install';
 import { applyObject, condition, getProject, projectObject, projectRepository, pushGreeterModule, pushSingle } from '../test/project-fixtures';
 
@@ -51,20 +48,17 @@ describe('standalone agent: two replicas and leader election', () => {
     const kubeconfig = kubeconfigFile(await agentKubeconfig(client));
     [moduleUrl, ns] = await Promise.all([pushGreeterModule(), createTenant(client, 'agent-ha')]);
     for (const identity of ['replica-a', 'replica-b']) {
-      agents[identity] = startAgentProcess([
-        `--kubeconfig=${kubeconfig}`,
-        '--http-address=127.0.0.1:0',
-        '--leader-elect',
-        '--leader-election-namespace=flotilla-system',
-        `--leader-election-id=${leaseName}`,
-        '--lease-duration=4s',
-        '--renew-deadline=3s',
-        '--retry-period=500ms',
-        '--poll-interval=500ms',
-        `--cache-dir=${mkdtempSync(join(tmpdir(), 'flotilla-agent-cache-'))}`,
-        `--identity=${identity}`,
-        `--namespace=${ns}`,
-      ]);
+      agents[identity] = startAgentProcess(
+        testAgentArgs({ kubeconfig, identity, namespace: ns }, [
+          '--leader-elect',
+          '--leader-election-namespace=flotilla-system',
+          `--leader-election-id=${leaseName}`,
+          '--lease-duration=4s',
+          '--renew-deadline=3s',
+          '--retry-period=500ms',
+          '--poll-interval=500ms',
+        ]),
+      );
     }
     await Promise.all(Object.values(agents).map((a) => a.url));
   });

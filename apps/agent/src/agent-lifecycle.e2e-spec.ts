@@ -1,9 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { adminManager, createTenant } from '../../../libs/engine/testdata/harness';
 import { eventually } from '../../../libs/kube/testdata/eventually';
-import { kubeconfigFile, startAgentProcess, type AgentProcess } from '../test/agent-process';
+import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
 import { agentKubeconfig, installAgent } from '../test/install';
 import { applyObject, condition, configMaps, pushSingle, getProject, inventorySecrets, projectEvents, projectObject, projectRepository, pushGreeter, pushGreeterModule } from '../test/project-fixtures';
 import { PROJECT_API_VERSION, PROJECT_FINALIZER } from './project/project-resource';
@@ -30,18 +27,9 @@ describe('standalone agent: a Project from creation to deletion', () => {
     const kubeconfig = kubeconfigFile(await agentKubeconfig(client));
     [moduleUrl, ns] = await Promise.all([pushGreeterModule(), createTenant(client, 'agent')]);
     repo = projectRepository();
-    agent = startAgentProcess([
-      `--kubeconfig=${kubeconfig}`,
-      '--http-address=127.0.0.1:0',
-      '--poll-interval=300ms',
-      '--retry-initial=500ms',
-      '--retry-max=2s',
-      `--cache-dir=${mkdtempSync(join(tmpdir(), 'flotilla-agent-cache-'))}`,
-      '--cluster-name=spoke-a',
-      '--cluster-group=staging',
-      '--identity=agent-lifecycle',
-      `--namespace=${ns}`,
-    ]);
+    agent = startAgentProcess(
+      testAgentArgs({ kubeconfig, identity: 'agent-lifecycle', namespace: ns }, ['--poll-interval=300ms', '--retry-initial=500ms', '--retry-max=2s', '--cluster-name=spoke-a', '--cluster-group=staging']),
+    );
     await agent.url;
   });
 

@@ -1,11 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { RegistryClient } from '@flotilla/oci';
 import { harnessEnv } from '../../../test/harness/env';
 import { adminManager, createTenant, pushProject, unique } from '../../../libs/engine/testdata/harness';
 import { eventually } from '../../../libs/kube/testdata/eventually';
-import { kubeconfigFile, startAgentProcess, type AgentProcess } from '../test/agent-process';
+import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
 import { agentKubeconfig, installAgent } from '../test/install';
 import { applyObject, condition, configMaps, getProject, projectObject, pushGreeterModule } from '../test/project-fixtures';
 
@@ -39,14 +36,7 @@ describe('standalone agent: registry credentials from the service account', () =
     const config = JSON.stringify({ auths: { [env.registryAuth.host]: { auth: Buffer.from(`${env.registryAuth.username}:${env.registryAuth.password}`).toString('base64') } } });
     await applyObject(client, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pull', namespace: ns }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': Buffer.from(config).toString('base64') } });
     await applyObject(client, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'deployer', namespace: ns }, imagePullSecrets: [{ name: 'pull' }] });
-    agent = startAgentProcess([
-      `--kubeconfig=${kubeconfig}`,
-      '--http-address=127.0.0.1:0',
-      '--poll-interval=300ms',
-      `--cache-dir=${mkdtempSync(join(tmpdir(), 'flotilla-agent-cache-'))}`,
-      '--identity=agent-creds',
-      `--namespace=${ns}`,
-    ]);
+    agent = startAgentProcess(testAgentArgs({ kubeconfig, identity: 'agent-creds', namespace: ns }, ['--poll-interval=300ms']));
     await agent.url;
   });
 

@@ -1,10 +1,7 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { harnessEnv } from '../../../test/harness/env';
 import { adminManager, createTenant } from '../../../libs/engine/testdata/harness';
 import { eventually } from '../../../libs/kube/testdata/eventually';
-import { kubeconfigFile, startAgentProcess, type AgentProcess } from '../test/agent-process';
+import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
 import { agentKubeconfig, installAgent } from '../test/install';
 import { applyObject, condition, getProject, projectObject, projectRepository, pushGreeterModule, pushSingle } from '../test/project-fixtures';
 import { startTcpProxy, type TcpProxy } from '../test/tcp-proxy';
@@ -30,15 +27,7 @@ describe('standalone agent: a broken watch', () => {
     proxy = await startTcpProxy({ host: api.hostname, port: Number(api.port) });
     const kubeconfig = (await agentKubeconfig(client)).replace(harnessEnv().kube.server, proxy.server);
     [moduleUrl, ns] = await Promise.all([pushGreeterModule(), createTenant(client, 'agent-watch')]);
-    agent = startAgentProcess([
-      `--kubeconfig=${kubeconfigFile(kubeconfig)}`,
-      '--http-address=127.0.0.1:0',
-      '--poll-interval=500ms',
-      `--cache-dir=${mkdtempSync(join(tmpdir(), 'flotilla-agent-cache-'))}`,
-      '--identity=agent-watch',
-      `--namespace=${ns}`,
-      '--log-level=debug',
-    ]);
+    agent = startAgentProcess(testAgentArgs({ kubeconfig: kubeconfigFile(kubeconfig), identity: 'agent-watch', namespace: ns }, ['--poll-interval=500ms', '--log-level=debug']));
     await agent.url;
   });
 

@@ -30,6 +30,18 @@ export function kubeconfigFile(kubeconfig: string): string {
   return path;
 }
 
+/** The flags every test agent takes: its kubeconfig, a free probe port, a fresh cache, one namespace watched. */
+export function testAgentArgs(opts: { kubeconfig: string; identity: string; namespace: string }, extra: string[] = []): string[] {
+  return [
+    `--kubeconfig=${opts.kubeconfig}`,
+    '--http-address=127.0.0.1:0',
+    `--cache-dir=${mkdtempSync(join(tmpdir(), 'flotilla-agent-cache-'))}`,
+    `--identity=${opts.identity}`,
+    `--namespace=${opts.namespace}`,
+    ...extra,
+  ];
+}
+
 export function startAgentProcess(args: string[], env: Record<string, string> = {}): AgentProcess {
   if (!existsSync(AGENT_MAIN)) throw new Error(`${AGENT_MAIN} is missing: run \`npm run build:test\` first (npm test does)`);
   let out = '';
