@@ -9,6 +9,7 @@ import { HttpErrorFilter } from './common/http-exception.filter';
 import { DtoValidationPipe } from './common/validation.pipe';
 import type { Clock } from './common/clock';
 import type { HubConfig } from './config/hub-config';
+import { requireJsonBody } from './common/json-body';
 import { createLogger, PinoNestLogger } from './logging/logger';
 import { requestLogging } from './logging/request-logging';
 import { MetricsRegistry } from './metrics/metrics.module';
@@ -36,6 +37,7 @@ export async function createHubApp(config: HubConfig, options: HubAppOptions = {
     bodyParser: false,
   });
   // A kubeconfig may be up to 256 KiB; anything past 1 MiB is refused with 413.
+  app.use(requireJsonBody);
   app.useBodyParser('json', { limit: '1mb' });
   const metrics = app.get(MetricsRegistry);
   app.use(requestLogging(logger, (m, r, s, t) => metrics.observeRequest(m, r, s, t)));

@@ -69,12 +69,15 @@ export class AuthService {
   }
 
   async revoke(id: string): Promise<TokenDto> {
-    const token = /^[0-9a-f-]{36}$/i.test(id) ? await this.tokens.findById(id) : null;
+    const token = UUID.test(id) ? await this.tokens.findById(id) : null;
     if (!token) throw new NotFoundError('token', id);
     if (!token.revokedAt) await this.tokens.revoke(id, this.clock.now());
     return toTokenDto((await this.tokens.findById(id))!);
   }
 }
+
+/** The shape PostgreSQL's uuid type accepts; anything else is no token (and never reaches the database). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function toTokenDto(t: ApiTokenEntity): TokenDto {
   return {

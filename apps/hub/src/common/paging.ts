@@ -3,9 +3,12 @@ import { Type } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 import { Optional } from './validators';
 
+/** PostgreSQL's OFFSET is a bigint; past this no list has rows, and 1e20 would not fit. */
+export const MAX_OFFSET = 2_147_483_647;
+
 /** `?limit=&offset=` on every list. */
 export class PageQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500, default: 50 })
   @Optional()
   @Type(() => Number)
   @IsInt({ message: 'must be an integer' })
@@ -13,11 +16,12 @@ export class PageQuery {
   @Max(500, { message: 'must be at most 500' })
   limit: number = 50;
 
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 })
   @Optional()
   @Type(() => Number)
   @IsInt({ message: 'must be an integer' })
   @Min(0, { message: 'must be at least 0' })
+  @Max(MAX_OFFSET, { message: `must be at most ${MAX_OFFSET}` })
   offset: number = 0;
 }
 

@@ -2,6 +2,7 @@ import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/c
 import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
 import { InvalidInputError } from './errors';
+import { rawInputProblems } from './raw-input';
 
 /** A DTO may add checks that span fields; they are reported with the per-field ones. */
 export interface CrossFieldChecks {
@@ -18,8 +19,13 @@ const PRIMITIVES = new Set<unknown>([String, Number, Boolean, Array, Object]);
 @Injectable()
 export class DtoValidationPipe implements PipeTransform {
   async transform(value: unknown, meta: ArgumentMetadata): Promise<unknown> {
+    if (meta.type === 'param' && typeof value === 'string' && value.includes('\u0000')) {
+      throw new InvalidInputError([`path parameter ${meta.data ?? ''}: must not contain NUL characters`]);
+    }
     const type = meta.metatype;
     if (!type || PRIMITIVES.has(type) || (meta.type !== 'body' && meta.type !== 'query')) return value;
+    const raw = rawInputProblems(value, meta.type === 'body' ? 'request body' : 'query');
+    if (raw.length > 0) throw new InvalidInputError(raw);
     if (meta.type === 'body' && value === undefined) value = {};
     if (meta.type === 'body' && (value === null || typeof value !== 'object' || Array.isArray(value))) {
       throw new InvalidInputError(['request body: expected a JSON object']);

@@ -224,10 +224,11 @@ export class UpdateProjectDto extends ProjectSpecFields implements CrossFieldChe
   @NestedObject(() => SourceDto)
   source?: SourceDto;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ maxLength: 253 })
   @Optional()
   @IsString({ message: 'must be a string' })
   @Matches(DNS_SUBDOMAIN, { message: 'must be a DNS subdomain' })
+  @MaxLength(253, { message: 'must be at most 253 characters' })
   serviceAccountName?: string;
 }
 

@@ -1,0 +1,95 @@
+import { startTestHub, type TestHub } from '../test/hub';
+
+// Input that once reached the database or the validator's recursion and came
+// back as a 500, or was accepted when it should not have been: each now gets
+// a clear 4xx and changes nothing.
+
+describe('the API edge refuses hostile input with a 4xx', () => {
+  let hub: TestHub;
+  const project = { name: 'edge', namespace: 'ns', source: { repository: 'oci://r.example/a/b' }, targets: { names: ['c'] } };
+
+  const raw = (method: string, path: string, body: string | undefined, contentType?: string) =>
+    fetch(`${hub.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${hub.adminToken}`, ...(contentType ? { 'content-type': contentType } : {}) },
+      ...(body !== undefined ? { body } : {}),
+    });
+  const problemsOf = async (res: Response) => ((await res.json()) as { problems?: string[] }).problems ?? [];
+
+  beforeAll(async () => {
+    hub = await startTestHub('postgres');
+    expect((await hub.call('POST', '/api/v1/clusters', { body: { name: 'c', mode: 'agent' } })).status).toBe(201);
+    expect((await hub.call('POST', '/api/v1/projects', { body: project })).status).toBe(201);
+  });
+  afterAll(() => hub?.close());
+
+  it('refuses JSON nested 100,000 deep on a body route', async () => {
+    const deep = `{"name":"deep","mode":"agent","labels":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const res = await raw('POST', '/api/v1/clusters', deep, 'application/json');
+    expect(res.status).toBe(400);
+    expect(await problemsOf(res)).toEqual(['labels[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nested deeper than 32 levels']);
+    expect((await hub.call('GET', '/api/v1/clusters/deep')).status).toBe(404);
+  });
+
+  it('refuses NUL characters in a path, a body value, a selector value and a key', async () => {
+    const inPath = await raw('PATCH', '/api/v1/clusters/a%00b', JSON.stringify({ group: 'g' }), 'application/json');
+    expect(inPath.status).toBe(400);
+    expect(await problemsOf(inPath)).toEqual(['path parameter name: must not contain NUL characters']);
+    const cases: Array<[unknown, string]> = [
+      [{ ...project, name: 'nul1', annotations: { a: 'x\u0000y' } }, 'annotations.a: must not contain NUL characters'],
+      [{ ...project, name: 'nul2', targets: { labelSelector: { matchLabels: { env: 'p\u0000' } } } }, 'targets.labelSelector.matchLabels.env: must not contain NUL characters'],
+      [{ ...project, name: 'nul3', annotations: { 'a\u0000': 'x' } }, 'annotations: a key must not contain NUL characters'],
+    ];
+    for (const [body, problem] of cases) {
+      const res = await hub.call('POST', '/api/v1/projects', { body });
+      expect([res.status, res.body.problems]).toEqual([400, [problem]]);
+    }
+    const ca = await hub.call('POST', '/api/v1/clusters', { body: { name: 'nulca', mode: 'push', endpoint: { server: 'https://127.0.0.1:1', caData: 'a\u0000b' }, credentials: { token: 't' } } });
+    expect([ca.status, ca.body.problems]).toEqual([400, ['endpoint.caData: must not contain NUL characters']]);
+    expect((await hub.call('GET', '/api/v1/projects')).body.items.map((p: { name: string }) => p.name)).toEqual(['edge']);
+  });
+
+  it.each(['/api/v1/clusters', '/api/v1/projects', '/api/v1/tokens'])('refuses an offset past any list on %s', async (route) => {
+    for (const offset of ['99999999999999999999', '1.7e308']) {
+      const res = await hub.call('GET', `${route}?offset=${offset}`);
+      expect([res.status, res.body.problems]).toEqual([400, ['offset: must be at most 2147483647']]);
+    }
+    expect((await hub.call('GET', `${route}?offset=2147483647`)).status).toBe(200);
+  });
+
+  it('limits serviceAccountName on update as on create', async () => {
+    const res = await hub.call('PATCH', '/api/v1/projects/edge', { body: { serviceAccountName: 'a'.repeat(254) } });
+    expect([res.status, res.body.problems]).toEqual([400, ['serviceAccountName: must be at most 253 characters']]);
+  });
+
+  it('answers 404 for a token id that is not a UUID, dashes only included', async () => {
+    expect((await hub.call('DELETE', `/api/v1/tokens/${'-'.repeat(36)}`)).status).toBe(404);
+    expect((await hub.call('DELETE', '/api/v1/tokens/zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz')).status).toBe(404);
+  });
+
+  it('refuses a body that is not JSON with 415, and changes nothing', async () => {
+    for (const [type, body] of [
+      ['application/x-www-form-urlencoded', 'suspend=true'],
+      ['text/plain', '{"suspend":true}'],
+      ['application/xml', '<suspend>true</suspend>'],
+      [undefined, '{"suspend":true}'],
+    ] as Array<[string | undefined, string]>) {
+      const res = await raw('PATCH', '/api/v1/projects/edge', body, type);
+      expect(res.status).toBe(415);
+      expect(((await res.json()) as { message: string }).message).toMatch(/content type .* is not accepted; send application\/json/);
+    }
+    const post = await raw('POST', '/api/v1/projects', 'name=other', 'application/x-www-form-urlencoded');
+    expect(post.status).toBe(415);
+    expect((await hub.call('GET', '/api/v1/projects/edge')).body.suspend).toBe(false);
+    // JSON with a charset and vendor +json types are JSON
+    expect((await raw('PATCH', '/api/v1/projects/edge', '{"annotations":{"a":"b"}}', 'application/json; charset=utf-8')).status).toBe(200);
+    expect((await raw('PATCH', '/api/v1/projects/edge', '{"annotations":{"a":"c"}}', 'application/merge-patch+json')).status).toBe(200);
+  });
+
+  it('reports __proto__, constructor and prototype keys as unknown fields', async () => {
+    const res = await raw('PATCH', '/api/v1/projects/edge', '{"__proto__":{"suspend":true},"annotations":{"constructor":"x"},"targets":{"prototype":1}}', 'application/json');
+    expect(res.status).toBe(400);
+    expect((await problemsOf(res)).sort()).toEqual(['__proto__: unknown field', 'annotations.constructor: unknown field', 'targets.prototype: unknown field']);
+    expect((await hub.call('GET', '/api/v1/projects/edge')).body.suspend).toBe(false);
+  });
+});
