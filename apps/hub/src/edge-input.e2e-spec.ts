@@ -92,4 +92,21 @@ describe('the API edge refuses hostile input with a 4xx', () => {
     expect((await problemsOf(res)).sort()).toEqual(['__proto__: unknown field', 'annotations.constructor: unknown field', 'targets.prototype: unknown field']);
     expect((await hub.call('GET', '/api/v1/projects/edge')).body.suspend).toBe(false);
   });
+
+  it('refuses a bearer token with spaces or line breaks at registration', async () => {
+    for (const token of ['abc def', 'abc\r\nX-Injected: 1', 'abc\n']) {
+      const res = await hub.call('POST', '/api/v1/clusters', { body: { name: 'badtoken', mode: 'push', endpoint: { server: 'https://127.0.0.1:1' }, credentials: { token } } });
+      expect([res.status, res.body.problems]).toEqual([400, ['credentials.token: must be visible ASCII without spaces or line breaks (it is sent in an Authorization header)']]);
+    }
+    expect((await hub.call('GET', '/api/v1/clusters/badtoken')).status).toBe(404);
+  });
+
+  it('refuses a password in a URL, and never echoes it', async () => {
+    const cluster = await hub.call('POST', '/api/v1/clusters', { body: { name: 'userinfo', mode: 'push', endpoint: { server: 'https://admin:s3cret@127.0.0.1:6443' }, credentials: { token: 't' } } });
+    expect([cluster.status, cluster.body.problems]).toEqual([400, ['endpoint.server: must not contain a user name or password (user@host); give credentials in their own fields']]);
+    const sink = await hub.call('PATCH', '/api/v1/projects/edge', { body: { cdeventsSink: 'https://ci:s3cret@sink.example/events' } });
+    expect([sink.status, sink.body.problems]).toEqual([400, ['cdeventsSink: must not contain a user name or password (user@host); give credentials in their own fields']]);
+    expect(cluster.text + sink.text).not.toContain('s3cret');
+  });
 });
+

@@ -2,13 +2,15 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsString, IsUrl, Matches, MaxLength, MinLength } from 'class-validator';
 import { PageQuery } from '../common/paging';
 import type { CrossFieldChecks } from '../common/validation.pipe';
-import { DNS_LABEL, DNS_LABEL_MESSAGE, IsLabelMap, NestedObject, Optional } from '../common/validators';
+import { DNS_LABEL, DNS_LABEL_MESSAGE, HEADER_TOKEN, IsLabelMap, NestedObject, NoUrlCredentials, Optional } from '../common/validators';
 
 const MODES = ['push', 'agent'] as const;
 
 export class EndpointDto {
   @ApiProperty({ example: 'https://10.0.0.1:6443' })
   @IsUrl({ protocols: ['https', 'http'], require_tld: false, require_protocol: true }, { message: 'must be an http(s) URL' })
+  @NoUrlCredentials()
+  @MaxLength(2048, { message: 'must be at most 2048 characters' })
   server!: string;
 
   @ApiPropertyOptional({ description: 'CA certificate: PEM, or base64 of PEM as in a kubeconfig' })
@@ -25,10 +27,12 @@ export class EndpointDto {
 
 /** Exactly one of: token; clientCertificateData with clientKeyData; kubeconfig (with an optional context). */
 export class ClusterCredentialsDto implements CrossFieldChecks {
-  @ApiPropertyOptional({ description: 'bearer token', writeOnly: true })
+  @ApiPropertyOptional({ description: 'bearer token (visible ASCII, no spaces or line breaks)', writeOnly: true, maxLength: 16384, pattern: '^[\\x21-\\x7e]+$' })
   @Optional()
   @IsString({ message: 'must be a string' })
   @MinLength(1, { message: 'must not be empty' })
+  @MaxLength(16384, { message: 'must be at most 16 KiB' })
+  @Matches(HEADER_TOKEN, { message: 'must be visible ASCII without spaces or line breaks (it is sent in an Authorization header)' })
   token?: string;
 
   @ApiPropertyOptional({ description: 'client certificate, PEM or base64 of PEM', writeOnly: true })

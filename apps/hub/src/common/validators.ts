@@ -75,3 +75,33 @@ export function Optional(): PropertyDecorator {
 export function NestedObject(type: () => new () => object): PropertyDecorator {
   return applyDecorators(IsObject({ message: 'must be an object' }), ValidateNested(), Type(type));
 }
+
+/**
+ * A URL without user info: `https://user:pw@host` would carry a password that
+ * is then stored, returned and logged as a plain URL. Credentials have fields
+ * of their own, sealed and never returned.
+ */
+export function NoUrlCredentials(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'noUrlCredentials',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: 'must not contain a user name or password (user@host); give credentials in their own fields', ...options },
+      validator: {
+        validate(value: unknown): boolean {
+          if (typeof value !== 'string') return true;
+          try {
+            const url = new URL(value);
+            return url.username === '' && url.password === '';
+          } catch {
+            // malformed URLs are reported by IsUrl
+            return !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value);
+          }
+        },
+      },
+    });
+}
+
+/** Visible ASCII, no spaces or line breaks: what an Authorization header can carry. */
+export const HEADER_TOKEN = /^[\x21-\x7e]+$/;

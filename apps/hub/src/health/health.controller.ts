@@ -21,7 +21,8 @@ export class HealthController {
     try {
       await this.database.ping();
     } catch (err) {
-      throw new ServiceUnavailableException({ status: 'unavailable', reason: err instanceof Error ? err.message : String(err) });
+      // unauthenticated: say what is not ready, never the error (addresses, users)
+      throw new ServiceUnavailableException({ status: 'unavailable', reason: 'database not reachable' }, { cause: err });
     }
     return { status: 'ok' };
   }

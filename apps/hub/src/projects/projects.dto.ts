@@ -4,7 +4,7 @@ import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsObject, IsString
 import { parseDuration } from '../common/duration';
 import { PageQuery } from '../common/paging';
 import type { CrossFieldChecks } from '../common/validation.pipe';
-import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMap, IsLabelMap, labelKeyProblem, NestedObject, Optional } from '../common/validators';
+import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMap, IsLabelMap, labelKeyProblem, NestedObject, NoUrlCredentials, Optional } from '../common/validators';
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const OCI_REPOSITORY = /^oci:\/\/[a-zA-Z0-9.-]+(:\d+)?(\/[a-z0-9]+([._-][a-z0-9]+)*)+$/;
@@ -159,6 +159,8 @@ abstract class ProjectSpecFields {
   @ApiPropertyOptional({ description: 'URL that receives CDEvents about this Project' })
   @Optional()
   @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true }, { message: 'must be an http(s) URL' })
+  @NoUrlCredentials()
+  @MaxLength(2048, { message: 'must be at most 2048 characters' })
   cdeventsSink?: string;
 
   crossFieldProblems(): string[] {
