@@ -72,7 +72,7 @@ describe.each([
     await app.get(DataSource).destroy();
     const res = await fetch(`${url}/readyz`);
     expect(res.status).toBe(503);
-    expect(await res.json()).toMatchObject({ status: 'unavailable', reason: 'database connection is closed' });
+    expect(await res.json()).toMatchObject({ status: 'unavailable', reason: 'database not reachable' });
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
   });
 });

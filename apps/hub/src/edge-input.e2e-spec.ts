@@ -108,5 +108,24 @@ describe('the API edge refuses hostile input with a 4xx', () => {
     expect([sink.status, sink.body.problems]).toEqual([400, ['cdeventsSink: must not contain a user name or password (user@host); give credentials in their own fields']]);
     expect(cluster.text + sink.text).not.toContain('s3cret');
   });
+
+  it('holds every list and string to a documented limit', async () => {
+    const big = 'v'.repeat(200 * 1024);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ targets: { names: Array.from({ length: 1001 }, (_, i) => `c${i}`) } }, 'targets.names: must have at most 1000 names (target more clusters by group or label)'],
+      [{ targets: { groups: Array.from({ length: 101 }, (_, i) => `g${i}`) } }, 'targets.groups: must have at most 100 groups'],
+      [{ targets: { labelSelector: { matchExpressions: [{ key: 'env', operator: 'In', values: ['x'.repeat(64)] }] } } }, 'targets.labelSelector.matchExpressions[0].values: each value must be at most 63 characters (a label value)'],
+      [{ annotations: { a: big, b: big } }, 'annotations: keys and values together must be at most 256 KiB, as Kubernetes allows'],
+      [{ registryCredentials: { username: 'u', password: 'p'.repeat(16385) } }, 'registryCredentials.password: must be at most 16 KiB'],
+    ];
+    for (const [body, problem] of cases) {
+      const res = await hub.call('PATCH', '/api/v1/projects/edge', { body });
+      expect([res.status, res.body.problems]).toEqual([400, [problem]]);
+    }
+    expect((await hub.call('PATCH', '/api/v1/projects/edge', { body: { annotations: { a: big } } })).status).toBe(200);
+    const doc = (await hub.call('GET', '/api/docs-json', { token: null })).body;
+    expect(doc.components.schemas.TargetsDto.properties.names.maxItems).toBe(1000);
+    expect(doc.components.schemas.RegistryCredentialsDto.properties.password.maxLength).toBe(16384);
+  });
 });
 

@@ -35,14 +35,16 @@ export class ClusterCredentialsDto implements CrossFieldChecks {
   @Matches(HEADER_TOKEN, { message: 'must be visible ASCII without spaces or line breaks (it is sent in an Authorization header)' })
   token?: string;
 
-  @ApiPropertyOptional({ description: 'client certificate, PEM or base64 of PEM', writeOnly: true })
+  @ApiPropertyOptional({ description: 'client certificate, PEM or base64 of PEM', writeOnly: true, maxLength: 65536 })
   @Optional()
   @IsString({ message: 'must be a string' })
+  @MaxLength(65536, { message: 'must be at most 64 KiB' })
   clientCertificateData?: string;
 
-  @ApiPropertyOptional({ description: 'client key, PEM or base64 of PEM', writeOnly: true })
+  @ApiPropertyOptional({ description: 'client key, PEM or base64 of PEM', writeOnly: true, maxLength: 65536 })
   @Optional()
   @IsString({ message: 'must be a string' })
+  @MaxLength(65536, { message: 'must be at most 64 KiB' })
   clientKeyData?: string;
 
   @ApiPropertyOptional({ description: 'a whole kubeconfig (YAML or JSON) with embedded credentials', writeOnly: true })

@@ -26,7 +26,10 @@ export function labelValueProblem(key: string, value: unknown): string | undefin
   return undefined;
 }
 
-function stringMapDecorator(name: string, valueCheck: (k: string, v: unknown) => string | undefined, options?: ValidationOptions) {
+/** Kubernetes' own limit on all annotations of an object together. */
+export const MAX_ANNOTATIONS_BYTES = 256 * 1024;
+
+function stringMapDecorator(name: string, valueCheck: (k: string, v: unknown) => string | undefined, options?: ValidationOptions, maxTotalBytes?: number) {
   return (object: object, propertyName: string): void => {
     let problem = '';
     registerDecorator({
@@ -41,12 +44,18 @@ function stringMapDecorator(name: string, valueCheck: (k: string, v: unknown) =>
             problem = 'must be an object of string keys and string values';
             return false;
           }
+          let total = 0;
           for (const [k, v] of Object.entries(value)) {
             const p = labelKeyProblem(k) ?? valueCheck(k, v);
             if (p) {
               problem = p;
               return false;
             }
+            total += Buffer.byteLength(k) + Buffer.byteLength(String(v));
+          }
+          if (maxTotalBytes !== undefined && total > maxTotalBytes) {
+            problem = `keys and values together must be at most ${maxTotalBytes / 1024} KiB, as Kubernetes allows`;
+            return false;
           }
           return true;
         },
@@ -63,7 +72,7 @@ export function IsLabelMap(options?: ValidationOptions) {
 
 /** Kubernetes annotations: valid keys, any string values. */
 export function IsAnnotationMap(options?: ValidationOptions) {
-  return stringMapDecorator('isAnnotationMap', (k, v) => (typeof v === 'string' ? undefined : `value of "${k}" must be a string`), options);
+  return stringMapDecorator('isAnnotationMap', (k, v) => (typeof v === 'string' ? undefined : `value of "${k}" must be a string`), options, MAX_ANNOTATIONS_BYTES);
 }
 
 /** Like IsOptional, but only `undefined` counts as absent: an explicit null is checked (and refused) like any value. */

@@ -33,18 +33,21 @@ export class SourceDto {
 }
 
 export class LabelSelectorRequirementDto {
-  @ApiProperty()
+  @ApiProperty({ maxLength: 317 })
   @IsString({ message: 'must be a string' })
+  @MaxLength(317, { message: 'must be at most 317 characters' })
   key!: string;
 
   @ApiProperty({ enum: OPERATORS })
   @IsIn(OPERATORS, { message: `must be one of ${OPERATORS.join(', ')}` })
   operator!: (typeof OPERATORS)[number];
 
-  @ApiPropertyOptional({ type: [String] })
+  @ApiPropertyOptional({ type: [String], maxItems: 100 })
   @Optional()
   @IsArray({ message: 'must be a list of strings' })
+  @ArrayMaxSize(100, { message: 'must have at most 100 values' })
   @IsString({ each: true, message: 'must be a list of strings' })
+  @MaxLength(63, { each: true, message: 'each value must be at most 63 characters (a label value)' })
   values?: string[];
 }
 
@@ -54,9 +57,10 @@ export class LabelSelectorDto {
   @IsLabelMap()
   matchLabels?: Record<string, string>;
 
-  @ApiPropertyOptional({ type: [LabelSelectorRequirementDto] })
+  @ApiPropertyOptional({ type: [LabelSelectorRequirementDto], maxItems: 20 })
   @Optional()
   @IsArray({ message: 'must be a list' })
+  @ArrayMaxSize(20, { message: 'must have at most 20 expressions' })
   @IsObject({ each: true, message: 'must be a list of objects' })
   @ValidateNested({ each: true })
   @Type(() => LabelSelectorRequirementDto)
@@ -65,15 +69,17 @@ export class LabelSelectorDto {
 
 /** A cluster is targeted when its name or group is listed, or the label selector matches it. */
 export class TargetsDto {
-  @ApiPropertyOptional({ type: [String] })
+  @ApiPropertyOptional({ type: [String], maxItems: 1000 })
   @Optional()
   @IsArray({ message: 'must be a list of cluster names' })
+  @ArrayMaxSize(1000, { message: 'must have at most 1000 names (target more clusters by group or label)' })
   @Matches(DNS_LABEL, { each: true, message: `each ${DNS_LABEL_MESSAGE}` })
   names?: string[];
 
-  @ApiPropertyOptional({ type: [String] })
+  @ApiPropertyOptional({ type: [String], maxItems: 100 })
   @Optional()
   @IsArray({ message: 'must be a list of group names' })
+  @ArrayMaxSize(100, { message: 'must have at most 100 groups' })
   @Matches(DNS_LABEL, { each: true, message: `each ${DNS_LABEL_MESSAGE}` })
   groups?: string[];
 
@@ -94,16 +100,18 @@ export class RolloutDto {
 
 /** Exactly one of username with password, or a dockerConfigJson. */
 export class RegistryCredentialsDto implements CrossFieldChecks {
-  @ApiPropertyOptional({ writeOnly: true })
+  @ApiPropertyOptional({ writeOnly: true, maxLength: 1024 })
   @Optional()
   @IsString({ message: 'must be a string' })
   @MinLength(1, { message: 'must not be empty' })
+  @MaxLength(1024, { message: 'must be at most 1024 characters' })
   username?: string;
 
-  @ApiPropertyOptional({ writeOnly: true })
+  @ApiPropertyOptional({ writeOnly: true, maxLength: 16384 })
   @Optional()
   @IsString({ message: 'must be a string' })
   @MinLength(1, { message: 'must not be empty' })
+  @MaxLength(16384, { message: 'must be at most 16 KiB' })
   password?: string;
 
   @ApiPropertyOptional({ writeOnly: true, description: 'content of a ~/.docker/config.json' })
