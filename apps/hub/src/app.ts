@@ -9,6 +9,7 @@ import { HttpErrorFilter } from './common/http-exception.filter';
 import { DtoValidationPipe } from './common/validation.pipe';
 import type { Clock } from './common/clock';
 import type { HubConfig } from './config/hub-config';
+import { DatabaseOutage } from './common/database-outage';
 import { requireJsonBody } from './common/json-body';
 import { createLogger, PinoNestLogger } from './logging/logger';
 import { requestLogging } from './logging/request-logging';
@@ -40,9 +41,16 @@ export async function createHubApp(config: HubConfig, options: HubAppOptions = {
   app.use(requireJsonBody);
   app.useBodyParser('json', { limit: '1mb' });
   const metrics = app.get(MetricsRegistry);
-  app.use(requestLogging(logger, (m, r, s, t) => metrics.observeRequest(m, r, s, t)));
+  const outage = new DatabaseOutage(logger);
+  app.use(
+    requestLogging(logger, (m, r, s, t) => {
+      metrics.observeRequest(m, r, s, t);
+      // routes that read the database (the API through its token lookup, /readyz through its ping)
+      if (r.startsWith('/api/v1') || r === '/readyz') outage.answered(s);
+    }),
+  );
   app.useGlobalPipes(new DtoValidationPipe());
-  app.useGlobalFilters(new HttpErrorFilter(logger));
+  app.useGlobalFilters(new HttpErrorFilter(logger, outage));
   setupOpenApi(app);
   app.enableShutdownHooks();
   return app;

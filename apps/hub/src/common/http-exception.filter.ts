@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpSta
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { LoggedRequest } from '../logging/request-logging';
+import { DatabaseOutage, isDatabaseUnreachable, RETRY_AFTER_SECONDS } from './database-outage';
 import { ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, UnauthorizedError } from './errors';
 
 /** The body of every error response. */
@@ -25,7 +26,10 @@ const DOMAIN_STATUS: Array<[new (...args: never[]) => DomainError, number]> = [
 /** Maps domain errors and Nest's HTTP exceptions to one JSON shape; anything else is a logged 500. */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly outage?: DatabaseOutage,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -33,6 +37,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     const res = http.getResponse<ServerResponse>();
     const body = this.toBody(exception, req);
     if (body.statusCode === HttpStatus.UNAUTHORIZED) res.setHeader('WWW-Authenticate', 'Bearer');
+    if (body.statusCode === HttpStatus.SERVICE_UNAVAILABLE) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
     res.statusCode = body.statusCode;
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.end(JSON.stringify(body));
@@ -65,9 +70,22 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (typeof status === 'number' && status >= 400 && status < 500) {
       return { statusCode: status, error: httpErrorName(status), message: requestBodyMessage(exception), requestId };
     }
-    (req.log ?? this.logger).error({ err: exception }, 'unhandled error');
+    if (isDatabaseUnreachable(exception)) {
+      this.outage?.failed(exception);
+      return { statusCode: 503, error: 'ServiceUnavailable', message: `the database is not reachable; retry in ${RETRY_AFTER_SECONDS} s`, requestId };
+    }
+    (req.log ?? this.logger).error({ err: loggableError(exception) }, 'unhandled error');
     return { statusCode: 500, error: 'InternalServerError', message: 'internal error; see the hub log for this request id', requestId };
   }
+}
+
+/** An error for the log without what a failed query carries: its SQL parameters may be secrets. */
+export function loggableError(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const { name, message, stack } = err;
+  const code = (err as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code ?? (err as { code?: unknown }).code;
+  const type = err.constructor?.name && err.constructor.name !== 'Object' ? err.constructor.name : name;
+  return { type, name, message, stack, ...(code !== undefined ? { code } : {}) };
 }
 
 function requestBodyMessage(exception: unknown): string {
