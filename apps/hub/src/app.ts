@@ -9,6 +9,8 @@ import { HttpErrorFilter } from './common/http-exception.filter';
 import { DtoValidationPipe } from './common/validation.pipe';
 import type { Clock } from './common/clock';
 import type { HubConfig } from './config/hub-config';
+import { AuthService } from './auth/auth.service';
+import { authenticateEarly } from './auth/early-authentication';
 import { DatabaseOutage } from './common/database-outage';
 import { requireJsonBody } from './common/json-body';
 import { createLogger, PinoNestLogger } from './logging/logger';
@@ -37,9 +39,6 @@ export async function createHubApp(config: HubConfig, options: HubAppOptions = {
     abortOnError: false,
     bodyParser: false,
   });
-  // A kubeconfig may be up to 256 KiB; anything past 1 MiB is refused with 413.
-  app.use(requireJsonBody);
-  app.useBodyParser('json', { limit: '1mb' });
   const metrics = app.get(MetricsRegistry);
   const outage = new DatabaseOutage(logger);
   app.use(
@@ -49,6 +48,11 @@ export async function createHubApp(config: HubConfig, options: HubAppOptions = {
       if (r.startsWith('/api/v1') || r === '/readyz') outage.answered(s);
     }),
   );
+  // the token before the body: a caller without one learns nothing from 400, 413 or 415
+  app.use(authenticateEarly(app.get(AuthService)));
+  app.use(requireJsonBody);
+  // A kubeconfig may be up to 256 KiB; anything past 1 MiB is refused with 413.
+  app.useBodyParser('json', { limit: '1mb' });
   app.useGlobalPipes(new DtoValidationPipe());
   app.useGlobalFilters(new HttpErrorFilter(logger, outage));
   setupOpenApi(app);

@@ -127,5 +127,20 @@ describe('the API edge refuses hostile input with a 4xx', () => {
     expect(doc.components.schemas.TargetsDto.properties.names.maxItems).toBe(1000);
     expect(doc.components.schemas.RegistryCredentialsDto.properties.password.maxLength).toBe(16384);
   });
+
+  it('checks the token before reading the body: 401 for a malformed, huge or non-JSON body without a valid token', async () => {
+    const noToken = (body: string, type: string, token?: string) =>
+      fetch(`${hub.url}/api/v1/projects`, { method: 'POST', headers: { 'content-type': type, ...(token ? { authorization: `Bearer ${token}` } : {}) }, body });
+    for (const token of [undefined, 'flt_not-a-real-token']) {
+      for (const [body, type] of [['{"name":', 'application/json'], [JSON.stringify({ name: 'x'.repeat(2 << 20) }), 'application/json'], ['name=x', 'text/plain']]) {
+        const res = await noToken(body, type, token);
+        expect([res.status, res.headers.get('www-authenticate')]).toEqual([401, 'Bearer']);
+        expect(res.headers.get('x-request-id')).toBeTruthy();
+      }
+    }
+    // with a valid token the same bodies get their own answers
+    expect((await noToken('{"name":', 'application/json', hub.adminToken)).status).toBe(400);
+    expect((await noToken('name=x', 'text/plain', hub.adminToken)).status).toBe(415);
+  });
 });
 

@@ -21,7 +21,8 @@ export class AuthGuard implements CanActivate {
     const targets = [ctx.getHandler(), ctx.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
     const req = ctx.switchToHttp().getRequest<AuthenticatedRequest>();
-    const principal = await this.auth.authenticate(req.headers.authorization);
+    // authenticateEarly has checked the token before the body was read
+    const principal = req.principal ?? (await this.auth.authenticate(req.headers.authorization));
     const needed =
       this.reflector.getAllAndOverride<Role>(REQUIRED_ROLE, targets) ?? (req.method === 'GET' || req.method === 'HEAD' ? 'viewer' : 'operator');
     if (!roleAllows(principal.role, needed)) {

@@ -1,0 +1,20 @@
+// The bearer token is checked before the body is read: a caller without a
+// valid token learns nothing about what the API would make of its body
+// (400, 413, 415) and costs no parsing. The guard then only checks the role.
+import type { ServerResponse } from 'node:http';
+import type { AuthService } from './auth.service';
+import type { AuthenticatedRequest } from './auth.guard';
+
+export function authenticateEarly(auth: AuthService): (req: AuthenticatedRequest, res: ServerResponse, next: (err?: unknown) => void) => void {
+  return (req, _res, next) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (!path.startsWith('/api/v1/') && path !== '/api/v1') return next();
+    auth.authenticate(req.headers.authorization).then(
+      (principal) => {
+        req.principal = principal;
+        next();
+      },
+      (err: unknown) => next(err),
+    );
+  };
+}
