@@ -174,7 +174,7 @@ export class DeleteClusterQuery {
 
 export class CredentialSummaryDto {
   @ApiProperty({ example: 'token' }) kind!: string;
-  @ApiProperty({ example: 'sha256:0a1b2c3d4e5f6071' }) fingerprint!: string;
+  @ApiProperty({ example: 'hmac:0a1b2c3d4e5f6071', description: 'keyed hash of the secret (changes when the secret or the hub key does)' }) fingerprint!: string;
 }
 
 export class EndpointViewDto {

@@ -28,7 +28,7 @@ describe.each(DATABASE_KINDS)('clusters API on %s', (_label, kind) => {
       labels: { env: 'stage' },
       mode: 'push',
       endpoint: { server: DEAD, insecureSkipTLSVerify: false, hasCaData: false },
-      credentials: { kind: 'token', fingerprint: expect.stringMatching(/^sha256:[0-9a-f]{16}$/) },
+      credentials: { kind: 'token', fingerprint: expect.stringMatching(/^hmac:[0-9a-f]{16}$/) },
       status: { reachable: false, version: null, lastChecked: expect.any(String), error: expect.stringContaining('ECONNREFUSED') },
       targets: 0,
     });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CredentialEntity } from '../database/entities';
 import { DATABASE_KINDS, launch, startTestHub, type TestHub } from '../../test/hub';
@@ -29,6 +29,10 @@ describe.each(DATABASE_KINDS)('credential encryption and key rotation on %s', (_
   });
 
   it('re-seals under a new current key at start, after which the old key can go', async () => {
+    // an older hub stored unkeyed fingerprints: replaced by keyed ones at the next start
+    const legacy = `sha256:${createHash('sha256').update('x').digest('hex').slice(0, 16)}`;
+    const [before] = await rows(hub.app.get(DataSource));
+    await hub.app.get(DataSource).getRepository(CredentialEntity).update({ id: before.id }, { fingerprint: legacy });
     await hub.stop();
     const newKey = `new:${key()}`;
     const rotated = await launch({ ...hub.config, encryptionKeys: `${newKey},${oldKey}` });
@@ -36,6 +40,7 @@ describe.each(DATABASE_KINDS)('credential encryption and key rotation on %s', (_
     try {
       const [row] = await rows(rotated.app.get(DataSource));
       expect(row.keyId).toBe('new');
+      expect(row.fingerprint).toMatch(/^hmac:[0-9a-f]{16}$/);
       id = row.id;
       expect(rotated.logs.some((l) => l.includes('re-sealed credentials'))).toBe(true);
       // nothing left to do: the endpoint reports zero

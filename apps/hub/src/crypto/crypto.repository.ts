@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import type { Keyring } from './keyring';
 
 /** A sealed secret: which key sealed it and base64(nonce | tag | ciphertext). */
@@ -18,7 +18,12 @@ const NONCE = 12;
 const TAG = 16;
 
 /** Randomness, hashing and AES-256-GCM: the only place the hub touches node:crypto. */
+/** Prefix of the keyed fingerprints; older ones (`sha256:`, unkeyed) are replaced at start. */
+export const FINGERPRINT_PREFIX = 'hmac:';
+
 export class CryptoRepository {
+  private readonly fingerprintKeys = new Map<string, Buffer>();
+
   constructor(private readonly keyring: Keyring) {}
 
   get currentKeyId(): string {
@@ -36,6 +41,21 @@ export class CryptoRepository {
 
   sha256Hex(value: string): string {
     return createHash('sha256').update(value).digest('hex');
+  }
+
+  /**
+   * A short identifier of a secret that cannot be checked against guesses
+   * without the hub's key: HMAC-SHA256 under a key derived from the current
+   * one (so it changes when the current key does).
+   */
+  fingerprint(value: string): string {
+    const id = this.keyring.current;
+    let key = this.fingerprintKeys.get(id);
+    if (!key) {
+      key = Buffer.from(hkdfSync('sha256', this.keyring.keys.get(id)!, Buffer.alloc(0), 'flotilla/credential-fingerprint', 32));
+      this.fingerprintKeys.set(id, key);
+    }
+    return `${FINGERPRINT_PREFIX}${createHmac('sha256', key).update(value).digest('hex').slice(0, 16)}`;
   }
 
   /** `aad` binds the ciphertext to its use (e.g. the credential kind): it must match to open. */

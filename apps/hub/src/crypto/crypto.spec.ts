@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +45,17 @@ describe('keyring', () => {
 });
 
 describe('CryptoRepository', () => {
+  it('fingerprints with a key: stable under one key, unguessable without it', () => {
+    const a = new CryptoRepository(parseKeyring(`a:${k()}`, 't'));
+    const b = new CryptoRepository(parseKeyring(`b:${k()}`, 't'));
+    const unkeyed = createHash('sha256').update('password').digest('hex').slice(0, 16);
+    expect(a.fingerprint('password')).toMatch(/^hmac:[0-9a-f]{16}$/);
+    expect(a.fingerprint('password')).toBe(a.fingerprint('password'));
+    expect(a.fingerprint('password')).not.toBe(a.fingerprint('password2'));
+    expect(a.fingerprint('password')).not.toBe(b.fingerprint('password'));
+    expect(a.fingerprint('password')).not.toContain(unkeyed);
+  });
+
   it('round-trips through AES-256-GCM and never stores the plaintext', () => {
     const c = new CryptoRepository(parseKeyring(`a:${k()}`, 't'));
     const sealed = c.seal('s3cret-token', 'token');

@@ -36,7 +36,7 @@ describe.each(DATABASE_KINDS)('projects API on %s', (_label, kind) => {
       interval: '10m',
       suspend: false,
       annotations: {},
-      registryCredentials: { kind: 'basic', fingerprint: expect.stringMatching(/^sha256:/) },
+      registryCredentials: { kind: 'basic', fingerprint: expect.stringMatching(/^hmac:[0-9a-f]{16}$/) },
       generation: 1,
       status: { targets: 2, ready: 0, phases: { Pending: 2 }, deleting: false },
     });

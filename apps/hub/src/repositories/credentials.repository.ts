@@ -1,5 +1,5 @@
-import { type EntityManager, In, Not, type Repository } from 'typeorm';
-import type { CryptoRepository } from '../crypto/crypto.repository';
+import { type EntityManager, In, Like, Not, type Repository } from 'typeorm';
+import { FINGERPRINT_PREFIX, type CryptoRepository } from '../crypto/crypto.repository';
 import { CredentialEntity } from '../database/entities';
 
 /** What API responses may show about a credential. */
@@ -49,17 +49,19 @@ export class CredentialsRepository {
   }
 
   /**
-   * Re-seals up to `limit` rows still under another key than the current one;
-   * a row changed meanwhile (a concurrent rotation or edit) is left to its writer.
+   * Re-seals up to `limit` rows still under another key than the current one,
+   * or with an unkeyed fingerprint of an older hub; a row changed meanwhile (a
+   * concurrent rotation or edit) is left to its writer.
    * Returns how many rows were looked at and how many re-sealed.
    */
   async resealBatch(limit: number): Promise<{ seen: number; resealed: number }> {
     const current = this.crypto.currentKeyId;
-    const batch = await this.repo.find({ where: { keyId: Not(current) }, order: { id: 'ASC' }, take: limit });
+    const batch = await this.repo.find({ where: [{ keyId: Not(current) }, { fingerprint: Not(Like(`${FINGERPRINT_PREFIX}%`)) }], order: { id: 'ASC' }, take: limit });
     let resealed = 0;
     for (const row of batch) {
-      const sealed = this.crypto.seal(this.crypto.open(row, aad(row.kind)), aad(row.kind));
-      const res = await this.repo.update({ id: row.id, envelope: row.envelope }, { keyId: sealed.keyId, envelope: sealed.envelope });
+      const plain = this.crypto.open(row, aad(row.kind));
+      const sealed = this.crypto.seal(plain, aad(row.kind));
+      const res = await this.repo.update({ id: row.id, envelope: row.envelope }, { keyId: sealed.keyId, envelope: sealed.envelope, fingerprint: this.crypto.fingerprint(plain) });
       if ((res.affected ?? 0) > 0) resealed++;
     }
     return { seen: batch.length, resealed };
@@ -68,7 +70,7 @@ export class CredentialsRepository {
   private seal(kind: string, secret: object): Pick<CredentialEntity, 'kind' | 'keyId' | 'envelope' | 'fingerprint'> {
     const plain = JSON.stringify(secret);
     const sealed = this.crypto.seal(plain, aad(kind));
-    return { kind, keyId: sealed.keyId, envelope: sealed.envelope, fingerprint: `sha256:${this.crypto.sha256Hex(plain).slice(0, 16)}` };
+    return { kind, keyId: sealed.keyId, envelope: sealed.envelope, fingerprint: this.crypto.fingerprint(plain) };
   }
 }
 
