@@ -54,7 +54,7 @@ describe('push mode from a registry that requires credentials', () => {
       await readyOn(fleet, 'basic', 'spoke-1', revision);
       expect((await configMapData(kube, ns))['web-config']).toEqual({ message: 'basic', cluster: 'spoke-1' });
       const project = await fleet.expectCall(200, 'GET', '/api/v1/projects/basic');
-      expect(project.body.registryCredentials).toMatchObject({ kind: expect.any(String), fingerprint: expect.stringMatching(/^sha256:/) });
+      expect(project.body.registryCredentials).toMatchObject({ kind: expect.any(String), fingerprint: expect.stringMatching(/^hmac:[0-9a-f]{16}$/) });
       expect(project.text).not.toContain(auth.password);
     })());
 
