@@ -24,3 +24,4 @@ export { RegistryClients } from './registry-clients';
 export { TimoniManifestGenerator, defaultTimoniGeneratorOptions, type TimoniGeneratorOptions } from './timoni-generator';
 export { instanceEventText, instanceKubeEvent, EVENT_MESSAGE_LIMIT, EVENT_SOURCE, type InstanceEventReason, type InstanceEventText, type InstanceEventSubject } from './instance-event';
 export { failedRunResult } from './run-result';
+export { INSTANCE_INFO_LABELS, instanceInfoLabels, type InstanceInfoLabels, type InstanceMetricsProject } from './instance-metrics';

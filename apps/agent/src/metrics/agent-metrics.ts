@@ -2,13 +2,11 @@
 // (timoni_instance_*), and controller-runtime's names for the controller,
 // its work queue, API requests and leader election, so existing dashboards
 // and alerts for Kubernetes controllers work unchanged.
-import type { ReportInstance } from '@flotilla/engine';
+import { INSTANCE_INFO_LABELS, instanceInfoLabels, type InstanceInfoLabels, type InstanceMetricsProject, type ReportInstance } from '@flotilla/engine';
 import type { RequestEvent } from '@flotilla/kube';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ControllerObserver } from '../controller/project-controller';
 
-const INSTANCE_LABELS = ['instance_name', 'instance_namespace', 'ready', 'module_name', 'module_version', 'project_name', 'project_namespace', 'project_component', 'project_source', 'project_revison'] as const;
-type InstanceLabels = Record<(typeof INSTANCE_LABELS)[number], string>;
 
 const CONTROLLER = 'project';
 const QUEUE = 'project';
@@ -21,8 +19,8 @@ export interface ProjectRef {
 
 export class AgentMetrics {
   readonly registry = new Registry();
-  private readonly instanceDuration = new Histogram({ name: 'timoni_instance_reconcile_duration_seconds', help: 'Duration of an instance apply, prune or deletion.', labelNames: INSTANCE_LABELS, buckets: SECONDS, registers: [this.registry] });
-  private readonly instanceInfo = new Gauge({ name: 'timoni_instance_info', help: 'The current state of an instance of a Project (always 1).', labelNames: INSTANCE_LABELS, registers: [this.registry] });
+  private readonly instanceDuration = new Histogram({ name: 'timoni_instance_reconcile_duration_seconds', help: 'Duration of an instance apply, prune or deletion.', labelNames: INSTANCE_INFO_LABELS, buckets: SECONDS, registers: [this.registry] });
+  private readonly instanceInfo = new Gauge({ name: 'timoni_instance_info', help: 'The current state of an instance of a Project (always 1).', labelNames: INSTANCE_INFO_LABELS, registers: [this.registry] });
   private readonly reconcileTotal = new Counter({ name: 'controller_runtime_reconcile_total', help: 'Reconciliations per controller and result.', labelNames: ['controller', 'result'], registers: [this.registry] });
   private readonly reconcileErrors = new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Reconciliation errors per controller.', labelNames: ['controller'], registers: [this.registry] });
   private readonly reconcileTime = new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Time per reconciliation per controller.', labelNames: ['controller'], buckets: SECONDS, registers: [this.registry] });
@@ -37,25 +35,14 @@ export class AgentMetrics {
   private readonly restLatency = new Histogram({ name: 'rest_client_request_duration_seconds', help: 'Kubernetes API request latency by verb and host.', labelNames: ['verb', 'host'], buckets: SECONDS, registers: [this.registry] });
   private readonly leaderStatus = new Gauge({ name: 'leader_election_master_status', help: '1 while this replica leads, else 0.', labelNames: ['name'], registers: [this.registry] });
   /** the info series set last per instance: one series each, though ready, version and revision change */
-  private readonly infoSeries = new Map<string, InstanceLabels>();
+  private readonly infoSeries = new Map<string, InstanceInfoLabels>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  recordInstance(project: ProjectRef & { source: string; revision: string }, instance: ReportInstance): void {
-    const labels: InstanceLabels = {
-      instance_name: instance.name,
-      instance_namespace: instance.namespace,
-      ready: String(instance.ready),
-      module_name: instance.module?.name ?? '',
-      module_version: instance.module?.version ?? '',
-      project_name: project.name,
-      project_namespace: project.namespace,
-      project_component: instance.component,
-      project_source: project.source,
-      project_revison: project.revision,
-    };
+  recordInstance(project: InstanceMetricsProject, instance: ReportInstance): void {
+    const labels = instanceInfoLabels(project, instance);
     this.instanceDuration.observe(labels, instance.durationMs / 1000);
     const key = seriesKey(project, instance);
     const before = this.infoSeries.get(key);

@@ -1,20 +1,10 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { MetricsRegistry } from '../metrics/metrics.module';
-import type { ReportInstance } from '@flotilla/engine';
+import { INSTANCE_INFO_LABELS, instanceInfoLabels, type ReportInstance } from '@flotilla/engine';
 import type { KubeRequestEvent } from './target-runner';
 
 const INFO_LABELS = [
-  'instance_name',
-  'instance_namespace',
-  'ready',
-  'module_name',
-  'module_version',
-  'project_name',
-  'project_namespace',
-  'project_component',
-  'project_source',
-  // sic: the Timoni controller RFC spells it so, and dashboards follow the RFC
-  'project_revison',
+  ...INSTANCE_INFO_LABELS,
   // not in the RFC, whose controller serves one cluster; the hub serves many
   'cluster_name',
 ] as const;
@@ -92,14 +82,7 @@ export class SchedulerMetrics {
     const common = { instance_name: i.name, instance_namespace: i.namespace, project_name: ctx.project.name, project_namespace: ctx.project.namespace, project_component: i.component, cluster_name: ctx.cluster };
     this.instanceDuration.observe(common, i.durationMs / 1000);
     if (i.action === 'applied') {
-      const labels: InfoLabels = {
-        ...common,
-        ready: String(i.ready && !i.error),
-        module_name: i.module?.name ?? '',
-        module_version: i.module?.version ?? '',
-        project_source: ctx.project.source,
-        project_revison: ctx.revision,
-      };
+      const labels: InfoLabels = { ...instanceInfoLabels({ ...ctx.project, revision: ctx.revision }, i), cluster_name: ctx.cluster };
       this.instanceInfo.set(labels, 1);
       this.infoSeries.set(key, labels);
     } else {
