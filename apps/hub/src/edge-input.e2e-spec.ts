@@ -142,5 +142,11 @@ describe('the API edge refuses hostile input with a 4xx', () => {
     expect((await noToken('{"name":', 'application/json', hub.adminToken)).status).toBe(400);
     expect((await noToken('name=x', 'text/plain', hub.adminToken)).status).toBe(415);
   });
+
+  it('takes an empty query value as absent', async () => {
+    expect((await hub.call('GET', '/api/v1/clusters?group=&mode=&labelSelector=&limit=')).status).toBe(200);
+    expect((await hub.call('GET', '/api/v1/projects?suspended=')).body.items.map((p: { name: string }) => p.name)).toEqual(['edge']);
+    expect((await hub.call('GET', '/api/v1/clusters?mode=bogus')).status).toBe(400);
+  });
 });
 

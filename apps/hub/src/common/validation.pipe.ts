@@ -24,6 +24,8 @@ export class DtoValidationPipe implements PipeTransform {
     }
     const type = meta.metatype;
     if (!type || PRIMITIVES.has(type) || (meta.type !== 'body' && meta.type !== 'query')) return value;
+    // `?group=` means no group filter, as forms and generated clients send it
+    if (meta.type === 'query' && value && typeof value === 'object') value = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== ''));
     const raw = rawInputProblems(value, meta.type === 'body' ? 'request body' : 'query');
     if (raw.length > 0) throw new InvalidInputError(raw);
     if (meta.type === 'body' && value === undefined) value = {};
