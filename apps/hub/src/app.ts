@@ -13,6 +13,7 @@ import { AuthService } from './auth/auth.service';
 import { authenticateEarly } from './auth/early-authentication';
 import { DatabaseOutage } from './common/database-outage';
 import { requireJsonBody } from './common/json-body';
+import { methodNotAllowed } from './common/method-not-allowed';
 import { createLogger, PinoNestLogger } from './logging/logger';
 import { requestLogging } from './logging/request-logging';
 import { MetricsRegistry } from './metrics/metrics.module';
@@ -48,6 +49,8 @@ export async function createHubApp(config: HubConfig, options: HubAppOptions = {
       if (r.startsWith('/api/v1') || r === '/readyz') outage.answered(s);
     }),
   );
+  const express = app.getHttpAdapter().getInstance() as { router?: { stack: never[] } };
+  app.use(methodNotAllowed({ layers: () => express.router?.stack ?? [] }));
   // the token before the body: a caller without one learns nothing from 400, 413 or 415
   app.use(authenticateEarly(app.get(AuthService)));
   app.use(requireJsonBody);

@@ -148,5 +148,20 @@ describe('the API edge refuses hostile input with a 4xx', () => {
     expect((await hub.call('GET', '/api/v1/projects?suspended=')).body.items.map((p: { name: string }) => p.name)).toEqual(['edge']);
     expect((await hub.call('GET', '/api/v1/clusters?mode=bogus')).status).toBe(400);
   });
+
+  it('answers 405 with Allow for a method a known path does not declare', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['PUT', '/api/v1/clusters', 'GET, HEAD, POST'],
+      ['POST', '/api/v1/clusters/c', 'DELETE, GET, HEAD, PATCH'],
+      ['DELETE', '/api/v1/tokens', 'GET, HEAD, POST'],
+      ['POST', '/healthz', 'GET, HEAD'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const res = await fetch(`${hub.url}${path}`, { method, headers: { authorization: `Bearer ${hub.adminToken}` } });
+      expect([method, path, res.status, res.headers.get('allow')]).toEqual([method, path, 405, allow]);
+    }
+    expect((await hub.call('GET', '/api/v1/nowhere')).status).toBe(404);
+    expect((await fetch(`${hub.url}/api/v1/clusters`, { method: 'HEAD', headers: { authorization: `Bearer ${hub.adminToken}` } })).status).toBe(200);
+  });
 });
 

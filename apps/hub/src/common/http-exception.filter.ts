@@ -38,6 +38,8 @@ export class HttpErrorFilter implements ExceptionFilter {
     const body = this.toBody(exception, req);
     if (body.statusCode === HttpStatus.UNAUTHORIZED) res.setHeader('WWW-Authenticate', 'Bearer');
     if (body.statusCode === HttpStatus.SERVICE_UNAVAILABLE) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+    const allow = (exception as { allow?: unknown } | null)?.allow;
+    if (body.statusCode === HttpStatus.METHOD_NOT_ALLOWED && typeof allow === 'string') res.setHeader('Allow', allow);
     res.statusCode = body.statusCode;
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.end(JSON.stringify(body));
