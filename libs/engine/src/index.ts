@@ -3,7 +3,7 @@
 export * from './types';
 export * from './errors';
 export * from './options';
-export { reconcileProject, formatRevision, type ReconcileDeps } from './project-reconcile';
+export { reconcileProject, formatRevision, revisionDigest, type ReconcileDeps } from './project-reconcile';
 export { normalizeKubeVersion } from './kube-version';
 export { reconcileComponent, type ComponentRun } from './component-reconcile';
 export { runDag, checkDag, DagCycleError, type DagNode, type DagOutcome, type DagRunOptions } from './dag-run';

@@ -40,6 +40,12 @@ export function formatRevision(tag: string, digest: string): string {
   return `${tag}@${digest}`;
 }
 
+/** The digest of a `tag@sha256:…` revision; undefined when there is none. */
+export function revisionDigest(revision: string | null | undefined): string | undefined {
+  const at = revision?.lastIndexOf('@') ?? -1;
+  return at >= 0 ? revision!.slice(at + 1) : undefined;
+}
+
 export async function reconcileProject(input: ReconcileInput, deps: ReconcileDeps): Promise<RunResult> {
   const options = { ...defaultReconcileOptions(), ...deps.options };
   const t0 = performance.now();

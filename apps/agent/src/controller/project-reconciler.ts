@@ -3,12 +3,12 @@
 // invalid or suspended → stop; not due and the tag unchanged → wait; else
 // run the engine, write the status it reports, and come back when the
 // engine's decision (interval or backoff) or the next tag poll says.
-import { appliedInstance, buildRunReport, type BackoffOptions, formatRevision, removedInstance, type ClusterTarget, type Condition, type EngineRuntime, type ProjectSpec, type ReportInstance, type RunReport } from '@flotilla/engine';
+import { appliedInstance, buildRunReport, revisionDigest, type BackoffOptions, formatRevision, removedInstance, type ClusterTarget, type Condition, type EngineRuntime, type ReportInstance, type RunReport } from '@flotilla/engine';
 import { ConflictError, NotFoundError, type ObjectClient, type ResourceManager } from '@flotilla/kube';
 import { instanceEvent, projectEvent, type EventText } from '../events/project-event';
 import type { EventRecorder } from '../events/event-recorder';
-import { DEFAULT_PATH, DEFAULT_TAG, PROJECT_API_VERSION, PROJECT_FINALIZER, PROJECT_KIND, projectKey, SUSPEND_ANNOTATION, type ProjectResource, type ProjectResourceStatus } from '../project/project-resource';
-import { projectIntent, type ProjectIntent } from '../project/project-spec';
+import { PROJECT_API_VERSION, PROJECT_FINALIZER, PROJECT_KIND, projectKey, SUSPEND_ANNOTATION, type ProjectResource, type ProjectResourceStatus } from '../project/project-resource';
+import { projectIntent, projectSpecOf, type ProjectIntent } from '../project/project-spec';
 import { statusAfterRun, statusInvalid, statusReconciling } from '../project/project-status';
 import type { Logger } from '../logging/logger';
 
@@ -62,11 +62,6 @@ interface Schedule {
   /** the suspension was announced (an Event); a request refused while suspended */
   suspendedNoted?: boolean;
   refusedRequest?: string;
-}
-
-function digestOf(revision: string | undefined): string | undefined {
-  const at = revision?.lastIndexOf('@') ?? -1;
-  return at >= 0 ? revision!.slice(at + 1) : undefined;
 }
 
 export class ProjectReconciler {
@@ -143,7 +138,7 @@ export class ProjectReconciler {
       schedule.pollAt = now + this.settings.pollIntervalMs;
       try {
         digest = await this.deps.runtime.resolveDigest(intent.spec, { manager: this.deps.manager }, signal);
-        due = digest !== digestOf(status.lastAttemptedRevision);
+        due = digest !== revisionDigest(status.lastAttemptedRevision);
         if (due) this.deps.log.info('new digest under the tag', { project: key, tag: intent.spec.source.tag, digest });
       } catch (err) {
         // the run itself reports registry trouble in the status; a poll only logs it
@@ -214,10 +209,10 @@ export class ProjectReconciler {
       this.forget(project.metadata.namespace ?? '', project.metadata.name);
       return {};
     }
-    const spec = parsed.ok ? parsed.intent.spec : fallbackSpec(project);
+    const spec = parsed.ok ? parsed.intent.spec : projectSpecOf(project);
     const source = spec.source.repository;
     const result = await this.deps.runtime.deleteProject(
-      { project: spec, cluster: this.settings.cluster, digest: digestOf(project.status?.lastAppliedRevision), owner: this.settings.owner, knownNamespaces: project.status?.namespaces ?? [], signal },
+      { project: spec, cluster: this.settings.cluster, digest: revisionDigest(project.status?.lastAppliedRevision), owner: this.settings.owner, knownNamespaces: project.status?.namespaces ?? [], signal },
       { manager: this.deps.manager, hooks: { instancePruned: (e) => this.instanceDone(project, source, e.context.revision, removedInstance(e.instance, 'deleted')) } },
     );
     if (signal.aborted) return {};
@@ -271,17 +266,6 @@ const FIELD_MANAGER = 'flotilla-agent';
 
 function address(project: ProjectResource) {
   return { apiVersion: PROJECT_API_VERSION, kind: PROJECT_KIND, namespace: project.metadata.namespace, name: project.metadata.name };
-}
-
-/** A Project whose annotations no longer parse is still deleted by what its spec says. */
-function fallbackSpec(project: ProjectResource): ProjectSpec {
-  return {
-    name: project.metadata.name,
-    namespace: project.metadata.namespace ?? '',
-    source: { repository: project.spec?.source?.repository ?? '', tag: project.spec?.source?.tag || DEFAULT_TAG, path: project.spec?.source?.path || DEFAULT_PATH },
-    serviceAccountName: project.spec?.serviceAccountName || project.metadata.name,
-    annotations: {},
-  };
 }
 
 function resultText(report: RunReport): EventText {

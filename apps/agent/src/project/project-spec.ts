@@ -28,28 +28,33 @@ export type ProjectIntentResult = { ok: true; intent: ProjectIntent } | { ok: fa
 export function projectIntent(obj: ProjectResource): ProjectIntentResult {
   const problems: string[] = [];
   const annotations = obj.metadata.annotations ?? {};
-  const source = obj.spec?.source;
-  const repository = source?.repository ?? '';
+  const repository = obj.spec?.source?.repository ?? '';
   if (!repository.startsWith('oci://')) problems.push(`spec.source.repository "${repository}" must start with oci://`);
   const suspend = annotations[SUSPEND_ANNOTATION];
   if (suspend !== undefined && suspend !== 'true' && suspend !== 'false') problems.push(`annotation ${SUSPEND_ANNOTATION}="${suspend}" must be "true" or "false"`);
   const policy = annotations[DELETION_POLICY_ANNOTATION] ?? 'Delete';
   if (policy !== 'Delete' && policy !== 'Orphan') problems.push(`annotation ${DELETION_POLICY_ANNOTATION}="${policy}" must be "Delete" or "Orphan"`);
   if (problems.length > 0) return { ok: false, problems };
-  const runtime = Object.fromEntries(Object.entries(annotations).filter(([k]) => k.startsWith(RUNTIME_ANNOTATION_PREFIX)));
   return {
     ok: true,
     intent: {
-      spec: {
-        name: obj.metadata.name,
-        namespace: obj.metadata.namespace ?? '',
-        source: { repository, tag: source?.tag || DEFAULT_TAG, path: source?.path || DEFAULT_PATH },
-        serviceAccountName: obj.spec.serviceAccountName || obj.metadata.name,
-        annotations: runtime,
-      },
+      spec: projectSpecOf(obj),
       suspended: suspend === 'true',
       deletionPolicy: policy as DeletionPolicy,
       ...(annotations[RECONCILE_REQUESTED_ANNOTATION] !== undefined ? { requestedAt: annotations[RECONCILE_REQUESTED_ANNOTATION] } : {}),
     },
+  };
+}
+
+/** The engine's ProjectSpec with the RFC's defaults; also what deletion uses when the annotations no longer parse. */
+export function projectSpecOf(obj: ProjectResource): ProjectSpec {
+  const source = obj.spec?.source;
+  const annotations = obj.metadata.annotations ?? {};
+  return {
+    name: obj.metadata.name,
+    namespace: obj.metadata.namespace ?? '',
+    source: { repository: source?.repository ?? '', tag: source?.tag || DEFAULT_TAG, path: source?.path || DEFAULT_PATH },
+    serviceAccountName: obj.spec?.serviceAccountName || obj.metadata.name,
+    annotations: Object.fromEntries(Object.entries(annotations).filter(([k]) => k.startsWith(RUNTIME_ANNOTATION_PREFIX))),
   };
 }

@@ -1,4 +1,4 @@
-import { buildRunReport, condition, failedRunResult, formatRevision, instanceEventText, reconcilingStatus, UnexpectedRunError, type ProjectSpec, type ReportContext, type ReportInstance, type RunReport } from '@flotilla/engine';
+import { buildRunReport, condition, failedRunResult, formatRevision, revisionDigest, instanceEventText, reconcilingStatus, UnexpectedRunError, type ProjectSpec, type ReportContext, type ReportInstance, type RunReport } from '@flotilla/engine';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { ClustersRepository } from '../repositories/clusters.repository';
@@ -76,7 +76,7 @@ export class TargetRunService {
         const members = siblings.map((t) => ({ group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));
         const gate = rolloutGate(project.rolloutGroups, cluster.groupName, revision, members);
         if (!gate.open) {
-          const pinned = target.lastAppliedRevision?.split('@')[1];
+          const pinned = revisionDigest(target.lastAppliedRevision);
           if (!pinned) {
             const message = `waiting for group ${gate.waitingFor} to be Ready on ${revision}`;
             const conditions = [condition('Ready', 'False', 'RolloutWaiting', message, this.clock.now(), target.conditions)];
