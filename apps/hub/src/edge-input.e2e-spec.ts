@@ -125,7 +125,7 @@ describe('the API edge refuses hostile input with a 4xx', () => {
     expect((await hub.call('PATCH', '/api/v1/projects/edge', { body: { annotations: { a: big } } })).status).toBe(200);
     const doc = (await hub.call('GET', '/api/docs-json', { token: null })).body;
     expect(doc.components.schemas.TargetsDto.properties.names.maxItems).toBe(1000);
-    expect(doc.components.schemas.RegistryCredentialsDto.properties.password.maxLength).toBe(16384);
+    expect(doc.components.schemas.BasicRegistryCredentialsDto.properties.password.maxLength).toBe(16384);
   });
 
   it('checks the token before reading the body: 401 for a malformed, huge or non-JSON body without a valid token', async () => {

@@ -1,22 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsString, IsUrl, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { PageQuery } from '../common/paging';
 import type { CrossFieldChecks } from '../common/validation.pipe';
-import { DNS_LABEL, DNS_LABEL_MESSAGE, HEADER_TOKEN, IsLabelMap, NestedObject, NoUrlCredentials, Optional } from '../common/validators';
+import { DNS_LABEL, DNS_LABEL_MESSAGE, HEADER_TOKEN, IsHttpUrl, IsLabelMap, NestedObject, Optional, PEM_DATA, PEM_MESSAGE } from '../common/validators';
+import { IsLabelSelectorQuery } from '../targeting/selector';
 
 const MODES = ['push', 'agent'] as const;
 
 export class EndpointDto {
   @ApiProperty({ example: 'https://10.0.0.1:6443' })
-  @IsUrl({ protocols: ['https', 'http'], require_tld: false, require_protocol: true }, { message: 'must be an http(s) URL' })
-  @NoUrlCredentials()
-  @MaxLength(2048, { message: 'must be at most 2048 characters' })
+  @IsString({ message: 'must be a string' })
+  @IsHttpUrl()
   server!: string;
 
   @ApiPropertyOptional({ description: 'CA certificate: PEM, or base64 of PEM as in a kubeconfig' })
   @Optional()
   @IsString({ message: 'must be a string' })
   @MaxLength(65536, { message: 'must be at most 64 KiB' })
+  @Matches(PEM_DATA, { message: PEM_MESSAGE })
   caData?: string;
 
   @ApiPropertyOptional({ default: false })
@@ -39,15 +40,17 @@ export class ClusterCredentialsDto implements CrossFieldChecks {
   @Optional()
   @IsString({ message: 'must be a string' })
   @MaxLength(65536, { message: 'must be at most 64 KiB' })
+  @Matches(PEM_DATA, { message: PEM_MESSAGE })
   clientCertificateData?: string;
 
   @ApiPropertyOptional({ description: 'client key, PEM or base64 of PEM', writeOnly: true, maxLength: 65536 })
   @Optional()
   @IsString({ message: 'must be a string' })
   @MaxLength(65536, { message: 'must be at most 64 KiB' })
+  @Matches(PEM_DATA, { message: PEM_MESSAGE })
   clientKeyData?: string;
 
-  @ApiPropertyOptional({ description: 'a whole kubeconfig (YAML or JSON) with embedded credentials', writeOnly: true })
+  @ApiPropertyOptional({ description: 'a whole kubeconfig (YAML or JSON) with embedded credentials', writeOnly: true, format: 'kubeconfig' })
   @Optional()
   @IsString({ message: 'must be a string' })
   @MaxLength(262144, { message: 'must be at most 256 KiB' })
@@ -56,6 +59,8 @@ export class ClusterCredentialsDto implements CrossFieldChecks {
   @ApiPropertyOptional({ description: 'context of the kubeconfig to use (default its current-context)' })
   @Optional()
   @IsString({ message: 'must be a string' })
+  @MinLength(1, { message: 'must not be empty' })
+  @MaxLength(253, { message: 'must be at most 253 characters' })
   context?: string;
 
   crossFieldProblems(prefix = 'credentials'): string[] {
@@ -152,6 +157,7 @@ export class ClusterQuery extends PageQuery {
   @ApiPropertyOptional()
   @Optional()
   @IsString({ message: 'must be a string' })
+  @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
   group?: string;
 
   @ApiPropertyOptional({ enum: MODES })
@@ -162,6 +168,8 @@ export class ClusterQuery extends PageQuery {
   @ApiPropertyOptional({ description: 'kubectl syntax, e.g. `env=prod,region in (eu,us),!legacy`' })
   @Optional()
   @IsString({ message: 'must be a string' })
+  @MaxLength(4096, { message: 'must be at most 4096 characters' })
+  @IsLabelSelectorQuery()
   labelSelector?: string;
 }
 

@@ -1,14 +1,20 @@
 import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
-import { IsObject, registerDecorator, ValidateIf, ValidateNested, type ValidationOptions } from 'class-validator';
+import { IsObject, MaxLength, registerDecorator, ValidateIf, ValidateNested, type ValidationOptions } from 'class-validator';
 
 /** RFC 1123 label, as Kubernetes names namespaces and most objects. */
-export const DNS_LABEL = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+export const DNS_LABEL = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
 export const DNS_LABEL_MESSAGE = 'must be a DNS label: at most 63 lowercase letters, digits or "-", starting and ending with a letter or digit';
 
 const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$/;
 const LABEL_PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
+/** A label value: empty, or up to 63 of these characters. */
+export const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
+export const LABEL_KEY_MESSAGE = 'must be a label key: an optional DNS subdomain prefix and "/", then 1-63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit';
+/** A label or annotation key as one expression (labelKeyProblem says what is wrong with one). */
+export const LABEL_KEY = new RegExp(
+  `^(?:(?=[^/]{1,253}/)${LABEL_PREFIX.source.slice(1, -1)}/)?${LABEL_NAME.source.slice(1, -1)}$`,
+);
 
 /** Why `key` is not a Kubernetes label (or annotation) key, or undefined. */
 export function labelKeyProblem(key: string): string | undefined {
@@ -24,6 +30,27 @@ export function labelValueProblem(key: string, value: unknown): string | undefin
   if (typeof value !== 'string') return `value of "${key}" must be a string`;
   if (!LABEL_VALUE.test(value)) return `value of "${key}" must be at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit`;
   return undefined;
+}
+
+/** A label key (LABEL_KEY), with labelKeyProblem's message naming what is wrong. */
+export function IsLabelKey(): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) => {
+    let problem = LABEL_KEY_MESSAGE;
+    registerDecorator({
+      name: 'isLabelKey',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      constraints: [LABEL_KEY],
+      validator: {
+        validate(value: unknown): boolean {
+          if (typeof value !== 'string') return true;
+          problem = labelKeyProblem(value) ?? LABEL_KEY_MESSAGE;
+          return LABEL_KEY.test(value);
+        },
+        defaultMessage: () => problem,
+      },
+    });
+  };
 }
 
 /** Kubernetes' own limit on all annotations of an object together. */
@@ -85,6 +112,15 @@ export function NestedObject(type: () => new () => object): PropertyDecorator {
   return applyDecorators(IsObject({ message: 'must be an object' }), ValidateNested(), Type(type));
 }
 
+function hasUserInfo(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url);
+  }
+}
+
 /**
  * A URL without user info: `https://user:pw@host` would carry a password that
  * is then stored, returned and logged as a plain URL. Credentials have fields
@@ -100,13 +136,7 @@ export function NoUrlCredentials(options?: ValidationOptions): PropertyDecorator
       validator: {
         validate(value: unknown): boolean {
           if (typeof value !== 'string') return true;
-          try {
-            const url = new URL(value);
-            return url.username === '' && url.password === '';
-          } catch {
-            // malformed URLs are reported by IsUrl
-            return !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value);
-          }
+          return !hasUserInfo(value);
         },
       },
     });
@@ -114,3 +144,55 @@ export function NoUrlCredentials(options?: ValidationOptions): PropertyDecorator
 
 /** Visible ASCII, no spaces or line breaks: what an Authorization header can carry. */
 export const HEADER_TOKEN = /^[\x21-\x7e]+$/;
+
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
+const H16 = '[0-9A-Fa-f]{1,4}';
+const IPV6 = [
+  `(?:${H16}:){7}${H16}`,
+  `(?:${H16}:){1,7}:`,
+  `(?:${H16}:){1,6}:${H16}`,
+  `(?:${H16}:){1,5}(?::${H16}){1,2}`,
+  `(?:${H16}:){1,4}(?::${H16}){1,3}`,
+  `(?:${H16}:){1,3}(?::${H16}){1,4}`,
+  `(?:${H16}:){1,2}(?::${H16}){1,5}`,
+  `${H16}:(?::${H16}){1,6}`,
+  `:(?:(?::${H16}){1,7}|:)`,
+].join('|');
+// The last label starts with a letter: URL parsers read a numeric last label as IPv4.
+const DNS_HOST = '(?:[A-Za-z0-9](?:[-A-Za-z0-9]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z](?:[-A-Za-z0-9]{0,61}[A-Za-z0-9])?';
+const PORT = '(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0)';
+const PATH_CHARS = "[-A-Za-z0-9._~!$&'()*+,;=:@%/]";
+const QUERY_CHARS = "[-A-Za-z0-9._~!$&'()*+,;=:@%/?]";
+
+/**
+ * An http(s) URL the hub can call: a DNS name, IPv4 or [IPv6] host, an
+ * optional port, path and query; no user info and no fragment. The same
+ * expression is the API's check and the OpenAPI pattern, so the two agree.
+ */
+export const HTTP_URL = new RegExp(`^https?://(?:${DNS_HOST}|(?:${OCTET}\\.){3}${OCTET}|\\[(?:${IPV6})\\])(?::${PORT})?(?:/${PATH_CHARS}*)?(?:\\?${QUERY_CHARS}*)?$`);
+export const HTTP_URL_MESSAGE = 'must be an http(s) URL';
+
+/** An http(s) URL field (see HTTP_URL); user info gets its own message. */
+export function IsHttpUrl(): PropertyDecorator {
+  return applyDecorators(
+    MaxLength(2048, { message: 'must be at most 2048 characters' }),
+    NoUrlCredentials(),
+    (target: object, propertyName: string | symbol) =>
+      registerDecorator({
+        name: 'isHttpUrl',
+        target: target.constructor,
+        propertyName: String(propertyName),
+        constraints: [HTTP_URL],
+        options: { message: HTTP_URL_MESSAGE },
+        validator: {
+          // a URL with user info is reported by NoUrlCredentials alone
+          validate: (value: unknown) => typeof value !== 'string' || HTTP_URL.test(value) || hasUserInfo(value),
+        },
+      }),
+  );
+}
+
+/** A PEM block, or base64 of one, as kubeconfigs carry certificates and keys. */
+export const PEM_MESSAGE = 'must be PEM (-----BEGIN …) or base64 of PEM';
+// eslint-disable-next-line no-control-regex -- NUL and control characters are what it refuses
+export const PEM_DATA = /^[ \t\r\n]*(?:-----BEGIN[^\u0000]*|LS0tLS1CRUdJT[g-v][A-Za-z0-9+/=\r\n]*)$/;

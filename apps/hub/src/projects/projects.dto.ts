@@ -1,10 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsObject, IsString, IsUrl, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsObject, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { parseDuration } from '../common/duration';
 import { PageQuery } from '../common/paging';
 import type { CrossFieldChecks } from '../common/validation.pipe';
-import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMap, IsLabelMap, labelKeyProblem, NestedObject, NoUrlCredentials, Optional } from '../common/validators';
+import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMap, IsHttpUrl, IsLabelKey, IsLabelMap, NestedObject, Optional } from '../common/validators';
+import { TARGET_PHASES, type TargetPhase } from '../database/entities';
+import { IsLabelSelectorQuery } from '../targeting/selector';
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const OCI_REPOSITORY = /^oci:\/\/[a-zA-Z0-9.-]+(:\d+)?(\/[a-z0-9]+([._-][a-z0-9]+)*)+$/;
@@ -28,7 +30,8 @@ export class SourceDto {
   @ApiPropertyOptional({ default: 'project.cue', description: 'path of the project file inside the artifact' })
   @Optional()
   @IsString({ message: 'must be a string' })
-  @Matches(/^(?!\/)(?!.*(^|\/)\.\.(\/|$)).+\.cue$/, { message: 'must be a relative path to a .cue file, without ".."' })
+  // eslint-disable-next-line no-control-regex -- NUL and control characters are what it refuses
+  @Matches(/^(?!\/)(?![^\u0000-\u001f]*(?:^|\/)\.\.(?:\/|$))[^\u0000-\u001f]+\.cue$/, { message: 'must be a relative path to a .cue file, without ".."' })
   path: string = 'project.cue';
 }
 
@@ -36,6 +39,7 @@ export class LabelSelectorRequirementDto {
   @ApiProperty({ maxLength: 317 })
   @IsString({ message: 'must be a string' })
   @MaxLength(317, { message: 'must be at most 317 characters' })
+  @IsLabelKey()
   key!: string;
 
   @ApiProperty({ enum: OPERATORS })
@@ -114,7 +118,7 @@ export class RegistryCredentialsDto implements CrossFieldChecks {
   @MaxLength(16384, { message: 'must be at most 16 KiB' })
   password?: string;
 
-  @ApiPropertyOptional({ writeOnly: true, description: 'content of a ~/.docker/config.json' })
+  @ApiPropertyOptional({ writeOnly: true, description: 'content of a ~/.docker/config.json: JSON with an "auths" object', format: 'docker-config-json' })
   @Optional()
   @IsString({ message: 'must be a string' })
   @MaxLength(65536, { message: 'must be at most 64 KiB' })
@@ -149,9 +153,10 @@ abstract class ProjectSpecFields {
   @NestedObject(() => RolloutDto)
   rollout?: RolloutDto;
 
-  @ApiPropertyOptional({ default: '10m', description: 'reconcile interval: h/m/s, e.g. 10m or 1h30m (10s to 168h)' })
+  @ApiPropertyOptional({ default: '10m', description: 'reconcile interval: hours, minutes and seconds, e.g. 10m or 1h30m, from 10s to 168h', format: 'interval', maxLength: 64 })
   @Optional()
   @IsString({ message: 'must be a duration such as 10m or 1h30m' })
+  @MaxLength(64, { message: 'must be at most 64 characters' })
   interval?: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'runtime annotations' })
@@ -166,9 +171,8 @@ abstract class ProjectSpecFields {
 
   @ApiPropertyOptional({ description: 'URL that receives CDEvents about this Project' })
   @Optional()
-  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true }, { message: 'must be an http(s) URL' })
-  @NoUrlCredentials()
-  @MaxLength(2048, { message: 'must be at most 2048 characters' })
+  @IsString({ message: 'must be a string' })
+  @IsHttpUrl()
   cdeventsSink?: string;
 
   crossFieldProblems(): string[] {
@@ -181,8 +185,6 @@ abstract class ProjectSpecFields {
     for (const [i, e] of (this.targets?.labelSelector?.matchExpressions ?? []).entries()) {
       if (!(e instanceof LabelSelectorRequirementDto)) continue;
       const path = `targets.labelSelector.matchExpressions[${i}]`;
-      const keyProblem = typeof e.key === 'string' ? labelKeyProblem(e.key) : undefined;
-      if (keyProblem) problems.push(`${path}.key: ${keyProblem}`);
       const needsValues = e.operator === 'In' || e.operator === 'NotIn';
       if (needsValues && !(e.values?.length)) problems.push(`${path}.values: ${e.operator} needs at least one value`);
       if (!needsValues && e.values?.length) problems.push(`${path}.values: ${e.operator} takes no values`);
@@ -227,6 +229,7 @@ export class UpdateProjectDto extends ProjectSpecFields implements CrossFieldChe
   @Optional()
   @IsString({ message: 'must be a string' })
   @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
+  @MaxLength(63, { message: 'must be at most 63 characters' })
   namespace?: string;
 
   @ApiPropertyOptional({ type: SourceDto })
@@ -265,19 +268,22 @@ export class ReconcileQuery {
 }
 
 export class TargetQuery extends PageQuery {
-  @ApiPropertyOptional({ example: 'Ready' })
+  @ApiPropertyOptional({ enum: TARGET_PHASES })
   @Optional()
-  @IsString({ message: 'must be a string' })
-  phase?: string;
+  @IsIn(TARGET_PHASES, { message: `must be one of ${TARGET_PHASES.join(', ')}` })
+  phase?: TargetPhase;
 
   @ApiPropertyOptional({ description: "the cluster's group" })
   @Optional()
   @IsString({ message: 'must be a string' })
+  @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
   group?: string;
 
   @ApiPropertyOptional({ description: "on the cluster's labels, kubectl syntax" })
   @Optional()
   @IsString({ message: 'must be a string' })
+  @MaxLength(4096, { message: 'must be at most 4096 characters' })
+  @IsLabelSelectorQuery()
   labelSelector?: string;
 }
 
@@ -285,5 +291,6 @@ export class EventQuery extends PageQuery {
   @ApiPropertyOptional()
   @Optional()
   @IsString({ message: 'must be a string' })
+  @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
   cluster?: string;
 }

@@ -1,4 +1,4 @@
-import { clusterIsTargeted, matchesLabelSelector, parseLabelSelector, SelectorSyntaxError } from './selector';
+import { clusterIsTargeted, LABEL_SELECTOR_QUERY, matchesLabelSelector, parseLabelSelector, SelectorSyntaxError } from './selector';
 
 const prodEu = { name: 'prod-eu-1', group: 'production', labels: { env: 'prod', region: 'eu', gpu: 'true' } };
 
@@ -50,4 +50,20 @@ describe('parseLabelSelector', () => {
     expect(() => parseLabelSelector(text)).toThrow(SelectorSyntaxError);
     expect(() => parseLabelSelector(text)).toThrow(`labelSelector "${text}"`);
   });
+});
+
+describe('LABEL_SELECTOR_QUERY, the pattern the OpenAPI document publishes', () => {
+  const parses = (text: string) => {
+    try {
+      parseLabelSelector(text);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  it.each(['env=prod', 'env==prod,tier!=db', ' env in (a, b) , !legacy ', 'a notin ()', 'example.com/k=v', 'k', 'k='])('accepts %j, which the parser reads', (text) => {
+    expect(LABEL_SELECTOR_QUERY.test(text)).toBe(true);
+    expect(parses(text)).toBe(true);
+  });
+  it.each(['', 'env=prod,', 'region in (eu', 'a b c', 'x=(y)', 'a\tb=c', 'é=1'])('refuses %j', (text) => expect(LABEL_SELECTOR_QUERY.test(text)).toBe(false));
 });

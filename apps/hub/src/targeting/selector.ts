@@ -1,3 +1,4 @@
+import { registerDecorator } from 'class-validator';
 import { InvalidInputError } from '../common/errors';
 import type { LabelSelector, LabelSelectorRequirement, TargetSelector } from '../database/entities';
 
@@ -41,11 +42,31 @@ export function clusterIsTargeted(t: TargetSelector, c: ClusterFacts): boolean {
 }
 
 export class SelectorSyntaxError extends Error {
-  constructor(text: string, detail: string) {
+  constructor(
+    text: string,
+    readonly detail: string,
+  ) {
     super(`labelSelector "${text}": ${detail}`);
     this.name = 'SelectorSyntaxError';
   }
 }
+
+const SELECTOR_KEY = '[A-Za-z0-9][-A-Za-z0-9_./]*';
+const SELECTOR_VALUE = '[-A-Za-z0-9_.]*';
+const SELECTOR_REQUIREMENT = [
+  `${SELECTOR_KEY} *(?:==|=|!=) *${SELECTOR_VALUE}`,
+  `${SELECTOR_KEY} +(?:in|notin) *\\( *${SELECTOR_VALUE}(?: *, *${SELECTOR_VALUE})* *\\)`,
+  `! *${SELECTOR_KEY}`,
+  SELECTOR_KEY,
+].join('|');
+
+/**
+ * What a `labelSelector` query parameter accepts: the grammar parseLabelSelector
+ * reads, spaces as the only blanks. The API checks it and the OpenAPI document
+ * shows it, so both say the same.
+ */
+export const LABEL_SELECTOR_QUERY = new RegExp(`^ *(?:${SELECTOR_REQUIREMENT})(?: *, *(?:${SELECTOR_REQUIREMENT}))* *$`);
+export const LABEL_SELECTOR_QUERY_MESSAGE = 'must be a label selector such as `env=prod,region in (eu,us),!legacy`';
 
 /**
  * Parses the query-string form used by kubectl: `k=v`, `k==v`, `k!=v`, `k`,
@@ -85,6 +106,34 @@ export function parseLabelSelector(text: string): LabelSelector {
     else throw new SelectorSyntaxError(text, `cannot parse "${p}"`);
   }
   return { matchLabels, matchExpressions };
+}
+
+/** A `labelSelector` query parameter: LABEL_SELECTOR_QUERY, with the parser's own message when it fails. */
+export function IsLabelSelectorQuery(): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) => {
+    let problem = LABEL_SELECTOR_QUERY_MESSAGE;
+    registerDecorator({
+      name: 'isLabelSelectorQuery',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      constraints: [LABEL_SELECTOR_QUERY],
+      validator: {
+        validate(value: unknown): boolean {
+          if (typeof value !== 'string') return true;
+          try {
+            parseLabelSelector(value);
+          } catch (err) {
+            if (!(err instanceof SelectorSyntaxError)) throw err;
+            problem = err.detail;
+            return false;
+          }
+          problem = LABEL_SELECTOR_QUERY_MESSAGE;
+          return LABEL_SELECTOR_QUERY.test(value);
+        },
+        defaultMessage: () => problem,
+      },
+    });
+  };
 }
 
 /** parseLabelSelector for a query parameter: a syntax error is bad input (400). */
