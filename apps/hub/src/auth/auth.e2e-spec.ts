@@ -55,6 +55,16 @@ describe.each(DATABASE_KINDS)('tokens and roles on %s', (_label, kind) => {
     expect((await hub.call('DELETE', '/api/v1/tokens/not-a-uuid')).status).toBe(404);
   });
 
+  it('refuses to let a token revoke itself (409), so a caller cannot lock itself out mid-session', async () => {
+    const t = await hub.call('POST', '/api/v1/tokens', { body: { name: 'self', role: 'admin' } });
+    const self = await hub.call('DELETE', `/api/v1/tokens/${t.body.id}`, { token: t.body.token });
+    expect(self.status).toBe(409);
+    expect(self.body.message).toMatch(/another admin token/);
+    expect((await hub.call('GET', '/api/v1/tokens', { token: t.body.token })).status).toBe(200);
+    // another admin token may
+    expect((await hub.call('DELETE', `/api/v1/tokens/${t.body.id}`)).status).toBe(200);
+  });
+
   it('lists every validation problem in one 400', async () => {
     const res = await hub.call('POST', '/api/v1/tokens', { body: { name: 'Bad_Name', role: 'root', extra: 1 } });
     expect(res.status).toBe(400);

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { Clock } from '../common/clock';
-import { NotFoundError, UnauthorizedError } from '../common/errors';
+import { ConflictError, NotFoundError, UnauthorizedError } from '../common/errors';
 import type { Page } from '../common/paging';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
@@ -68,9 +68,11 @@ export class AuthService {
     return { items: rows.map(toTokenDto), total, limit, offset };
   }
 
-  async revoke(id: string): Promise<TokenDto> {
+  /** `caller` is who asks: revoking one's own token would lock the caller out mid-session, so it is refused. */
+  async revoke(id: string, caller?: Principal): Promise<TokenDto> {
     const token = UUID.test(id) ? await this.tokens.findById(id) : null;
     if (!token) throw new NotFoundError('token', id);
+    if (caller?.tokenId === token.id) throw new ConflictError(`token "${token.name}" is the one making this request; revoke it with another admin token`);
     if (!token.revokedAt) await this.tokens.revoke(id, this.clock.now());
     return toTokenDto((await this.tokens.findById(id))!);
   }

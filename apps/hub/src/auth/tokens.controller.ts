@@ -1,7 +1,8 @@
-import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/openapi-errors';
 import { PageQuery } from '../common/paging';
+import type { AuthenticatedRequest } from './auth.guard';
 import { AuthService } from './auth.service';
 import { RequiresRole } from './roles';
 import { CreatedTokenDto, CreateTokenDto, TokenDto, TokenPageDto } from './tokens.dto';
@@ -26,10 +27,10 @@ export class TokensController {
     return this.auth.list(q.limit, q.offset);
   }
 
-  /** Revokes the token; it stops working at once. */
+  /** Revokes the token; it stops working at once. A token cannot revoke itself (409): use another admin token. */
   @Delete(':id')
   @ApiOkResponse({ type: TokenDto })
-  revoke(@Param('id') id: string): Promise<TokenDto> {
-    return this.auth.revoke(id);
+  revoke(@Param('id') id: string, @Req() req: AuthenticatedRequest): Promise<TokenDto> {
+    return this.auth.revoke(id, req.principal);
   }
 }

@@ -69,7 +69,7 @@ export class ClustersService {
     const changed = await this.uow.transaction(async (tx) => {
       const cluster = await findIn(tx, name);
       if (cluster.mode === 'agent' && (dto.endpoint || dto.credentials)) {
-        throw new InvalidInputError(['endpoint, credentials: not used by agent clusters (the agent dials the hub)']);
+        throw new ConflictError(`cluster "${name}" is an agent cluster: it takes no endpoint or credentials (the agent dials the hub)`);
       }
       const patch: Partial<ClusterEntity> = {};
       if (dto.group !== undefined) patch.groupName = dto.group;
@@ -118,7 +118,7 @@ export class ClustersService {
   /** Re-checks connectivity of a push cluster and records the outcome. */
   async recheck(name: string): Promise<ClusterDto> {
     const cluster = await this.find(name);
-    if (cluster.mode !== 'push' || !cluster.server) throw new InvalidInputError([`cluster "${name}": only push clusters are checked by the hub`]);
+    if (cluster.mode !== 'push' || !cluster.server) throw new ConflictError(`cluster "${name}" is an agent cluster: only push clusters are checked by the hub`);
     const auth = (await secretOf(this.credentials, cluster)).auth;
     await this.check(cluster, credentialsWith({ server: cluster.server, caData: cluster.caData ?? undefined, insecureSkipTLSVerify: cluster.insecureSkipTlsVerify }, auth));
     return this.get(name);
