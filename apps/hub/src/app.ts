@@ -17,7 +17,7 @@ import { methodNotAllowed } from './common/method-not-allowed';
 import { createLogger, PinoNestLogger } from './logging/logger';
 import { requestLogging } from './logging/request-logging';
 import { MetricsRegistry } from './metrics/metrics.module';
-import { setupOpenApi } from './openapi';
+import { setupOpenApi } from './openapi/openapi';
 import type { SchedulerModuleOptions } from './scheduler/scheduler.module';
 
 export interface HubAppOptions {

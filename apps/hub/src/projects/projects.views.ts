@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CredentialSummaryDto } from '../clusters/clusters.dto';
 import { TARGET_PHASES } from '../database/entities';
+import { RolloutDto, TargetsDto } from './projects.dto';
 
 // Response shapes of the projects API: never entities, never secrets.
 
@@ -13,7 +14,7 @@ export class SourceViewDto {
 export class ProjectStatusDto {
   @ApiProperty({ description: 'number of Targets' }) targets!: number;
   @ApiProperty({ description: 'Targets in phase Ready' }) ready!: number;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'number' }, example: { Ready: 3, Failed: 1 } }) phases!: Record<string, number>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, example: { Ready: 3, Failed: 1 } }) phases!: Record<string, number>;
   @ApiProperty({ description: 'true while a deletion with instances=delete is in progress' }) deleting!: boolean;
 }
 
@@ -22,8 +23,8 @@ export class ProjectDto {
   @ApiProperty() namespace!: string;
   @ApiProperty({ type: SourceViewDto }) source!: SourceViewDto;
   @ApiProperty() serviceAccountName!: string;
-  @ApiProperty({ type: 'object', additionalProperties: true }) targets!: object;
-  @ApiProperty({ type: 'object', properties: { groups: { type: 'array', items: { type: 'string' } } } }) rollout!: { groups: string[] };
+  @ApiProperty({ type: TargetsDto, description: 'as given at creation or last update' }) targets!: TargetsDto;
+  @ApiProperty({ type: RolloutDto }) rollout!: RolloutDto;
   @ApiProperty({ example: '10m' }) interval!: string;
   @ApiProperty() suspend!: boolean;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) annotations!: Record<string, string>;

@@ -1,8 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { reshapeDocument } from './document-shapes';
+import { documentValidationRules } from './validation-keywords';
 
 /** OpenAPI document at /api/docs-json and a browsable UI at /api/docs (both public). */
 export function setupOpenApi(app: INestApplication): void {
+  const undocumented = documentValidationRules();
+  if (undocumented.length) throw new Error(`OpenAPI: validated properties without @ApiProperty: ${undocumented.join(', ')}`);
   const doc = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -12,5 +16,5 @@ export function setupOpenApi(app: INestApplication): void {
       .addBearerAuth()
       .build(),
   );
-  SwaggerModule.setup('api/docs', app, doc, { jsonDocumentUrl: 'api/docs-json' });
+  SwaggerModule.setup('api/docs', app, reshapeDocument(doc), { jsonDocumentUrl: 'api/docs-json' });
 }
