@@ -3,6 +3,7 @@
 // scheduler acts on: done, retry with backoff, or stalled until the source
 // (or the Project's spec) changes.
 import type { EngineError } from './errors';
+import { type ConditionReason, PROGRESSING_REASON, READY_REASON, RETRY_REASON } from './reasons';
 import type { RunResult } from './types';
 
 export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled';
@@ -10,7 +11,7 @@ export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled';
 export interface Condition {
   type: ConditionType;
   status: 'True' | 'False' | 'Unknown';
-  reason: string;
+  reason: ConditionReason;
   message: string;
   /** RFC 3339; kept from the previous condition of the type when the status did not change */
   lastTransitionTime: string;
@@ -26,9 +27,7 @@ export interface RunStatus {
   message: string;
 }
 
-export const READY_REASON = 'ReconciliationSucceeded';
-export const PROGRESSING_REASON = 'Progressing';
-export const RETRY_REASON = 'ProgressingWithRetry';
+export { PROGRESSING_REASON, READY_REASON, RETRY_REASON };
 
 /** Every error of the run: the run-level one, then each failed component's, then prune errors. */
 export function runErrors(result: RunResult): EngineError[] {
@@ -42,7 +41,7 @@ export function runErrors(result: RunResult): EngineError[] {
   return errors;
 }
 
-export function condition(type: ConditionType, status: Condition['status'], reason: string, message: string, now: Date, previous: readonly Condition[]): Condition {
+export function condition(type: ConditionType, status: Condition['status'], reason: ConditionReason, message: string, now: Date, previous: readonly Condition[]): Condition {
   const before = previous.find((c) => c.type === type);
   const lastTransitionTime = before && before.status === status ? before.lastTransitionTime : now.toISOString();
   return { type, status, reason, message, lastTransitionTime };

@@ -2,6 +2,8 @@
 // conditions show and whether retrying the same revision can help: a broken
 // revision stalls until a new one; registry, network and API failures retry.
 
+import type { FailureReason } from './reasons';
+
 export type ReconcileStep =
   | 'connect'
   | 'credentials'
@@ -20,7 +22,7 @@ export type ReconcileStep =
 export abstract class EngineError extends Error {
   abstract readonly step: ReconcileStep;
   /** PascalCase, for the Ready/Stalled conditions */
-  abstract readonly reason: string;
+  abstract readonly reason: FailureReason;
   /** true when retrying the same revision may succeed */
   abstract readonly retryable: boolean;
 
@@ -69,7 +71,7 @@ export class ResolveError extends EngineError {
 export class FetchError extends EngineError {
   readonly step = 'fetch';
   readonly retryable: boolean;
-  readonly reason: string;
+  readonly reason: FailureReason;
   constructor(readonly reference: string, readonly invalid: boolean, options: { cause: unknown }) {
     super(`fetch ${reference}: ${messageOf(options.cause)}`, options);
     this.retryable = !invalid;
@@ -117,7 +119,7 @@ export class BundleError extends ComponentStepError {
 /** A module could not be fetched (`fetch`: registry trouble, retried) or built (stalled). */
 export class InstanceBuildError extends ComponentStepError {
   readonly step = 'build';
-  readonly reason: string;
+  readonly reason: FailureReason;
   readonly retryable: boolean;
   constructor(component: string, instance: string, readonly moduleFetch: boolean, options: { cause: unknown }) {
     super(component, instance, moduleFetch ? 'module fetch' : 'build', options);

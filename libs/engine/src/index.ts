@@ -9,6 +9,7 @@ export { reconcileComponent, type ComponentRun } from './component-reconcile';
 export { runDag, checkDag, DagCycleError, type DagNode, type DagOutcome, type DagRunOptions } from './dag-run';
 export { withDeadline, DeadlineExceeded } from './deadline';
 export { backoffDelay, defaultBackoffOptions, type BackoffOptions } from './backoff';
+export { CONDITION_REASONS, FAILURE_REASONS, type ConditionReason, type FailureReason } from './reasons';
 export { runStatus, reconcilingStatus, runErrors, condition, READY_REASON, PROGRESSING_REASON, RETRY_REASON, type Condition, type ConditionType, type Decision, type RunStatus, type NextAttempt } from './conditions';
 export { decideNext, type RunDecision, type ScheduleContext } from './run-decision';
 export { buildRunReport, reportError, nextRunAt, appliedInstance, removedInstance, RUN_REPORT_VERSION, type RunReport, type ReportError, type ReportInstance, type ReportComponent, type ReportContext, type InstanceAction } from './run-report';
@@ -22,6 +23,6 @@ export { SourceCache, defaultSourceCacheOptions, resolveTag, sourceReference, ty
 export { resolveRegistryCredentials, projectCredentialSource, pullSecretConfigs, pullSecretCredentialSource, type ResolvedCredentials } from './registry-credentials';
 export { RegistryClients } from './registry-clients';
 export { TimoniManifestGenerator, defaultTimoniGeneratorOptions, type TimoniGeneratorOptions } from './timoni-generator';
-export { instanceEventText, instanceKubeEvent, EVENT_MESSAGE_LIMIT, EVENT_SOURCE, type InstanceEventReason, type InstanceEventText, type InstanceEventSubject } from './instance-event';
+export { INSTANCE_EVENT_REASONS, instanceEventText, instanceKubeEvent, EVENT_MESSAGE_LIMIT, EVENT_SOURCE, type InstanceEventReason, type InstanceEventText, type InstanceEventSubject } from './instance-event';
 export { failedRunResult } from './run-result';
 export { INSTANCE_INFO_LABELS, instanceInfoLabels, type InstanceInfoLabels, type InstanceMetricsProject } from './instance-metrics';

@@ -9,13 +9,8 @@ import type { ReportInstance } from './run-report';
 export const EVENT_MESSAGE_LIMIT = 1024;
 export const EVENT_SOURCE = 'flotilla';
 
-export type InstanceEventReason =
-  | 'InstanceApplied'
-  | 'InstanceApplyFailed'
-  | 'InstancePruned'
-  | 'InstancePruneFailed'
-  | 'InstanceDeleted'
-  | 'InstanceDeleteFailed';
+export const INSTANCE_EVENT_REASONS = ['InstanceApplied', 'InstanceApplyFailed', 'InstancePruned', 'InstancePruneFailed', 'InstanceDeleted', 'InstanceDeleteFailed'] as const;
+export type InstanceEventReason = (typeof INSTANCE_EVENT_REASONS)[number];
 
 export interface InstanceEventText {
   reason: InstanceEventReason;

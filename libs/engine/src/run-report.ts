@@ -8,12 +8,13 @@ import { runErrors, runStatus, type Condition } from './conditions';
 import { EngineError, type ReconcileStep } from './errors';
 import { decideNext, type RunDecision, type ScheduleContext } from './run-decision';
 import type { ChangeCounts, ComponentStatus, InstanceResult, ModuleInfo, PrunedInstance, RunResult, RunTimings } from './types';
+import type { FailureReason } from './reasons';
 
 export const RUN_REPORT_VERSION = 1;
 
 export interface ReportError {
   /** PascalCase, as in the conditions */
-  reason: string;
+  reason: FailureReason;
   step: ReconcileStep;
   message: string;
   /** false: retrying the same revision cannot help */
