@@ -79,18 +79,18 @@ describe('EventsService on the harness PostgreSQL', () => {
     const failing = new FailingSink();
     events.addSink(failing);
     for (const n of [1, 2, 3]) {
-      await events.record({ projectId, clusterName: 'eu-1', type: 'Warning', reason: 'SinkProbe', message: `probe ${n}`, revision: 'sha256:abc', component: 'web', instance: 'shop-web' });
+      await events.record({ projectId, clusterName: 'eu-1', type: 'Warning', reason: 'HealthCheckFailed', message: `probe ${n}`, revision: 'sha256:abc', component: 'web', instance: 'shop-web' });
     }
     await events.flush();
     expect(failing.calls).toBe(3);
     expect(await metric('flotilla_event_sink_failures_total{sink="failing"}')).toBe(3);
     expect(hub.logs.filter((l) => l.includes('event sink failed')).length).toBe(1);
-    expect(await metric('flotilla_events_total{type="Warning",reason="SinkProbe"}')).toBe(3);
-    expect(recording.received.filter((e) => e.reason === 'SinkProbe').map((e) => e.message)).toEqual(['probe 1', 'probe 2', 'probe 3']);
+    expect(await metric('flotilla_events_total{type="Warning",reason="HealthCheckFailed"}')).toBe(3);
+    expect(recording.received.filter((e) => e.reason === 'HealthCheckFailed').map((e) => e.message)).toEqual(['probe 1', 'probe 2', 'probe 3']);
     expect(recording.received.at(-1)).toMatchObject({ revision: 'sha256:abc', component: 'web', instance: 'shop-web' });
 
     // back up: said once; down again: logged again
-    const probe = (message: string) => events.record({ projectId, clusterName: null, type: 'Normal', reason: 'SinkProbe', message });
+    const probe = (message: string) => events.record({ projectId, clusterName: null, type: 'Normal', reason: 'HealthCheckFailed', message });
     failing.down = false;
     await probe('up');
     await events.flush();
@@ -106,13 +106,13 @@ describe('EventsService on the harness PostgreSQL', () => {
   it('returns before a slow sink has delivered, and other sinks still get the event', async () => {
     const blocking = new BlockingSink();
     events.addSink(blocking);
-    await events.record({ projectId, clusterName: null, type: 'Normal', reason: 'SlowProbe', message: 'slow' });
+    await events.record({ projectId, clusterName: null, type: 'Normal', reason: 'InstancePruneFailed', message: 'slow' });
     // record() resolved although the blocking sink's delivery is still open
-    expect(blocking.started.map((e) => e.reason)).toEqual(['SlowProbe']);
-    expect(recording.received.some((e) => e.reason === 'SlowProbe')).toBe(true);
+    expect(blocking.started.map((e) => e.reason)).toEqual(['InstancePruneFailed']);
+    expect(recording.received.some((e) => e.reason === 'InstancePruneFailed')).toBe(true);
     let flushed = false;
     const flushing = events.flush().then(() => (flushed = true));
-    await events.record({ projectId, clusterName: null, type: 'Normal', reason: 'SlowProbe', message: 'second' });
+    await events.record({ projectId, clusterName: null, type: 'Normal', reason: 'InstancePruneFailed', message: 'second' });
     expect(flushed).toBe(false); // still waiting for the blocking sink
     blocking.open();
     await flushing;
@@ -124,12 +124,12 @@ describe('EventsService on the harness PostgreSQL', () => {
     events.addSink(stuck);
     events.maxPendingPerSink = 2;
     try {
-      for (const n of [1, 2, 3]) await events.record({ projectId, clusterName: null, type: 'Normal', reason: 'BurstProbe', message: `burst ${n}` });
+      for (const n of [1, 2, 3]) await events.record({ projectId, clusterName: null, type: 'Normal', reason: 'InstanceDeleteFailed', message: `burst ${n}` });
     } finally {
       events.maxPendingPerSink = MAX_PENDING_PER_SINK;
     }
     expect(stuck.started.map((e) => e.message)).toEqual(['burst 1', 'burst 2']);
-    expect(recording.received.filter((e) => e.reason === 'BurstProbe')).toHaveLength(3);
+    expect(recording.received.filter((e) => e.reason === 'InstanceDeleteFailed')).toHaveLength(3);
     expect(await metric('flotilla_event_sink_dropped_total{sink="stuck"}')).toBe(1);
     stuck.open();
     await events.flush();
@@ -139,15 +139,15 @@ describe('EventsService on the harness PostgreSQL', () => {
     const before = recording.received.length;
     await expect(
       hub.app.get(UnitOfWork).transaction(async (tx) => {
-        await events.record({ projectId, clusterName: null, type: 'Normal', reason: 'RolledBack', message: 'never happened' }, tx);
+        await events.record({ projectId, clusterName: null, type: 'Normal', reason: 'InstancesOrphaned', message: 'never happened' }, tx);
         throw new Error('abort');
       }),
     ).rejects.toThrow('abort');
     await events.flush();
     expect(recording.received.length).toBe(before);
-    expect(await metric('flotilla_events_total{type="Normal",reason="RolledBack"}')).toBe(0);
+    expect(await metric('flotilla_events_total{type="Normal",reason="InstancesOrphaned"}')).toBe(0);
     const listed = await hub.call('GET', '/api/v1/projects/shop/events?limit=100');
-    expect(listed.body.items.some((e: { reason: string }) => e.reason === 'RolledBack')).toBe(false);
+    expect(listed.body.items.some((e: { reason: string }) => e.reason === 'InstancesOrphaned')).toBe(false);
   });
 
   it('takes every service time from the clock', async () => {

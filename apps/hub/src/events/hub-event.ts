@@ -1,11 +1,32 @@
+import { FAILURE_REASONS, INSTANCE_EVENT_REASONS } from '@flotilla/engine';
+
+/** Every reason a hub event may carry: the Project's lifecycle, its Targets', and what runs report. */
+export const HUB_EVENT_REASONS = [
+  'Created',
+  'SpecChanged',
+  'Suspended',
+  'Resumed',
+  'ReconcileRequested',
+  'DeletionRequested',
+  'ProjectDeleted',
+  'TargetAdded',
+  'TargetRemoved',
+  'NewRevision',
+  'SourceResolveFailed',
+  'InstancesDeleted',
+  'InstancesOrphaned',
+  ...INSTANCE_EVENT_REASONS,
+  ...FAILURE_REASONS,
+] as const;
+export type HubEventReason = (typeof HUB_EVENT_REASONS)[number];
+
 /** Something that happened to a Project, on one cluster or on all; the one shape every sink receives. */
 export interface HubEvent {
   projectId: string;
   /** null when the event concerns the Project as a whole */
   clusterName: string | null;
   type: 'Normal' | 'Warning';
-  /** PascalCase, at most 64 characters, e.g. TargetAdded */
-  reason: string;
+  reason: HubEventReason;
   message: string;
   /** the source digest the event is about, when there is one */
   revision?: string;

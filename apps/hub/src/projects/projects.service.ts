@@ -12,6 +12,7 @@ import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
 import type { CreateProjectDto, ProjectQuery, RegistryCredentialsDto, TargetsDto, UpdateProjectDto } from './projects.dto';
 import type { DeletionDto, ProjectDto } from './projects.views';
+import type { HubEventReason } from '../events/hub-event';
 
 const DEFAULT_INTERVAL_S = 600;
 
@@ -150,7 +151,7 @@ export class ProjectsService {
   }
 
   /** Records a Normal event about `p`, inside `tx` when given. */
-  note(tx: Transaction | undefined, p: ProjectEntity, cluster: string | null, reason: string, message: string): Promise<void> {
+  note(tx: Transaction | undefined, p: ProjectEntity, cluster: string | null, reason: HubEventReason, message: string): Promise<void> {
     return this.events.record({ projectId: p.id, clusterName: cluster, type: 'Normal', reason, message }, tx);
   }
 

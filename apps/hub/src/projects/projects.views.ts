@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { CONDITION_REASONS, FAILURE_REASONS } from '@flotilla/engine';
 import { CredentialSummaryDto } from '../clusters/clusters.dto';
+import { HUB_EVENT_REASONS } from '../events/hub-event';
 import { TARGET_PHASES } from '../database/entities';
 import { RolloutDto, TargetsDto } from './projects.dto';
 
@@ -44,15 +46,15 @@ export class ProjectPageDto {
 }
 
 export class ConditionDto {
-  @ApiProperty() type!: string;
+  @ApiProperty({ enum: ['Ready', 'Reconciling', 'Stalled'] }) type!: string;
   @ApiProperty({ enum: ['True', 'False', 'Unknown'] }) status!: string;
-  @ApiProperty() reason!: string;
+  @ApiProperty({ enum: CONDITION_REASONS }) reason!: string;
   @ApiProperty() message!: string;
   @ApiProperty() lastTransitionTime!: string;
 }
 
 export class ReportErrorDto {
-  @ApiProperty({ example: 'ApplyFailed', description: 'PascalCase, as in the conditions' }) reason!: string;
+  @ApiProperty({ enum: FAILURE_REASONS, description: 'as in the conditions' }) reason!: string;
   @ApiProperty({ enum: ['connect', 'credentials', 'resolve', 'fetch', 'load', 'runtime', 'bundle', 'build', 'apply', 'wait', 'prune', 'timeout', 'dependency'] }) step!: string;
   @ApiProperty() message!: string;
   @ApiProperty({ description: 'false: retrying the same revision cannot help' }) retryable!: boolean;
@@ -152,7 +154,7 @@ export class RunPageDto {
 export class EventDto {
   @ApiPropertyOptional({ nullable: true, type: String }) cluster!: string | null;
   @ApiProperty({ enum: ['Normal', 'Warning'] }) type!: string;
-  @ApiProperty() reason!: string;
+  @ApiProperty({ enum: HUB_EVENT_REASONS }) reason!: string;
   @ApiProperty() message!: string;
   @ApiProperty() time!: string;
 }

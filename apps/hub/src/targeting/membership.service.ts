@@ -3,6 +3,7 @@ import type { ProjectEntity, TargetPhase } from '../database/entities';
 import { EventsService } from '../events/events.service';
 import type { Transaction } from '../repositories/unit-of-work';
 import { clusterIsTargeted } from './selector';
+import type { HubEventReason } from '../events/hub-event';
 
 /**
  * Keeps one Target per (Project, matching Cluster): called whenever a Project's
@@ -49,7 +50,7 @@ export class MembershipService {
     }
   }
 
-  private note(tx: Transaction, projectId: string, clusterName: string | null, reason: string, message: string): Promise<void> {
+  private note(tx: Transaction, projectId: string, clusterName: string | null, reason: HubEventReason, message: string): Promise<void> {
     return this.events.record({ projectId, clusterName, type: 'Normal', reason, message }, tx);
   }
 }
