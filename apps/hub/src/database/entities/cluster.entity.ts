@@ -8,6 +8,8 @@ export type ClusterMode = 'push' | 'agent';
 @Unique('uq_clusters_name', ['name'])
 @Index('idx_clusters_group_name', ['groupName'])
 @Index('idx_clusters_api_server_identity', ['apiServerIdentity'])
+// GIN with jsonb_path_ops, which TypeORM cannot declare: made by the ReadPaths migration, left alone by schema sync
+@Index('idx_clusters_labels', { synchronize: false })
 @Check('ck_clusters_mode', `"mode" IN ('push', 'agent')`)
 export class ClusterEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_clusters' })

@@ -4,6 +4,7 @@ import { ProjectEntity } from './project.entity';
 /** Something that happened to a Project, on one cluster or on all. */
 @Entity('events')
 @Index('idx_events_project_created', ['projectId', 'createdAt'])
+@Index('idx_events_project_cluster_created', ['projectId', 'clusterName', 'createdAt'])
 export class EventEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_events' })
   id!: string;

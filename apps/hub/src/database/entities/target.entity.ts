@@ -13,6 +13,7 @@ export type TargetPhase = (typeof TARGET_PHASES)[number];
 @Entity('targets')
 @Unique('uq_targets_project_cluster', ['projectId', 'clusterId'])
 @Index('idx_targets_cluster', ['clusterId'])
+@Index('idx_targets_project_phase', ['projectId', 'phase'])
 @Index('idx_targets_next_run_at', ['nextRunAt'])
 export class TargetEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_targets' })
