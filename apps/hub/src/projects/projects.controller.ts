@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res
 import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/openapi-errors';
 import type { ServerResponse } from 'node:http';
-import { PageQuery } from '../common/paging';
+import { CursorQuery } from '../common/cursor';
 import { CreateProjectDto, DeleteProjectQuery, EventQuery, ProjectQuery, ReconcileQuery, TargetQuery, UpdateProjectDto } from './projects.dto';
 import { ProjectsService } from './projects.service';
 import { DeletionDto, EventPageDto, ProjectDto, ProjectPageDto, ReconcileRequestedDto, RunPageDto, TargetDto, TargetPageDto } from './projects.views';
@@ -88,7 +88,7 @@ export class ProjectsController {
 
   @Get(':name/targets/:cluster/runs')
   @ApiOkResponse({ type: RunPageDto })
-  runs(@Param('name') name: string, @Param('cluster') cluster: string, @Query() q: PageQuery): Promise<RunPageDto> {
+  runs(@Param('name') name: string, @Param('cluster') cluster: string, @Query() q: CursorQuery): Promise<RunPageDto> {
     return this.targets.runs(name, cluster, q);
   }
 

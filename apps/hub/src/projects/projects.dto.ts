@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsObject, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { parseDuration } from '../common/duration';
+import { CursorQuery } from '../common/cursor';
 import { PageQuery } from '../common/paging';
 import type { CrossFieldChecks } from '../common/validation.pipe';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMap, IsHttpUrl, IsLabelKey, IsLabelMap, NestedObject, Optional } from '../common/validators';
@@ -287,7 +288,7 @@ export class TargetQuery extends PageQuery {
   labelSelector?: string;
 }
 
-export class EventQuery extends PageQuery {
+export class EventQuery extends CursorQuery {
   @ApiPropertyOptional()
   @Optional()
   @IsString({ message: 'must be a string' })

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CONDITION_REASONS, FAILURE_REASONS } from '@flotilla/engine';
 import { CredentialSummaryDto } from '../clusters/clusters.dto';
+import { CursorPageFields } from '../common/cursor';
 import { HUB_EVENT_REASONS } from '../events/hub-event';
 import { TARGET_PHASES } from '../database/entities';
 import { RolloutDto, TargetsDto } from './projects.dto';
@@ -144,11 +145,9 @@ export class RunDto {
   @ApiProperty({ type: [ReportErrorDto] }) errors!: ReportErrorDto[];
 }
 
-export class RunPageDto {
+/** Newest first; follow `continue` for older runs. */
+export class RunPageDto extends CursorPageFields {
   @ApiProperty({ type: [RunDto] }) items!: RunDto[];
-  @ApiProperty() total!: number;
-  @ApiProperty() limit!: number;
-  @ApiProperty() offset!: number;
 }
 
 export class EventDto {
@@ -159,11 +158,9 @@ export class EventDto {
   @ApiProperty() time!: string;
 }
 
-export class EventPageDto {
+/** Newest first; follow `continue` for older events. */
+export class EventPageDto extends CursorPageFields {
   @ApiProperty({ type: [EventDto] }) items!: EventDto[];
-  @ApiProperty() total!: number;
-  @ApiProperty() limit!: number;
-  @ApiProperty() offset!: number;
 }
 
 export class ReconcileRequestedDto {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ConflictError, NotFoundError } from '../common/errors';
+import { type Cursor, type CursorPage, type CursorQuery, decodeCursor, encodeCursor } from '../common/cursor';
+import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
 import type { Page } from '../common/paging';
 import type { EventEntity, RunEntity, TargetEntity } from '../database/entities';
 import { HistoryRepository } from '../repositories/history.repository';
@@ -9,7 +10,6 @@ import { parseSelectorParam } from '../targeting/selector';
 import type { EventQuery, TargetQuery } from './projects.dto';
 import { ProjectsService } from './projects.service';
 import type { EventDto, ReconcileRequestedDto, RunDto, TargetDto } from './projects.views';
-import type { PageQuery } from '../common/paging';
 
 /** A Project's Targets: their status, run history and events, and manual reconcile requests. */
 @Injectable()
@@ -32,16 +32,16 @@ export class TargetsService {
     return toTargetDto(await this.find(project, cluster));
   }
 
-  async runs(project: string, cluster: string, q: PageQuery): Promise<Page<RunDto>> {
+  async runs(project: string, cluster: string, q: CursorQuery): Promise<CursorPage<RunDto>> {
     const t = await this.find(project, cluster);
-    const [rows, total] = await this.history.runsForTarget(t.id, q.limit, q.offset);
-    return { items: rows.map(toRunDto), total, limit: q.limit, offset: q.offset };
+    const { rows, next } = await this.history.runsForTarget(t.id, q.limit, cursorOf(q));
+    return { items: rows.map(toRunDto), limit: q.limit, continue: next ? encodeCursor(next) : null };
   }
 
-  async events(project: string, q: EventQuery): Promise<Page<EventDto>> {
+  async events(project: string, q: EventQuery): Promise<CursorPage<EventDto>> {
     const p = await this.projects.find(project);
-    const [rows, total] = await this.history.eventsForProject(p.id, q.cluster, q.limit, q.offset);
-    return { items: rows.map(toEventDto), total, limit: q.limit, offset: q.offset };
+    const { rows, next } = await this.history.eventsForProject(p.id, q.cluster, q.limit, cursorOf(q));
+    return { items: rows.map(toEventDto), limit: q.limit, continue: next ? encodeCursor(next) : null };
   }
 
   /** Schedules every Target (or the one on `cluster`) to run now. */
@@ -63,6 +63,13 @@ export class TargetsService {
     if (!t) throw new NotFoundError('target', `${project}/${cluster}`);
     return t;
   }
+}
+
+function cursorOf(q: CursorQuery): Cursor | undefined {
+  if (q.continue === undefined) return undefined;
+  const cursor = decodeCursor(q.continue);
+  if (!cursor) throw new InvalidInputError(['continue: not a continue token this hub issued; start again without it']);
+  return cursor;
 }
 
 function toTargetDto(t: TargetEntity): TargetDto {

@@ -1,4 +1,5 @@
-import type { EntityManager, Repository } from 'typeorm';
+import type { EntityManager, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
+import type { Cursor } from '../common/cursor';
 import { EventEntity, RunEntity } from '../database/entities';
 
 /** Runs and events: what happened, newest first. */
@@ -11,25 +12,43 @@ export class HistoryRepository {
     this.events = db.getRepository(EventEntity);
   }
 
-  runsForTarget(targetId: string, limit: number, offset: number): Promise<[RunEntity[], number]> {
-    return this.runs.findAndCount({ where: { targetId }, order: { startedAt: 'DESC', id: 'DESC' }, take: limit, skip: offset });
+  /** A page of a Target's runs, newest first, after `cursor`; `next` is where the following page starts. */
+  runsForTarget(targetId: string, limit: number, cursor: Cursor | undefined): Promise<{ rows: RunEntity[]; next: Cursor | null }> {
+    const qb = this.runs.createQueryBuilder('r').where('r.target_id = :targetId', { targetId });
+    return newestFirst(qb, 'r', 'started_at', limit, cursor);
   }
 
   insertRun(row: Partial<RunEntity>): Promise<RunEntity> {
     return this.runs.save(this.runs.create(row));
   }
 
-  eventsForProject(projectId: string, clusterName: string | undefined, limit: number, offset: number): Promise<[EventEntity[], number]> {
-    return this.events.findAndCount({
-      where: clusterName ? { projectId, clusterName } : { projectId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: limit,
-      skip: offset,
-    });
+  /** A page of a Project's events (on one cluster, if given), newest first, after `cursor`. */
+  eventsForProject(projectId: string, clusterName: string | undefined, limit: number, cursor: Cursor | undefined): Promise<{ rows: EventEntity[]; next: Cursor | null }> {
+    const qb = this.events.createQueryBuilder('e').where('e.project_id = :projectId', { projectId });
+    if (clusterName) qb.andWhere('e.cluster_name = :clusterName', { clusterName });
+    return newestFirst(qb, 'e', 'created_at', limit, cursor);
   }
 
   /** Writes one event row; EventsService is the way events leave the hub, this is only its storage. */
   async recordEvent(row: Pick<EventEntity, 'projectId' | 'clusterName' | 'type' | 'reason' | 'message'> & { createdAt?: Date }): Promise<void> {
     await this.events.insert(row);
   }
+}
+
+/**
+ * Keyset paging on (time, id) descending: one row more than asked tells
+ * whether a next page exists; its cursor carries the time as PostgreSQL
+ * prints it, so microseconds survive the round trip.
+ */
+async function newestFirst<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, alias: string, timeColumn: string, limit: number, cursor: Cursor | undefined): Promise<{ rows: T[]; next: Cursor | null }> {
+  if (cursor) qb.andWhere(`(${alias}.${timeColumn}, ${alias}.id) < (CAST(:cursorTime AS timestamptz), CAST(:cursorId AS uuid))`, { cursorTime: cursor.time, cursorId: cursor.id });
+  const { entities, raw } = await qb
+    .addSelect(`${alias}.${timeColumn}::text`, 'cursor_time')
+    .orderBy(`${alias}.${timeColumn}`, 'DESC')
+    .addOrderBy(`${alias}.id`, 'DESC')
+    .limit(limit + 1)
+    .getRawAndEntities();
+  if (entities.length <= limit) return { rows: entities, next: null };
+  const last = raw[limit - 1] as Record<string, string>;
+  return { rows: entities.slice(0, limit), next: { time: last.cursor_time, id: last[`${alias}_id`] } };
 }
