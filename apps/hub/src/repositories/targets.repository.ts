@@ -1,9 +1,9 @@
-import { type EntityManager, In, type Repository } from 'typeorm';
+import { type EntityManager, In, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { ReferenceGoneError } from '../common/errors';
 import { TargetEntity } from '../database/entities';
 import type { LabelSelector, TargetPhase } from '../database/entities';
 import { isForeignKeyViolation } from './database-errors';
-import { whereLabelsMatch } from './label-selector-sql';
+import { hasConditions, whereLabelsMatch } from './label-selector-sql';
 
 /** Narrows a Project's Targets by their phase or their cluster's group and labels. */
 export interface TargetFilter {
@@ -45,21 +45,31 @@ export class TargetsRepository {
   }
 
   findByClusterName(projectId: string, clusterName: string): Promise<TargetEntity | null> {
-    return this.repo.findOne({ where: { projectId, cluster: { name: clusterName } }, relations: { cluster: true } });
-  }
-
-  pageForProject(projectId: string, filter: TargetFilter, limit: number, offset: number): Promise<[TargetEntity[], number]> {
-    const qb = this.repo
+    // one query: findOne with relations adds a DISTINCT id query before it
+    return this.repo
       .createQueryBuilder('t')
       .innerJoinAndSelect('t.cluster', 'c')
-      .where('t.project_id = :projectId', { projectId })
-      .orderBy('c.name', 'ASC')
-      .take(limit)
-      .skip(offset);
-    if (filter.phase) qb.andWhere('t.phase = :phase', { phase: filter.phase });
-    if (filter.group) qb.andWhere('c.group_name = :group', { group: filter.group });
-    whereLabelsMatch(qb, 'c', filter.labelSelector);
-    return qb.getManyAndCount();
+      .where('t.project_id = :projectId AND c.name = :clusterName', { projectId, clusterName })
+      .getOne();
+  }
+
+  async pageForProject(projectId: string, filter: TargetFilter, limit: number, offset: number): Promise<[TargetEntity[], number]> {
+    const filtered = (qb: SelectQueryBuilder<TargetEntity>, joinClusters: boolean) => {
+      if (joinClusters) qb.innerJoin('t.cluster', 'c');
+      qb.where('t.project_id = :projectId', { projectId });
+      if (filter.phase) qb.andWhere('t.phase = :phase', { phase: filter.phase });
+      if (filter.group) qb.andWhere('c.group_name = :group', { group: filter.group });
+      whereLabelsMatch(qb, 'c', filter.labelSelector);
+      return qb;
+    };
+    // One cluster per Target, so plain LIMIT/OFFSET and count(*) are exact; take/skip and
+    // getManyAndCount would wrap both in DISTINCT subqueries built for one-to-many joins.
+    // The count joins clusters only when a filter reads them, so it stays on an index.
+    const byCluster = filter.group !== undefined || hasConditions(filter.labelSelector);
+    const counted = filtered(this.repo.createQueryBuilder('t'), byCluster).select('count(*)', 'n').getRawOne<{ n: string }>();
+    const rows = filtered(this.repo.createQueryBuilder('t'), true).addSelect('c').orderBy('c.name', 'ASC').limit(limit).offset(offset).getMany();
+    const [page, total] = await Promise.all([rows, counted]);
+    return [page, Number(total?.n ?? 0)];
   }
 
   /** Target counts by phase for each of the given projects. */
