@@ -9,14 +9,19 @@ import { CryptoRepository } from '../crypto/crypto.repository';
 import type { ApiTokenEntity } from '../database/entities';
 import { HUB_LOGGER } from '../logging/logging.module';
 import type { Principal, Role } from './roles';
+import { TokenCache } from './token-cache';
 import type { CreatedTokenDto, TokenDto } from './tokens.dto';
 import { TokensRepository } from '../repositories/tokens.repository';
 
 // Writing last_used_at on every request would turn reads into writes; once a minute is enough.
 const TOUCH_INTERVAL_MS = 60_000;
+/** How long another replica's revocation may take to reach this one. */
+export const TOKEN_CACHE_TTL_MS = 2000;
 
 @Injectable()
 export class AuthService {
+  private readonly cache = new TokenCache(TOKEN_CACHE_TTL_MS);
+
   constructor(
     private readonly tokens: TokensRepository,
     private readonly crypto: CryptoRepository,
@@ -29,11 +34,17 @@ export class AuthService {
   async authenticate(header: string | undefined): Promise<Principal> {
     const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!m) throw new UnauthorizedError('missing bearer token: send "Authorization: Bearer <token>"');
-    const token = await this.tokens.findActiveByHash(this.crypto.sha256Hex(m[1]));
-    if (!token) throw new UnauthorizedError('unknown or revoked token');
+    const hash = this.crypto.sha256Hex(m[1]);
     const now = this.clock.now();
+    let token = this.cache.get(hash, now.getTime());
+    if (!token) {
+      token = (await this.tokens.findActiveByHash(hash)) ?? undefined;
+      if (!token) throw new UnauthorizedError('unknown or revoked token');
+      this.cache.set(hash, token, now.getTime());
+    }
     if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
       await this.tokens.touch(token.id, now);
+      token.lastUsedAt = now;
     }
     return { tokenId: token.id, name: token.name, role: token.role };
   }
@@ -74,6 +85,7 @@ export class AuthService {
     if (!token) throw new NotFoundError('token', id);
     if (caller?.tokenId === token.id) throw new ConflictError(`token "${token.name}" is the one making this request; revoke it with another admin token`);
     if (!token.revokedAt) await this.tokens.revoke(id, this.clock.now());
+    this.cache.evict(id);
     return toTokenDto((await this.tokens.findById(id))!);
   }
 }
