@@ -22,6 +22,11 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+/** Extra Node flags for the hub (e.g. --cpu-prof) and a substring choosing routes, to profile one. */
+const HUB_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const ONLY = process.env.BENCH_ONLY;
+/** Log statements slower than this many ms and summarize them at the end. */
+const SLOW_MS = process.env.BENCH_SLOW_MS;
 const TOKEN = 'bench-admin-token-0123456789abcdef';
 const ROOT = resolve(__dirname, '../../..');
 
@@ -83,6 +88,10 @@ async function seed(databaseUrl: string): Promise<void> {
       SELECT $1, 'c-' || lpad((1 + i % $3::int)::text, 5, '0'), 'Normal', 'InstanceApplied', 'instance web applied', now() - i * interval '1 second'
       FROM generate_series(1, $2::int) i`, [projectId, EVENTS, CLUSTERS]);
     await db.query('ANALYZE');
+    if (SLOW_MS) {
+      await db.query(`ALTER SYSTEM SET log_min_duration_statement = ${Number(SLOW_MS)}`);
+      await db.query('SELECT pg_reload_conf()');
+    }
     const count = async (table: string) => Number((await db.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
     console.log(`seeded ${await count('clusters')} clusters, ${await count('targets')} Targets, ${await count('runs')} runs, ${await count('events')} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
@@ -115,6 +124,18 @@ async function drive(url: string, pid: number, rate: number | undefined, seconds
   }
 }
 
+/** Mean duration and count per statement PostgreSQL logged as slow. */
+function slowStatements(logFile: string): void {
+  const byStatement = new Map<string, number[]>();
+  for (const m of readFileSync(logFile, 'utf8').matchAll(/duration: ([\d.]+) ms\s+(?:execute [^:]*|statement): (.*)/g)) {
+    const key = m[2].replace(/\$\d+/g, '$').slice(0, 160);
+    byStatement.set(key, [...(byStatement.get(key) ?? []), Number(m[1])]);
+  }
+  const rows = [...byStatement].sort((a, b) => b[1].reduce((x, y) => x + y, 0) - a[1].reduce((x, y) => x + y, 0));
+  console.log(`\nstatements slower than ${SLOW_MS} ms:`);
+  for (const [sql, ms] of rows.slice(0, 12)) console.log(`  ${ms.length} × mean ${(ms.reduce((x, y) => x + y, 0) / ms.length).toFixed(1)} ms: ${sql}`);
+}
+
 const ROUTES: Array<[string, string]> = [
   ['clusters: list', '/api/v1/clusters'],
   ['clusters: list by label', '/api/v1/clusters?labelSelector=env%3Dprod,region%3Dr1'],
@@ -141,7 +162,7 @@ async function main(): Promise<void> {
     await waitReady(bareUrl, bare.child, bare.logs);
 
     const port = await freePort();
-    const hub = startProcess([join(ROOT, 'dist/apps/hub/src/main.js')], {
+    const hub = startProcess([...HUB_NODE_ARGS, join(ROOT, 'dist/apps/hub/src/main.js')], {
       HOST: '127.0.0.1',
       PORT: String(port),
       DATABASE_URL: pg.endpoint.url,
@@ -161,7 +182,7 @@ async function main(): Promise<void> {
     console.log(`\nreference, bare Node HTTP server: ${ref.rps.toFixed(0)} req/s at ${RATE} offered, p50 ${ref.p50} ms, p99 ${ref.p99} ms; ceiling ${refMax.rps.toFixed(0)} req/s`);
     console.log(`hub idle RSS after seeding: ${idleRss.toFixed(0)} MiB\n`);
     console.log(`${'route'.padEnd(28)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'p99/ref'.padStart(8)} ${'errors'.padStart(7)} ${'ceiling'.padStart(8)} ${'×ref'.padStart(6)} ${'RSS MiB'.padStart(8)}`);
-    for (const [name, path] of ROUTES) {
+    for (const [name, path] of ROUTES.filter(([n]) => !ONLY || n.includes(ONLY))) {
       const check = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
       if (!check.ok) throw new Error(`${path}: ${check.status} ${await check.text()}`);
       await drive(`${url}${path}`, hub.child.pid!, RATE, 2); // warm up
@@ -172,9 +193,11 @@ async function main(): Promise<void> {
           `${String(at.errors + max.errors).padStart(7)} ${max.rps.toFixed(0).padStart(8)} ${(max.rps / refMax.rps).toFixed(2).padStart(6)} ${Math.max(at.peakRss, max.peakRss).toFixed(0).padStart(8)}`,
       );
     }
+    if (SLOW_MS) slowStatements(join(work, 'postgres.log'));
     console.log(`\ngoal: ${RATE} req/s with p99 < 50 ms on every route, RSS < 512 MiB (${CONNECTIONS} connections, load generator on the same machine)`);
   } finally {
     for (const p of processes) p.kill('SIGTERM');
+    await Promise.all(processes.map((p) => (p.exitCode === null ? new Promise((r) => p.once('exit', r)) : undefined)));
     await pg.stop();
     rmSync(work, { recursive: true, force: true });
   }
