@@ -22,6 +22,13 @@ describe('resolveConnection', () => {
     expect(r).toMatchObject({ kind: 'kubeconfig', credentials: { server: 'https://explicit', token: 'kt' }, secret: { auth: { token: 'kt' }, context: 'c1' } });
   });
 
+  it('refuses a kubeconfig whose token could not be sent in a header', () => {
+    for (const token of ['two words', 'line\nbreak', 'cr\r']) {
+      const kubeconfig = kubeconfigYaml({ server: 'https://from-kc', token: JSON.stringify(token), context: 'c1' });
+      expect(() => resolveConnection(undefined, creds({ kubeconfig }))).toThrow(/credentials.kubeconfig: the token of context "c1" must be visible ASCII/);
+    }
+  });
+
   it('lists every problem of certificates and CA at once', () => {
     let err: unknown;
     try {

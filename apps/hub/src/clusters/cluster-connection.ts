@@ -1,5 +1,6 @@
 import { type ClusterCredentials, credentialsFromKubeconfig, KubeconfigError, pemFrom } from '@flotilla/kube';
 import { InvalidInputError } from '../common/errors';
+import { HEADER_TOKEN } from '../common/validators';
 import type { ClusterCredentialsDto, EndpointDto } from './clusters.dto';
 
 /** How the hub authenticates to a push cluster, as sealed (a stored format: keep it stable). */
@@ -47,6 +48,10 @@ export function resolveConnection(
       if (!(err instanceof KubeconfigError)) throw err;
       problems.push(`credentials.${err.message}`);
     }
+  }
+  // the same rule as credentials.token: it goes into an Authorization header as it is
+  if (fromKubeconfig?.token !== undefined && !HEADER_TOKEN.test(fromKubeconfig.token)) {
+    problems.push(`credentials.kubeconfig: the token of context "${context ?? 'current-context'}" must be visible ASCII without spaces or line breaks`);
   }
   const ep = endpoint ? endpointFrom(endpoint, problems) : fromKubeconfig;
   let auth: StoredClusterAuth | undefined = fromKubeconfig ? storedAuthOf(fromKubeconfig) : undefined;
