@@ -48,6 +48,10 @@ describe('compiled hub (npm start)', () => {
       expect(lines.every((l) => !l.includes(token!))).toBe(true);
       const res = await fetch(`${url}/readyz`);
       expect(res.status).toBe(200);
+      // the compiled hub serves the contract the API tests hold it to
+      const doc = (await (await fetch(`${url}/api/docs-json`)).json()) as { openapi: string; components: { schemas: Record<string, { oneOf?: unknown[] }> } };
+      expect(doc.openapi).toBe('3.1.0');
+      expect(doc.components.schemas.ClusterCredentialsDto.oneOf).toHaveLength(3);
       expect(existsSync(join(tmp.dir, 'pgdata', 'PG_VERSION'))).toBe(true);
       // a second hub on the same embedded database is refused, naming the first
       const second = startMain({ PORT: '0', HOST: '127.0.0.1', FLOTILLA_DATA_DIR: tmp.dir });

@@ -1,56 +1,38 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsString, Matches } from 'class-validator';
+import { LimitQuery } from './paging';
 import { Optional } from './validators';
 
 /**
- * Where the previous page of a history (runs, events) ended: the exact
- * database time and id of its last row. Newest-first lists resume strictly
- * after it, so rows written meanwhile neither shift nor repeat pages, and no
- * page costs more than its own rows (no OFFSET, no count).
+ * Where the previous page of a history (runs, events) ended: the exact time
+ * (microseconds since the epoch, as the database keeps it) and id of its last
+ * row. Newest-first lists resume strictly after it, so rows written meanwhile
+ * neither shift nor repeat pages, and no page costs more than its own rows
+ * (no OFFSET, no count). Any well-formed cursor is a valid place to resume.
  */
 export interface Cursor {
-  /** as PostgreSQL printed it, to the microsecond */
-  time: string;
+  micros: string;
   id: string;
 }
 
-const TOKEN = /^[A-Za-z0-9_-]{1,400}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const PG_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
+/** `<microseconds since 1970>_<uuid>`: the OpenAPI pattern and the check are this one expression. */
+export const CURSOR = /^(0|[1-9][0-9]{0,15})_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
 export function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.time, c.id])).toString('base64url');
+  return `${c.micros}_${c.id}`;
 }
 
-/** The cursor in `token`, or undefined when this hub did not issue it. */
 export function decodeCursor(token: string): Cursor | undefined {
-  try {
-    const value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
-    if (!Array.isArray(value) || value.length !== 2) return undefined;
-    const [time, id] = value as unknown[];
-    if (typeof time !== 'string' || typeof id !== 'string' || !PG_TIME.test(time) || !UUID.test(id)) return undefined;
-    return { time, id };
-  } catch {
-    return undefined;
-  }
+  const m = CURSOR.exec(token);
+  return m ? { micros: m[1], id: m[2] } : undefined;
 }
 
 /** `?limit=&continue=` on histories. */
-export class CursorQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500, default: 50 })
-  @Optional()
-  @Type(() => Number)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1, { message: 'must be at least 1' })
-  @Max(500, { message: 'must be at most 500' })
-  limit: number = 50;
-
+export class CursorQuery extends LimitQuery {
   @ApiPropertyOptional({ description: 'the `continue` of the previous page; absent for the first' })
   @Optional()
   @IsString({ message: 'must be a string' })
-  @MaxLength(400, { message: 'must be at most 400 characters' })
-  @Matches(TOKEN, { message: 'must be the continue token of a previous page' })
+  @Matches(CURSOR, { message: 'must be the continue token of a previous page' })
   continue?: string;
 }
 

@@ -32,25 +32,34 @@ export function labelValueProblem(key: string, value: unknown): string | undefin
   return undefined;
 }
 
-/** A label key (LABEL_KEY), with labelKeyProblem's message naming what is wrong. */
-export function IsLabelKey(): PropertyDecorator {
+/**
+ * A string check whose rule is `pattern` (published as the OpenAPI pattern;
+ * see openapi/validation-keywords) and whose message `problemOf` may make
+ * more precise. Strings only: other types are IsString's to report.
+ */
+export function PatternCheck(name: string, pattern: RegExp, problemOf: (value: string) => string | undefined, fallback: string): PropertyDecorator {
   return (target: object, propertyName: string | symbol) => {
-    let problem = LABEL_KEY_MESSAGE;
+    let problem = fallback;
     registerDecorator({
-      name: 'isLabelKey',
+      name,
       target: target.constructor,
       propertyName: String(propertyName),
-      constraints: [LABEL_KEY],
+      constraints: [pattern],
       validator: {
         validate(value: unknown): boolean {
           if (typeof value !== 'string') return true;
-          problem = labelKeyProblem(value) ?? LABEL_KEY_MESSAGE;
-          return LABEL_KEY.test(value);
+          problem = problemOf(value) ?? fallback;
+          return pattern.test(value) && problemOf(value) === undefined;
         },
         defaultMessage: () => problem,
       },
     });
   };
+}
+
+/** A label key (LABEL_KEY), with labelKeyProblem's message naming what is wrong. */
+export function IsLabelKey(): PropertyDecorator {
+  return PatternCheck('isLabelKey', LABEL_KEY, labelKeyProblem, LABEL_KEY_MESSAGE);
 }
 
 /** Kubernetes' own limit on all annotations of an object together. */

@@ -37,18 +37,24 @@ export class HistoryRepository {
 
 /**
  * Keyset paging on (time, id) descending: one row more than asked tells
- * whether a next page exists; its cursor carries the time as PostgreSQL
- * prints it, so microseconds survive the round trip.
+ * whether a next page exists; its cursor carries the time in microseconds,
+ * so rows within one millisecond are neither skipped nor repeated.
  */
 async function newestFirst<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, alias: string, timeColumn: string, limit: number, cursor: Cursor | undefined): Promise<{ rows: T[]; next: Cursor | null }> {
-  if (cursor) qb.andWhere(`(${alias}.${timeColumn}, ${alias}.id) < (CAST(:cursorTime AS timestamptz), CAST(:cursorId AS uuid))`, { cursorTime: cursor.time, cursorId: cursor.id });
+  if (cursor) {
+    qb.andWhere(`(${alias}.${timeColumn}, ${alias}.id) < (timestamptz 'epoch' + CAST(:cursorMicros AS bigint) * interval '1 microsecond', CAST(:cursorId AS uuid))`, {
+      cursorMicros: cursor.micros,
+      cursorId: cursor.id,
+    });
+  }
   const { entities, raw } = await qb
-    .addSelect(`${alias}.${timeColumn}::text`, 'cursor_time')
+    // integer microseconds: exact, where a JavaScript Date would keep only milliseconds
+    .addSelect(`CAST(extract(epoch FROM ${alias}.${timeColumn}) * 1000000 AS bigint)`, 'cursor_micros')
     .orderBy(`${alias}.${timeColumn}`, 'DESC')
     .addOrderBy(`${alias}.id`, 'DESC')
     .limit(limit + 1)
     .getRawAndEntities();
   if (entities.length <= limit) return { rows: entities, next: null };
   const last = raw[limit - 1] as Record<string, string>;
-  return { rows: entities.slice(0, limit), next: { time: last.cursor_time, id: last[`${alias}_id`] } };
+  return { rows: entities.slice(0, limit), next: { micros: String(last.cursor_micros), id: last[`${alias}_id`] } };
 }

@@ -1,5 +1,5 @@
-import { registerDecorator } from 'class-validator';
 import { InvalidInputError } from '../common/errors';
+import { PatternCheck } from '../common/validators';
 import type { LabelSelector, LabelSelectorRequirement, TargetSelector } from '../database/entities';
 
 /** What selection looks at on a cluster. */
@@ -110,30 +110,17 @@ export function parseLabelSelector(text: string): LabelSelector {
 
 /** A `labelSelector` query parameter: LABEL_SELECTOR_QUERY, with the parser's own message when it fails. */
 export function IsLabelSelectorQuery(): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) => {
-    let problem = LABEL_SELECTOR_QUERY_MESSAGE;
-    registerDecorator({
-      name: 'isLabelSelectorQuery',
-      target: target.constructor,
-      propertyName: String(propertyName),
-      constraints: [LABEL_SELECTOR_QUERY],
-      validator: {
-        validate(value: unknown): boolean {
-          if (typeof value !== 'string') return true;
-          try {
-            parseLabelSelector(value);
-          } catch (err) {
-            if (!(err instanceof SelectorSyntaxError)) throw err;
-            problem = err.detail;
-            return false;
-          }
-          problem = LABEL_SELECTOR_QUERY_MESSAGE;
-          return LABEL_SELECTOR_QUERY.test(value);
-        },
-        defaultMessage: () => problem,
-      },
-    });
-  };
+  return PatternCheck('isLabelSelectorQuery', LABEL_SELECTOR_QUERY, selectorProblem, LABEL_SELECTOR_QUERY_MESSAGE);
+}
+
+function selectorProblem(text: string): string | undefined {
+  try {
+    parseLabelSelector(text);
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof SelectorSyntaxError)) throw err;
+    return err.detail;
+  }
 }
 
 /** parseLabelSelector for a query parameter: a syntax error is bad input (400). */
