@@ -92,7 +92,7 @@ function tighten(input: AnySchema): AnySchema {
   return withNull(s);
 }
 
-/** In: In and NotIn need values, Exists and DoesNotExist take none (the pipe's cross-field rule). */
+/** In and NotIn need values; Exists and DoesNotExist take none (the pipe's cross-field rule). */
 function selectorOperators(schemas: Schemas): void {
   const requirement = schema(schemas, 'LabelSelectorRequirementDto');
   const values = requirement.properties!.values as SchemaObject;

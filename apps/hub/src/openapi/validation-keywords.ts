@@ -47,7 +47,7 @@ function keywordsOf(m: ValidationMetadata): Keywords | undefined {
 const NO_NUL = '^[^\\u0000]*$';
 const MAP_CHECKS = new Set(['isLabelMap', 'isAnnotationMap']);
 
-/** Every class the validation pipe checks, with the checks on each property (own and inherited). */
+/** Every class the validation pipe checks, with the checks each declares per property (a base class holds its own). */
 function validatedClasses(): Map<DtoClass, Map<string, ValidationMetadata[]>> {
   // class-validator keeps its registry private; reading it is the only way to list the DTOs it knows.
   const storage = getMetadataStorage() as unknown as { validationMetadatas: Map<DtoClass, ValidationMetadata[]> };
