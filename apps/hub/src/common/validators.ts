@@ -48,8 +48,9 @@ export function PatternCheck(name: string, pattern: RegExp, problemOf: (value: s
       validator: {
         validate(value: unknown): boolean {
           if (typeof value !== 'string') return true;
-          problem = problemOf(value) ?? fallback;
-          return pattern.test(value) && problemOf(value) === undefined;
+          const precise = problemOf(value);
+          problem = precise ?? fallback;
+          return precise === undefined && pattern.test(value);
         },
         defaultMessage: () => problem,
       },
