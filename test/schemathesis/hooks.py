@@ -4,6 +4,7 @@ interval between 10s and 168h) and the meaning of a 202 to DELETE."""
 
 import base64
 import json
+import re
 
 import schemathesis
 from hypothesis import strategies as st
@@ -36,8 +37,6 @@ def interval(seconds: int, in_seconds: bool) -> str:
 
 
 def interval_seconds(text: str):
-    import re
-
     if not re.fullmatch(r"(\d+[hms])+", text):
         return None
     return sum(int(n) * UNITS[u] for n, u in re.findall(r"(\d+)([hms])", text))

@@ -27,7 +27,6 @@ export interface RunStatus {
   message: string;
 }
 
-export { PROGRESSING_REASON, READY_REASON, RETRY_REASON };
 
 /** Every error of the run: the run-level one, then each failed component's, then prune errors. */
 export function runErrors(result: RunResult): EngineError[] {

@@ -16,7 +16,7 @@ import { TokensRepository } from '../repositories/tokens.repository';
 // Writing last_used_at on every request would turn reads into writes; once a minute is enough.
 const TOUCH_INTERVAL_MS = 60_000;
 /** How long another replica's revocation may take to reach this one. */
-export const TOKEN_CACHE_TTL_MS = 2000;
+const TOKEN_CACHE_TTL_MS = 2000;
 
 @Injectable()
 export class AuthService {

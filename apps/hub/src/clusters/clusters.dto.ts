@@ -9,7 +9,6 @@ const MODES = ['push', 'agent'] as const;
 
 export class EndpointDto {
   @ApiProperty({ example: 'https://10.0.0.1:6443' })
-  @IsString({ message: 'must be a string' })
   @IsHttpUrl()
   server!: string;
 
@@ -167,8 +166,6 @@ export class ClusterQuery extends PageQuery {
 
   @ApiPropertyOptional({ description: 'kubectl syntax, e.g. `env=prod,region in (eu,us),!legacy`' })
   @Optional()
-  @IsString({ message: 'must be a string' })
-  @MaxLength(4096, { message: 'must be at most 4096 characters' })
   @IsLabelSelectorQuery()
   labelSelector?: string;
 }

@@ -12,7 +12,7 @@ import { CredentialsRepository } from '../repositories/credentials.repository';
 import { TargetsRepository } from '../repositories/targets.repository';
 import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
-import { parseSelectorParam } from '../targeting/selector';
+import { parseLabelSelector } from '../targeting/selector';
 import { credentialsWith, endpointFrom, resolveConnection, type StoredClusterSecret } from './cluster-connection';
 import type { ClusterDto, ClusterQuery, CreateClusterDto, EndpointDto, UpdateClusterDto } from './clusters.dto';
 
@@ -56,7 +56,7 @@ export class ClustersService {
   }
 
   async list(q: ClusterQuery): Promise<Page<ClusterDto>> {
-    const labelSelector = q.labelSelector !== undefined ? parseSelectorParam(q.labelSelector) : undefined;
+    const labelSelector = q.labelSelector !== undefined ? parseLabelSelector(q.labelSelector) : undefined;
     const [rows, total] = await this.clusters.page({ group: q.group, mode: q.mode, labelSelector }, q.limit, q.offset);
     return { items: await this.toDtos(rows), total, limit: q.limit, offset: q.offset };
   }

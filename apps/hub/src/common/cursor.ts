@@ -43,6 +43,11 @@ export interface CursorPage<T> {
   continue: string | null;
 }
 
+/** The page a history query returned, with the token for the next. */
+export function cursorPage<T>(items: T[], limit: number, next: Cursor | null): CursorPage<T> {
+  return { items, limit, continue: next ? encodeCursor(next) : null };
+}
+
 /** Response fields shared by every cursor page (items are declared per page type). */
 export class CursorPageFields {
   @ApiProperty() limit!: number;

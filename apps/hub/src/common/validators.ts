@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
-import { IsObject, MaxLength, registerDecorator, ValidateIf, ValidateNested, type ValidationOptions } from 'class-validator';
+import { IsObject, IsString, MaxLength, registerDecorator, ValidateIf, ValidateNested, type ValidationOptions } from 'class-validator';
 
 /** RFC 1123 label, as Kubernetes names namespaces and most objects. */
 export const DNS_LABEL = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -182,9 +182,10 @@ const QUERY_CHARS = "[-A-Za-z0-9._~!$&'()*+,;=:@%/?]";
 export const HTTP_URL = new RegExp(`^https?://(?:${DNS_HOST}|(?:${OCTET}\\.){3}${OCTET}|\\[(?:${IPV6})\\])(?::${PORT})?(?:/${PATH_CHARS}*)?(?:\\?${QUERY_CHARS}*)?$`);
 export const HTTP_URL_MESSAGE = 'must be an http(s) URL';
 
-/** An http(s) URL field (see HTTP_URL); user info gets its own message. */
+/** An http(s) URL field (see HTTP_URL): a string; user info gets its own message. */
 export function IsHttpUrl(): PropertyDecorator {
   return applyDecorators(
+    IsString({ message: 'must be a string' }),
     MaxLength(2048, { message: 'must be at most 2048 characters' }),
     NoUrlCredentials(),
     (target: object, propertyName: string | symbol) =>

@@ -172,7 +172,6 @@ abstract class ProjectSpecFields {
 
   @ApiPropertyOptional({ description: 'URL that receives CDEvents about this Project' })
   @Optional()
-  @IsString({ message: 'must be a string' })
   @IsHttpUrl()
   cdeventsSink?: string;
 
@@ -282,8 +281,6 @@ export class TargetQuery extends PageQuery {
 
   @ApiPropertyOptional({ description: "on the cluster's labels, kubectl syntax" })
   @Optional()
-  @IsString({ message: 'must be a string' })
-  @MaxLength(4096, { message: 'must be at most 4096 characters' })
   @IsLabelSelectorQuery()
   labelSelector?: string;
 }

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { type Cursor, type CursorPage, type CursorQuery, decodeCursor, encodeCursor } from '../common/cursor';
+import { type Cursor, type CursorPage, type CursorQuery, cursorPage, decodeCursor } from '../common/cursor';
 import { ConflictError, NotFoundError } from '../common/errors';
 import type { Page } from '../common/paging';
 import type { EventEntity, RunEntity, TargetEntity } from '../database/entities';
 import { HistoryRepository } from '../repositories/history.repository';
 import { TargetsRepository } from '../repositories/targets.repository';
 import { UnitOfWork } from '../repositories/unit-of-work';
-import { parseSelectorParam } from '../targeting/selector';
+import { parseLabelSelector } from '../targeting/selector';
 import type { EventQuery, TargetQuery } from './projects.dto';
 import { ProjectsService } from './projects.service';
 import type { EventDto, ReconcileRequestedDto, RunDto, TargetDto } from './projects.views';
@@ -23,7 +23,7 @@ export class TargetsService {
 
   async list(project: string, q: TargetQuery): Promise<Page<TargetDto>> {
     const p = await this.projects.find(project);
-    const labelSelector = q.labelSelector !== undefined ? parseSelectorParam(q.labelSelector) : undefined;
+    const labelSelector = q.labelSelector !== undefined ? parseLabelSelector(q.labelSelector) : undefined;
     const [rows, total] = await this.targets.pageForProject(p.id, { phase: q.phase, group: q.group, labelSelector }, q.limit, q.offset);
     return { items: rows.map(toTargetDto), total, limit: q.limit, offset: q.offset };
   }
@@ -35,13 +35,13 @@ export class TargetsService {
   async runs(project: string, cluster: string, q: CursorQuery): Promise<CursorPage<RunDto>> {
     const t = await this.find(project, cluster);
     const { rows, next } = await this.history.runsForTarget(t.id, q.limit, cursorOf(q));
-    return { items: rows.map(toRunDto), limit: q.limit, continue: next ? encodeCursor(next) : null };
+    return cursorPage(rows.map(toRunDto), q.limit, next);
   }
 
   async events(project: string, q: EventQuery): Promise<CursorPage<EventDto>> {
     const p = await this.projects.find(project);
     const { rows, next } = await this.history.eventsForProject(p.id, q.cluster, q.limit, cursorOf(q));
-    return { items: rows.map(toEventDto), limit: q.limit, continue: next ? encodeCursor(next) : null };
+    return cursorPage(rows.map(toEventDto), q.limit, next);
   }
 
   /** Schedules every Target (or the one on `cluster`) to run now. */

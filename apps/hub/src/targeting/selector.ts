@@ -1,4 +1,5 @@
-import { InvalidInputError } from '../common/errors';
+import { applyDecorators } from '@nestjs/common';
+import { IsString, MaxLength } from 'class-validator';
 import { PatternCheck } from '../common/validators';
 import type { LabelSelector, LabelSelectorRequirement, TargetSelector } from '../database/entities';
 
@@ -108,9 +109,17 @@ export function parseLabelSelector(text: string): LabelSelector {
   return { matchLabels, matchExpressions };
 }
 
-/** A `labelSelector` query parameter: LABEL_SELECTOR_QUERY, with the parser's own message when it fails. */
+/**
+ * A `labelSelector` query parameter: a string of at most 4096 characters
+ * matching LABEL_SELECTOR_QUERY, with the parser's own message when it fails.
+ * What it lets through, parseLabelSelector reads without error.
+ */
 export function IsLabelSelectorQuery(): PropertyDecorator {
-  return PatternCheck('isLabelSelectorQuery', LABEL_SELECTOR_QUERY, selectorProblem, LABEL_SELECTOR_QUERY_MESSAGE);
+  return applyDecorators(
+    IsString({ message: 'must be a string' }),
+    MaxLength(4096, { message: 'must be at most 4096 characters' }),
+    PatternCheck('isLabelSelectorQuery', LABEL_SELECTOR_QUERY, selectorProblem, LABEL_SELECTOR_QUERY_MESSAGE),
+  );
 }
 
 function selectorProblem(text: string): string | undefined {
@@ -120,15 +129,5 @@ function selectorProblem(text: string): string | undefined {
   } catch (err) {
     if (!(err instanceof SelectorSyntaxError)) throw err;
     return err.detail;
-  }
-}
-
-/** parseLabelSelector for a query parameter: a syntax error is bad input (400). */
-export function parseSelectorParam(text: string): LabelSelector {
-  try {
-    return parseLabelSelector(text);
-  } catch (err) {
-    if (err instanceof SelectorSyntaxError) throw new InvalidInputError([err.message]);
-    throw err;
   }
 }
