@@ -9,7 +9,7 @@
 // reference measured in the same run (the floor this machine allows).
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
@@ -87,7 +87,8 @@ async function seed(databaseUrl: string): Promise<void> {
     await db.query(`INSERT INTO events (project_id, cluster_name, type, reason, message, created_at)
       SELECT $1, 'c-' || lpad((1 + i % $3::int)::text, 5, '0'), 'Normal', 'InstanceApplied', 'instance web applied', now() - i * interval '1 second'
       FROM generate_series(1, $2::int) i`, [projectId, EVENTS, CLUSTERS]);
-    await db.query('ANALYZE');
+    // steady state: statistics and the visibility map (index-only counts), as autovacuum keeps them
+    await db.query('VACUUM ANALYZE');
     if (SLOW_MS) {
       await db.query(`ALTER SYSTEM SET log_min_duration_statement = ${Number(SLOW_MS)}`);
       await db.query('SELECT pg_reload_conf()');
@@ -99,17 +100,45 @@ async function seed(databaseUrl: string): Promise<void> {
   }
 }
 
+/** CPU time (user + system) of a process in ms, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0; // the process ended meanwhile
+  }
+}
+
+/** CPU time of every PostgreSQL process (the server and its backends). */
+function databaseCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuMs(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
 interface Result {
   rps: number;
   p50: number;
   p99: number;
   errors: number;
   peakRss: number;
+  /** CPU ms per request in the hub and in PostgreSQL: where the time goes, whatever else the machine does */
+  hubCpu: number;
+  dbCpu: number;
 }
 
 async function drive(url: string, pid: number, rate: number | undefined, seconds: number): Promise<Result> {
   let peakRss = rssMiB(pid);
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMiB(pid))), 100);
+  const [hubBefore, dbBefore] = [cpuMs(pid), databaseCpuMs()];
   try {
     const r = await autocannon({
       url,
@@ -118,7 +147,10 @@ async function drive(url: string, pid: number, rate: number | undefined, seconds
       headers: { authorization: `Bearer ${TOKEN}` },
       ...(rate ? { overallRate: rate } : {}),
     });
-    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, peakRss };
+    const requests = Math.max(r.requests.total, 1);
+    const hubCpu = (cpuMs(pid) - hubBefore) / requests;
+    const dbCpu = (databaseCpuMs() - dbBefore) / requests;
+    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, peakRss, hubCpu, dbCpu };
   } finally {
     clearInterval(sampler);
   }
@@ -179,9 +211,9 @@ async function main(): Promise<void> {
 
     const ref = await drive(bareUrl, bare.child.pid!, RATE, SECONDS);
     const refMax = await drive(bareUrl, bare.child.pid!, undefined, Math.max(3, SECONDS / 2));
-    console.log(`\nreference, bare Node HTTP server: ${ref.rps.toFixed(0)} req/s at ${RATE} offered, p50 ${ref.p50} ms, p99 ${ref.p99} ms; ceiling ${refMax.rps.toFixed(0)} req/s`);
+    console.log(`\nreference, bare Node HTTP server: ${ref.rps.toFixed(0)} req/s at ${RATE} offered, p50 ${ref.p50} ms, p99 ${ref.p99} ms, ${ref.hubCpu.toFixed(2)} CPU ms/req; ceiling ${refMax.rps.toFixed(0)} req/s`);
     console.log(`hub idle RSS after seeding: ${idleRss.toFixed(0)} MiB\n`);
-    console.log(`${'route'.padEnd(28)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'p99/ref'.padStart(8)} ${'errors'.padStart(7)} ${'ceiling'.padStart(8)} ${'×ref'.padStart(6)} ${'RSS MiB'.padStart(8)}`);
+    console.log(`${'route'.padEnd(28)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'p99/ref'.padStart(8)} ${'errors'.padStart(7)} ${'ceiling'.padStart(8)} ${'×ref'.padStart(6)} ${'RSS MiB'.padStart(8)} ${'hub ms/req'.padStart(10)} ${'db ms/req'.padStart(9)}`);
     for (const [name, path] of ROUTES.filter(([n]) => !ONLY || n.includes(ONLY))) {
       const check = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
       if (!check.ok) throw new Error(`${path}: ${check.status} ${await check.text()}`);
@@ -190,7 +222,8 @@ async function main(): Promise<void> {
       const max = await drive(`${url}${path}`, hub.child.pid!, undefined, Math.max(3, SECONDS / 2));
       console.log(
         `${name.padEnd(28)} ${at.rps.toFixed(0).padStart(7)} ${String(at.p50).padStart(7)} ${String(at.p99).padStart(7)} ${(at.p99 / Math.max(ref.p99, 1)).toFixed(1).padStart(8)} ` +
-          `${String(at.errors + max.errors).padStart(7)} ${max.rps.toFixed(0).padStart(8)} ${(max.rps / refMax.rps).toFixed(2).padStart(6)} ${Math.max(at.peakRss, max.peakRss).toFixed(0).padStart(8)}`,
+          `${String(at.errors + max.errors).padStart(7)} ${max.rps.toFixed(0).padStart(8)} ${(max.rps / refMax.rps).toFixed(2).padStart(6)} ${Math.max(at.peakRss, max.peakRss).toFixed(0).padStart(8)} ` +
+          `${at.hubCpu.toFixed(2).padStart(10)} ${at.dbCpu.toFixed(2).padStart(9)}`,
       );
     }
     if (SLOW_MS) slowStatements(join(work, 'postgres.log'));
