@@ -7,9 +7,8 @@ import type { Page } from '../common/paging';
 import type { ClusterEntity } from '../database/entities';
 import { KubeRepository } from '../kube/kube.repository';
 import { HUB_LOGGER } from '../logging/logging.module';
-import { ClustersRepository } from '../repositories/clusters.repository';
+import { type ClusterViewRow, ClustersRepository } from '../repositories/clusters.repository';
 import { CredentialsRepository } from '../repositories/credentials.repository';
-import { TargetsRepository } from '../repositories/targets.repository';
 import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
 import { parseLabelSelector } from '../targeting/selector';
@@ -25,7 +24,6 @@ export class ClustersService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly clusters: ClustersRepository,
-    private readonly targets: TargetsRepository,
     private readonly credentials: CredentialsRepository,
     private readonly membership: MembershipService,
     private readonly kube: KubeRepository,
@@ -57,12 +55,14 @@ export class ClustersService {
 
   async list(q: ClusterQuery): Promise<Page<ClusterDto>> {
     const labelSelector = q.labelSelector !== undefined ? parseLabelSelector(q.labelSelector) : undefined;
-    const [rows, total] = await this.clusters.page({ group: q.group, mode: q.mode, labelSelector }, q.limit, q.offset);
-    return { items: await this.toDtos(rows), total, limit: q.limit, offset: q.offset };
+    const { rows, total } = await this.clusters.viewPage({ group: q.group, mode: q.mode, labelSelector }, q.limit, q.offset);
+    return { items: rows.map(toClusterDto), total, limit: q.limit, offset: q.offset };
   }
 
   async get(name: string): Promise<ClusterDto> {
-    return (await this.toDtos([await this.find(name)]))[0];
+    const row = await this.clusters.viewByName(name);
+    if (!row) throw new NotFoundError('cluster', name);
+    return toClusterDto(row);
   }
 
   async update(name: string, dto: UpdateClusterDto): Promise<ClusterDto> {
@@ -143,31 +143,27 @@ export class ClustersService {
     if (!c) throw new NotFoundError('cluster', name);
     return c;
   }
+}
 
-  /** Response views; credential summaries, Target counts and twins come in one query each, not one per cluster. */
-  private async toDtos(rows: ClusterEntity[]): Promise<ClusterDto[]> {
-    const summaries = await this.credentials.summaries(rows.map((c) => c.credentialId));
-    const counts = await this.targets.countsForClusters(rows.map((c) => c.id));
-    const twins = await this.clusters.namesByIdentity(rows.flatMap((c) => (c.apiServerIdentity ? [c.apiServerIdentity] : [])));
-    return rows.map((c) => ({
-      name: c.name,
-      group: c.groupName,
-      labels: c.labels,
-      mode: c.mode,
-      endpoint: c.server ? { server: c.server, insecureSkipTLSVerify: c.insecureSkipTlsVerify, hasCaData: c.caData !== null } : null,
-      credentials: (c.credentialId && summaries.get(c.credentialId)) || null,
-      status: { reachable: c.reachable, version: c.serverVersion, lastChecked: c.lastCheckedAt?.toISOString() ?? null, error: c.statusMessage, warnings: twinWarnings(c, twins) },
-      targets: counts.get(c.id) ?? 0,
-      createdAt: c.createdAt.toISOString(),
-      updatedAt: c.updatedAt.toISOString(),
-    }));
-  }
-
+/** The response view of one row read by ClustersRepository.viewPage / viewByName. */
+function toClusterDto(c: ClusterViewRow): ClusterDto {
+  return {
+    name: c.name,
+    group: c.groupName,
+    labels: c.labels,
+    mode: c.mode,
+    endpoint: c.server ? { server: c.server, insecureSkipTLSVerify: c.insecureSkipTlsVerify, hasCaData: c.hasCaData } : null,
+    credentials: c.credentialKind !== null && c.credentialFingerprint !== null ? { kind: c.credentialKind, fingerprint: c.credentialFingerprint } : null,
+    status: { reachable: c.reachable, version: c.serverVersion, lastChecked: c.lastCheckedAt, error: c.statusMessage, warnings: twinWarnings(c) },
+    targets: c.targets,
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
+  };
 }
 
 /** A warning per other registration of the same API server. */
-function twinWarnings(c: ClusterEntity, twins: Map<string, string[]>): string[] {
-  const others = (c.apiServerIdentity ? (twins.get(c.apiServerIdentity) ?? []) : []).filter((name) => name !== c.name);
+function twinWarnings(c: ClusterViewRow): string[] {
+  const others = c.twins ?? [];
   if (others.length === 0) return [];
   return [
     `the same API server (kube-system namespace uid ${c.apiServerIdentity}) is also registered as ${others.map((n) => `"${n}"`).join(', ')}: ` +

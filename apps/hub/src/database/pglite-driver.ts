@@ -22,7 +22,9 @@ class PGliteClient extends EventEmitter {
     super();
   }
 
-  async query(sql: string, params?: unknown[]): Promise<PgResult> {
+  /** `sql` may be a pg query config ({ name, text }): PGlite is one in-process session, so the name is not needed. */
+  async query(statement: string | { text: string }, params?: unknown[]): Promise<PgResult> {
+    const sql = typeof statement === 'string' ? statement : statement.text;
     if (params !== undefined && params.length > 0) {
       return toPg(await this.db.query(sql, params));
     }

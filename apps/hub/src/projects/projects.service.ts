@@ -5,9 +5,7 @@ import { ConflictError, NotFoundError } from '../common/errors';
 import type { Page } from '../common/paging';
 import type { ProjectEntity, TargetSelector } from '../database/entities';
 import { EventsService } from '../events/events.service';
-import { CredentialsRepository } from '../repositories/credentials.repository';
-import { ProjectsRepository } from '../repositories/projects.repository';
-import { TargetsRepository } from '../repositories/targets.repository';
+import { ProjectsRepository, type ProjectViewRow } from '../repositories/projects.repository';
 import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
 import type { CreateProjectDto, ProjectQuery, RegistryCredentialsDto, TargetsDto, UpdateProjectDto } from './projects.dto';
@@ -22,8 +20,6 @@ export class ProjectsService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly projects: ProjectsRepository,
-    private readonly targets: TargetsRepository,
-    private readonly credentials: CredentialsRepository,
     private readonly events: EventsService,
     private readonly membership: MembershipService,
     private readonly clock: Clock,
@@ -57,12 +53,14 @@ export class ProjectsService {
   }
 
   async list(q: ProjectQuery): Promise<Page<ProjectDto>> {
-    const [rows, total] = await this.projects.page({ suspended: q.suspended === undefined ? undefined : q.suspended === 'true' }, q.limit, q.offset);
-    return { items: await this.toDtos(rows), total, limit: q.limit, offset: q.offset };
+    const { rows, total } = await this.projects.viewPage({ suspended: q.suspended === undefined ? undefined : q.suspended === 'true' }, q.limit, q.offset);
+    return { items: rows.map(toProjectDto), total, limit: q.limit, offset: q.offset };
   }
 
   async get(name: string): Promise<ProjectDto> {
-    return (await this.toDtos([await this.find(name)]))[0];
+    const row = await this.projects.viewByName(name);
+    if (!row) throw new NotFoundError('project', name);
+    return toProjectDto(row);
   }
 
   /** Spec changes bump the generation (and every Target's); selector changes re-sync Targets; all in one transaction. */
@@ -154,34 +152,27 @@ export class ProjectsService {
   note(tx: Transaction | undefined, p: ProjectEntity, cluster: string | null, reason: HubEventReason, message: string): Promise<void> {
     return this.events.record({ projectId: p.id, clusterName: cluster, type: 'Normal', reason, message }, tx);
   }
+}
 
-  /** Response views; phase counts and credential summaries come in one query each. */
-  private async toDtos(rows: ProjectEntity[]): Promise<ProjectDto[]> {
-    const counts = await this.targets.phaseCounts(rows.map((p) => p.id));
-    const summaries = await this.credentials.summaries(rows.map((p) => p.registryCredentialId));
-    return rows.map((p) => {
-      const phases = counts.get(p.id) ?? {};
-      const total = Object.values(phases).reduce((a, b) => a + b, 0);
-      return {
-        name: p.name,
-        namespace: p.namespace,
-        source: { repository: p.sourceRepository, tag: p.sourceTag, path: p.sourcePath },
-        serviceAccountName: p.serviceAccountName,
-        targets: p.targetSelector,
-        rollout: { groups: p.rolloutGroups },
-        interval: formatDuration(p.intervalSeconds),
-        suspend: p.suspend,
-        annotations: p.annotations,
-        registryCredentials: (p.registryCredentialId && summaries.get(p.registryCredentialId)) || null,
-        cdeventsSink: p.cdeventsSink,
-        generation: p.generation,
-        status: { targets: total, ready: phases.Ready ?? 0, phases, deleting: p.deletionRequestedAt !== null },
-        createdAt: p.createdAt.toISOString(),
-        updatedAt: p.updatedAt.toISOString(),
-      };
-    });
-  }
-
+/** The response view of one row read by ProjectsRepository.viewPage / viewByName. */
+function toProjectDto(p: ProjectViewRow): ProjectDto {
+  return {
+    name: p.name,
+    namespace: p.namespace,
+    source: { repository: p.sourceRepository, tag: p.sourceTag, path: p.sourcePath },
+    serviceAccountName: p.serviceAccountName,
+    targets: p.targetSelector,
+    rollout: { groups: p.rolloutGroups },
+    interval: formatDuration(p.intervalSeconds),
+    suspend: p.suspend,
+    annotations: p.annotations,
+    registryCredentials: p.credentialKind !== null && p.credentialFingerprint !== null ? { kind: p.credentialKind, fingerprint: p.credentialFingerprint } : null,
+    cdeventsSink: p.cdeventsSink,
+    generation: p.generation,
+    status: { targets: Object.values(p.phases).reduce((a, b) => a + b, 0), ready: p.phases.Ready ?? 0, phases: p.phases, deleting: p.deleting },
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+  };
 }
 
 /** Plain JSON of the selector as stored (DTO instances carry no extra fields after validation). */

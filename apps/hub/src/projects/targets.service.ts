@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type Cursor, type CursorPage, type CursorQuery, cursorPage, decodeCursor } from '../common/cursor';
 import { ConflictError, NotFoundError } from '../common/errors';
 import type { Page } from '../common/paging';
-import type { EventEntity, RunEntity, TargetEntity } from '../database/entities';
+import type { TargetEntity } from '../database/entities';
 import { HistoryRepository } from '../repositories/history.repository';
 import { TargetsRepository } from '../repositories/targets.repository';
 import { UnitOfWork } from '../repositories/unit-of-work';
@@ -22,26 +22,26 @@ export class TargetsService {
   ) {}
 
   async list(project: string, q: TargetQuery): Promise<Page<TargetDto>> {
-    const p = await this.projects.find(project);
     const labelSelector = q.labelSelector !== undefined ? parseLabelSelector(q.labelSelector) : undefined;
-    const [rows, total] = await this.targets.pageForProject(p.id, { phase: q.phase, group: q.group, labelSelector }, q.limit, q.offset);
-    return { items: rows.map(toTargetDto), total, limit: q.limit, offset: q.offset };
+    const page = await this.targets.viewPage(project, { phase: q.phase, group: q.group, labelSelector }, q.limit, q.offset);
+    if (!page) throw new NotFoundError('project', project);
+    return { items: page.rows, total: page.total, limit: q.limit, offset: q.offset };
   }
 
   async get(project: string, cluster: string): Promise<TargetDto> {
-    return toTargetDto(await this.find(project, cluster));
+    return (await this.targets.viewOf(project, cluster)) ?? this.missingTarget(project, cluster);
   }
 
   async runs(project: string, cluster: string, q: CursorQuery): Promise<CursorPage<RunDto>> {
-    const t = await this.find(project, cluster);
-    const { rows, next } = await this.history.runsForTarget(t.id, q.limit, cursorOf(q));
-    return cursorPage(rows.map(toRunDto), q.limit, next);
+    const page = await this.history.runsOfTarget(project, cluster, q.limit, cursorOf(q));
+    if (!page) return this.missingTarget(project, cluster);
+    return cursorPage(page.rows, q.limit, page.next);
   }
 
   async events(project: string, q: EventQuery): Promise<CursorPage<EventDto>> {
-    const p = await this.projects.find(project);
-    const { rows, next } = await this.history.eventsForProject(p.id, q.cluster, q.limit, cursorOf(q));
-    return cursorPage(rows.map(toEventDto), q.limit, next);
+    const page = await this.history.eventsOfProject(project, q.cluster, q.limit, cursorOf(q));
+    if (!page) throw new NotFoundError('project', project);
+    return cursorPage(page.rows, q.limit, page.next);
   }
 
   /** Schedules every Target (or the one on `cluster`) to run now. */
@@ -57,6 +57,12 @@ export class TargetsService {
     });
   }
 
+  /** Names the Project when it is the one missing, else the Target. */
+  private async missingTarget(project: string, cluster: string): Promise<never> {
+    await this.projects.find(project);
+    throw new NotFoundError('target', `${project}/${cluster}`);
+  }
+
   private async find(project: string, cluster: string): Promise<TargetEntity> {
     const p = await this.projects.find(project);
     const t = await this.targets.findByClusterName(p.id, cluster);
@@ -68,41 +74,4 @@ export class TargetsService {
 /** The pipe has checked the token's shape (CURSOR), so it decodes. */
 function cursorOf(q: CursorQuery): Cursor | undefined {
   return q.continue === undefined ? undefined : decodeCursor(q.continue);
-}
-
-function toTargetDto(t: TargetEntity): TargetDto {
-  return {
-    cluster: t.cluster?.name ?? '',
-    clusterGroup: t.cluster?.groupName ?? '',
-    phase: t.phase,
-    conditions: t.conditions,
-    generation: t.generation,
-    observedGeneration: t.observedGeneration,
-    lastAppliedRevision: t.lastAppliedRevision,
-    components: t.components,
-    namespaces: t.namespaces,
-    nextRunAt: t.nextRunAt.toISOString(),
-    attempt: t.attempt,
-  };
-}
-
-function toRunDto(r: RunEntity): RunDto {
-  return {
-    id: r.id,
-    generation: r.generation,
-    revision: r.revision,
-    trigger: r.trigger,
-    result: r.result,
-    startedAt: r.startedAt.toISOString(),
-    finishedAt: r.finishedAt?.toISOString() ?? null,
-    durationMs: r.durationMs,
-    leaseOwner: r.leaseOwner,
-    instances: r.instances,
-    error: r.error,
-    errors: r.errors,
-  };
-}
-
-function toEventDto(e: EventEntity): EventDto {
-  return { cluster: e.clusterName, type: e.type, reason: e.reason, message: e.message, time: e.createdAt.toISOString() };
 }

@@ -1,9 +1,10 @@
-import { In, type EntityManager, type Repository } from 'typeorm';
+import { type EntityManager, type Repository } from 'typeorm';
 import { AlreadyExistsError } from '../common/errors';
 import { ClusterEntity } from '../database/entities';
 import type { LabelSelector } from '../database/entities';
 import { isUniqueViolation } from './database-errors';
-import { whereLabelsMatch } from './label-selector-sql';
+import { labelSelectorConditions, variesInShape } from './label-selector-sql';
+import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
 
 export interface ClusterFilter {
   group?: string;
@@ -11,11 +12,55 @@ export interface ClusterFilter {
   labelSelector?: LabelSelector;
 }
 
+/** What the API shows of a cluster, read in one statement with its credential summary, Target count and twins. */
+export interface ClusterViewRow {
+  name: string;
+  groupName: string;
+  labels: Record<string, string>;
+  mode: ClusterEntity['mode'];
+  server: string | null;
+  insecureSkipTlsVerify: boolean;
+  hasCaData: boolean;
+  credentialKind: string | null;
+  credentialFingerprint: string | null;
+  reachable: boolean | null;
+  serverVersion: string | null;
+  lastCheckedAt: string | null;
+  statusMessage: string | null;
+  apiServerIdentity: string | null;
+  /** other clusters registered with the same API server identity, by name */
+  twins: string[] | null;
+  targets: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
 export class ClustersRepository {
   private readonly repo: Repository<ClusterEntity>;
 
-  constructor(db: EntityManager) {
+  constructor(private readonly db: EntityManager) {
     this.repo = db.getRepository(ClusterEntity);
+  }
+
+  /** One page of views and the number of clusters the filter matches, in one round trip. */
+  async viewPage(filter: ClusterFilter, limit: number, offset: number): Promise<{ rows: ClusterViewRow[]; total: number }> {
+    const params = new SqlParams();
+    const where = whereAll(clusterConditions(filter, params));
+    // one row even when the page is empty, so the total always comes back
+    const rows = await queryPrepared<ClusterViewRow & { total: number }>(this.db, {
+      text: `SELECT (SELECT count(*) FROM clusters c ${where})::int AS total, v.*
+       FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+         ${viewSql(`SELECT c.* FROM clusters c ${where} ORDER BY c.name LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`)}
+       ) AS v ON true ORDER BY v.name`,
+      values: params.values,
+    }, { prepare: !variesInShape(filter.labelSelector) });
+    return { rows: rows[0].name === null ? [] : rows, total: rows[0].total };
+  }
+
+  async viewByName(name: string): Promise<ClusterViewRow | undefined> {
+    const params = new SqlParams();
+    const rows = await queryPrepared<ClusterViewRow>(this.db, { text: viewSql(`SELECT c.* FROM clusters c WHERE c.name = ${params.add(name)}`), values: params.values });
+    return rows[0];
   }
 
   findByName(name: string): Promise<ClusterEntity | null> {
@@ -25,15 +70,6 @@ export class ClustersRepository {
   /** Clusters whose API server has this identity (the kube-system namespace uid). */
   withIdentity(identity: string): Promise<ClusterEntity[]> {
     return this.repo.findBy({ apiServerIdentity: identity });
-  }
-
-  /** Names of the clusters by API server identity, for the given identities. */
-  async namesByIdentity(identities: string[]): Promise<Map<string, string[]>> {
-    const out = new Map<string, string[]>();
-    if (identities.length === 0) return out;
-    const rows = await this.repo.find({ select: { name: true, apiServerIdentity: true }, where: { apiServerIdentity: In([...new Set(identities)]) }, order: { name: 'ASC' } });
-    for (const r of rows) out.set(r.apiServerIdentity!, [...(out.get(r.apiServerIdentity!) ?? []), r.name]);
-    return out;
   }
 
   findById(id: string): Promise<ClusterEntity | null> {
@@ -47,14 +83,6 @@ export class ClustersRepository {
   /** Every cluster, with only what target selection needs. */
   allForSelection(): Promise<Array<Pick<ClusterEntity, 'id' | 'name' | 'groupName' | 'labels'>>> {
     return this.repo.find({ select: { id: true, name: true, groupName: true, labels: true }, order: { name: 'ASC' } });
-  }
-
-  async page(filter: ClusterFilter, limit: number, offset: number): Promise<[ClusterEntity[], number]> {
-    const qb = this.repo.createQueryBuilder('c').orderBy('c.name', 'ASC').take(limit).skip(offset);
-    if (filter.group) qb.andWhere('c.group_name = :group', { group: filter.group });
-    if (filter.mode) qb.andWhere('c.mode = :mode', { mode: filter.mode });
-    whereLabelsMatch(qb, 'c', filter.labelSelector);
-    return qb.getManyAndCount();
   }
 
   /** Throws AlreadyExistsError when the name is taken (also when a concurrent request took it first). */
@@ -74,4 +102,27 @@ export class ClustersRepository {
   async delete(id: string): Promise<void> {
     await this.repo.delete({ id });
   }
+}
+
+function clusterConditions(filter: ClusterFilter, params: SqlParams): string[] {
+  const out: string[] = [];
+  if (filter.group) out.push(`c.group_name = ${params.add(filter.group)}`);
+  if (filter.mode) out.push(`c.mode = ${params.add(filter.mode)}`);
+  return [...out, ...labelSelectorConditions('c.labels', filter.labelSelector, params)];
+}
+
+/**
+ * The view of the clusters `rows` yields (a query of whole rows): the page is
+ * chosen first, so rows skipped by OFFSET cost no subqueries or formatting.
+ */
+function viewSql(rows: string): string {
+  return `SELECT c.name, c.group_name AS "groupName", c.labels, c.mode, c.server,
+      c.insecure_skip_tls_verify AS "insecureSkipTlsVerify", c.ca_data IS NOT NULL AS "hasCaData",
+      cr.kind AS "credentialKind", cr.fingerprint AS "credentialFingerprint",
+      c.reachable, c.server_version AS "serverVersion", ${isoTime('c.last_checked_at')} AS "lastCheckedAt",
+      c.status_message AS "statusMessage", c.api_server_identity AS "apiServerIdentity",
+      (SELECT array_agg(o.name ORDER BY o.name) FROM clusters o WHERE o.api_server_identity = c.api_server_identity AND o.id <> c.id) AS twins,
+      (SELECT count(*) FROM targets t WHERE t.cluster_id = c.id)::int AS targets,
+      ${isoTime('c.created_at')} AS "createdAt", ${isoTime('c.updated_at')} AS "updatedAt"
+    FROM (${rows}) AS c LEFT JOIN credentials cr ON cr.id = c.credential_id`;
 }

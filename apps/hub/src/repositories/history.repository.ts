@@ -1,60 +1,112 @@
-import type { EntityManager, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
+import type { ReportError, ReportInstance } from '@flotilla/engine';
 import type { Cursor } from '../common/cursor';
 import { EventEntity, RunEntity } from '../database/entities';
+import { isoTime, queryPrepared, SqlParams } from './sql';
+
+/** What the API shows of a run. */
+export interface RunViewRow {
+  id: string;
+  generation: number;
+  revision: string | null;
+  trigger: RunEntity['trigger'];
+  result: RunEntity['result'];
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+  leaseOwner: string | null;
+  instances: ReportInstance[];
+  error: string | null;
+  errors: ReportError[];
+}
+
+/** What the API shows of an event. */
+export interface EventViewRow {
+  cluster: string | null;
+  type: EventEntity['type'];
+  reason: EventEntity['reason'];
+  message: string;
+  time: string;
+}
+
+/** A page of history, newest first; `next` is where the following page starts, null on the last. */
+export interface HistoryPage<T> {
+  rows: T[];
+  next: Cursor | null;
+}
 
 /** Runs and events: what happened, newest first. */
 export class HistoryRepository {
   private readonly runs: Repository<RunEntity>;
   private readonly events: Repository<EventEntity>;
 
-  constructor(db: EntityManager) {
+  constructor(private readonly db: EntityManager) {
     this.runs = db.getRepository(RunEntity);
     this.events = db.getRepository(EventEntity);
   }
 
-  /** A page of a Target's runs, newest first, after `cursor`; `next` is where the following page starts. */
-  runsForTarget(targetId: string, limit: number, cursor: Cursor | undefined): Promise<{ rows: RunEntity[]; next: Cursor | null }> {
-    const qb = this.runs.createQueryBuilder('r').where('r.target_id = :targetId', { targetId });
-    return newestFirst(qb, 'r', 'started_at', limit, cursor);
+  /** A page of the runs of the Target of `projectName` on `clusterName`, after `cursor`; undefined when there is no such Target. */
+  async runsOfTarget(projectName: string, clusterName: string, limit: number, cursor: Cursor | undefined): Promise<HistoryPage<RunViewRow> | undefined> {
+    const params = new SqlParams();
+    const from = 'targets t JOIN projects p ON p.id = t.project_id JOIN clusters c ON c.id = t.cluster_id';
+    const where = `p.name = ${params.add(projectName)} AND c.name = ${params.add(clusterName)}`;
+    const page = `SELECT r.id, r.generation, r.revision, r.trigger, r.result, ${isoTime('r.started_at')} AS "startedAt",
+        ${isoTime('r.finished_at')} AS "finishedAt", r.duration_ms AS "durationMs", r.lease_owner AS "leaseOwner",
+        r.instances, r.error, r.errors, ${cursorColumns('r', 'started_at')}
+      FROM runs r WHERE r.target_id = t.id ${after('r', 'started_at', cursor, params)}
+      ORDER BY r.started_at DESC, r.id DESC LIMIT ${params.add(limit + 1)}`;
+    return this.newestFirst<RunViewRow>(from, where, page, limit, params);
   }
 
   insertRun(row: Partial<RunEntity>): Promise<RunEntity> {
     return this.runs.save(this.runs.create(row));
   }
 
-  /** A page of a Project's events (on one cluster, if given), newest first, after `cursor`. */
-  eventsForProject(projectId: string, clusterName: string | undefined, limit: number, cursor: Cursor | undefined): Promise<{ rows: EventEntity[]; next: Cursor | null }> {
-    const qb = this.events.createQueryBuilder('e').where('e.project_id = :projectId', { projectId });
-    if (clusterName) qb.andWhere('e.cluster_name = :clusterName', { clusterName });
-    return newestFirst(qb, 'e', 'created_at', limit, cursor);
+  /** A page of the events of the Project `projectName` (on one cluster, if given), after `cursor`; undefined when there is no such Project. */
+  async eventsOfProject(projectName: string, clusterName: string | undefined, limit: number, cursor: Cursor | undefined): Promise<HistoryPage<EventViewRow> | undefined> {
+    const params = new SqlParams();
+    const where = `p.name = ${params.add(projectName)}`;
+    const onCluster = clusterName ? `AND e.cluster_name = ${params.add(clusterName)}` : '';
+    const page = `SELECT e.cluster_name AS cluster, e.type, e.reason, e.message, ${isoTime('e.created_at')} AS time, ${cursorColumns('e', 'created_at')}
+      FROM events e WHERE e.project_id = p.id ${onCluster} ${after('e', 'created_at', cursor, params)}
+      ORDER BY e.created_at DESC, e.id DESC LIMIT ${params.add(limit + 1)}`;
+    return this.newestFirst<EventViewRow>('projects p', where, page, limit, params);
   }
 
   /** Writes one event row; EventsService is the way events leave the hub, this is only its storage. */
   async recordEvent(row: Pick<EventEntity, 'projectId' | 'clusterName' | 'type' | 'reason' | 'message'> & { createdAt?: Date }): Promise<void> {
     await this.events.insert(row);
   }
+
+  /**
+   * Keyset paging on (time, id) descending, in one statement with the lookup
+   * of the owner (so a missing owner is told from an empty history): one row
+   * more than asked tells whether a next page exists.
+   */
+  private async newestFirst<T extends object>(from: string, where: string, page: string, limit: number, params: SqlParams): Promise<HistoryPage<T> | undefined> {
+    const rows = await queryPrepared<T & CursorColumns>(this.db, { text: `SELECT h.* FROM ${from} LEFT JOIN LATERAL (${page}) AS h ON true WHERE ${where}`, values: params.values });
+    if (rows.length === 0) return undefined;
+    const found = rows[0].cursorId === null ? [] : rows;
+    const last = found.length > limit ? found[limit - 1] : undefined;
+    const visible = found.slice(0, limit).map(({ cursorMicros: _micros, cursorId: _id, ...view }) => view as unknown as T);
+    return { rows: visible, next: last ? { micros: last.cursorMicros!, id: last.cursorId! } : null };
+  }
 }
 
-/**
- * Keyset paging on (time, id) descending: one row more than asked tells
- * whether a next page exists; its cursor carries the time in microseconds,
- * so rows within one millisecond are neither skipped nor repeated.
- */
-async function newestFirst<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, alias: string, timeColumn: string, limit: number, cursor: Cursor | undefined): Promise<{ rows: T[]; next: Cursor | null }> {
-  if (cursor) {
-    qb.andWhere(`(${alias}.${timeColumn}, ${alias}.id) < (timestamptz 'epoch' + CAST(:cursorMicros AS bigint) * interval '1 microsecond', CAST(:cursorId AS uuid))`, {
-      cursorMicros: cursor.micros,
-      cursorId: cursor.id,
-    });
-  }
-  const { entities, raw } = await qb
-    // integer microseconds: exact, where a JavaScript Date would keep only milliseconds
-    .addSelect(`CAST(extract(epoch FROM ${alias}.${timeColumn}) * 1000000 AS bigint)`, 'cursor_micros')
-    .orderBy(`${alias}.${timeColumn}`, 'DESC')
-    .addOrderBy(`${alias}.id`, 'DESC')
-    .limit(limit + 1)
-    .getRawAndEntities();
-  if (entities.length <= limit) return { rows: entities, next: null };
-  const last = raw[limit - 1] as Record<string, string>;
-  return { rows: entities.slice(0, limit), next: { micros: String(last.cursor_micros), id: last[`${alias}_id`] } };
+interface CursorColumns {
+  cursorMicros: string | null;
+  cursorId: string | null;
+}
+
+/** Where a row stands in the keyset: its time in integer microseconds (exact, where a JavaScript Date keeps milliseconds) and its id. */
+function cursorColumns(alias: string, timeColumn: string): string {
+  return `CAST(CAST(extract(epoch FROM ${alias}.${timeColumn}) * 1000000 AS bigint) AS text) AS "cursorMicros", ${alias}.id AS "cursorId"`;
+}
+
+/** Rows strictly older than the cursor, in (time, id) order. */
+function after(alias: string, timeColumn: string, cursor: Cursor | undefined, params: SqlParams): string {
+  if (!cursor) return '';
+  const micros = params.add(cursor.micros);
+  const id = params.add(cursor.id);
+  return `AND (${alias}.${timeColumn}, ${alias}.id) < (timestamptz 'epoch' + CAST(${micros} AS bigint) * interval '1 microsecond', CAST(${id} AS uuid))`;
 }

@@ -1,29 +1,31 @@
-import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import type { LabelSelector } from '../database/entities';
+import type { SqlParams } from './sql';
 
 /** Whether `sel` selects anything at all (an empty selector matches every cluster). */
 export function hasConditions(sel: LabelSelector | undefined): boolean {
   return Object.keys(sel?.matchLabels ?? {}).length > 0 || (sel?.matchExpressions?.length ?? 0) > 0;
 }
 
-/** Adds WHERE clauses matching `sel` against the jsonb `labels` column of `alias` (same rules as matchesLabelSelector). */
-export function whereLabelsMatch<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, alias: string, sel: LabelSelector | undefined): SelectQueryBuilder<T> {
-  const col = `${alias}.labels`;
-  let i = 0;
-  const p = () => `ls_${alias}_${i++}`;
+/** Whether the SQL for `sel` changes with its content (its expressions), not only with its parameters. */
+export function variesInShape(sel: LabelSelector | undefined): boolean {
+  return (sel?.matchExpressions?.length ?? 0) > 0;
+}
+
+/** SQL conditions matching `sel` against the jsonb labels `column` (same rules as matchesLabelSelector). */
+export function labelSelectorConditions(column: string, sel: LabelSelector | undefined, params: SqlParams): string[] {
+  const out: string[] = [];
   const equal = Object.entries(sel?.matchLabels ?? {});
-  if (equal.length > 0) {
-    // containment, so the GIN index on labels answers it
-    const v = p();
-    qb.andWhere(`${col} @> CAST(:${v} AS jsonb)`, { [v]: JSON.stringify(Object.fromEntries(equal)) });
-  }
+  // containment, so the GIN index on labels answers it
+  if (equal.length > 0) out.push(`${column} @> CAST(${params.add(JSON.stringify(Object.fromEntries(equal)))} AS jsonb)`);
   for (const e of sel?.matchExpressions ?? []) {
-    const k = p();
-    const vs = p();
-    if (e.operator === 'Exists') qb.andWhere(`${col} ? :${k}`, { [k]: e.key });
-    else if (e.operator === 'DoesNotExist') qb.andWhere(`NOT (${col} ? :${k})`, { [k]: e.key });
-    else if (e.operator === 'In') qb.andWhere(`${col} ->> :${k} IN (:...${vs})`, { [k]: e.key, [vs]: e.values ?? [] });
-    else qb.andWhere(`(NOT (${col} ? :${k}) OR ${col} ->> :${k} NOT IN (:...${vs}))`, { [k]: e.key, [vs]: e.values ?? [] });
+    const key = params.add(e.key);
+    if (e.operator === 'Exists') out.push(`${column} ? ${key}`);
+    else if (e.operator === 'DoesNotExist') out.push(`NOT (${column} ? ${key})`);
+    else {
+      const values = params.add(e.values ?? []);
+      if (e.operator === 'In') out.push(`${column} ->> ${key} = ANY(CAST(${values} AS text[]))`);
+      else out.push(`(NOT (${column} ? ${key}) OR ${column} ->> ${key} <> ALL(CAST(${values} AS text[])))`);
+    }
   }
-  return qb;
+  return out;
 }

@@ -1,13 +1,59 @@
 import type { EntityManager, Repository } from 'typeorm';
 import { AlreadyExistsError } from '../common/errors';
 import { ProjectEntity } from '../database/entities';
+import type { TargetSelector } from '../database/entities';
 import { isUniqueViolation } from './database-errors';
+import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
+
+/** What the API shows of a Project, read in one statement with its Target counts by phase and its credential summary. */
+export interface ProjectViewRow {
+  name: string;
+  namespace: string;
+  sourceRepository: string;
+  sourceTag: string;
+  sourcePath: string;
+  serviceAccountName: string;
+  targetSelector: TargetSelector;
+  rolloutGroups: string[];
+  intervalSeconds: number;
+  suspend: boolean;
+  annotations: Record<string, string>;
+  credentialKind: string | null;
+  credentialFingerprint: string | null;
+  cdeventsSink: string | null;
+  generation: number;
+  deleting: boolean;
+  /** Target counts by phase; phases without Targets are absent */
+  phases: Record<string, number>;
+  createdAt: string;
+  updatedAt: string;
+}
 
 export class ProjectsRepository {
   private readonly repo: Repository<ProjectEntity>;
 
-  constructor(db: EntityManager) {
+  constructor(private readonly db: EntityManager) {
     this.repo = db.getRepository(ProjectEntity);
+  }
+
+  /** One page of views and the number of Projects the filter matches, in one round trip. */
+  async viewPage(filter: { suspended?: boolean }, limit: number, offset: number): Promise<{ rows: ProjectViewRow[]; total: number }> {
+    const params = new SqlParams();
+    const where = whereAll(filter.suspended === undefined ? [] : [`p.suspend = ${params.add(filter.suspended)}`]);
+    // one row even when the page is empty, so the total always comes back
+    const rows = await queryPrepared<ProjectViewRow & { total: number }>(this.db, {
+      text: `SELECT (SELECT count(*) FROM projects p ${where})::int AS total, v.*
+       FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+         ${projectView(`SELECT p.* FROM projects p ${where} ORDER BY p.name LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`)}
+       ) AS v ON true ORDER BY v.name`,
+      values: params.values,
+    });
+    return { rows: rows[0].name === null ? [] : rows, total: rows[0].total };
+  }
+
+  async viewByName(name: string): Promise<ProjectViewRow | undefined> {
+    const rows = await queryPrepared<ProjectViewRow>(this.db, { text: projectView('SELECT p.* FROM projects p WHERE p.name = $1'), values: [name] });
+    return rows[0];
   }
 
   findByName(name: string): Promise<ProjectEntity | null> {
@@ -31,15 +77,6 @@ export class ProjectsRepository {
     return this.repo.find({ order: { name: 'ASC' } });
   }
 
-  page(filter: { suspended?: boolean }, limit: number, offset: number): Promise<[ProjectEntity[], number]> {
-    return this.repo.findAndCount({
-      where: filter.suspended === undefined ? {} : { suspend: filter.suspended },
-      order: { name: 'ASC' },
-      take: limit,
-      skip: offset,
-    });
-  }
-
   /** Throws AlreadyExistsError when the name is taken (also when a concurrent request took it first). */
   async insert(row: Partial<ProjectEntity>): Promise<ProjectEntity> {
     try {
@@ -57,4 +94,16 @@ export class ProjectsRepository {
   async delete(id: string): Promise<void> {
     await this.repo.delete({ id });
   }
+}
+
+/** The view of the Projects `rows` yields (whole rows), chosen before any per-row work is done. */
+function projectView(rows: string): string {
+  return `SELECT p.name, p.namespace, p.source_repository AS "sourceRepository", p.source_tag AS "sourceTag",
+    p.source_path AS "sourcePath", p.service_account_name AS "serviceAccountName", p.target_selector AS "targetSelector",
+    p.rollout_groups AS "rolloutGroups", p.interval_seconds AS "intervalSeconds", p.suspend, p.annotations,
+    cr.kind AS "credentialKind", cr.fingerprint AS "credentialFingerprint", p.cdevents_sink AS "cdeventsSink",
+    p.generation, p.deletion_requested_at IS NOT NULL AS deleting,
+    COALESCE((SELECT jsonb_object_agg(x.phase, x.n) FROM (SELECT t.phase, count(*) AS n FROM targets t WHERE t.project_id = p.id GROUP BY t.phase) x), '{}') AS phases,
+    ${isoTime('p.created_at')} AS "createdAt", ${isoTime('p.updated_at')} AS "updatedAt"
+  FROM (${rows}) AS p LEFT JOIN credentials cr ON cr.id = p.registry_credential_id`;
 }

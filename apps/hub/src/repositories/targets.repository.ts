@@ -1,9 +1,11 @@
-import { type EntityManager, In, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { type EntityManager, In, type Repository } from 'typeorm';
 import { ReferenceGoneError } from '../common/errors';
 import { TargetEntity } from '../database/entities';
-import type { LabelSelector, TargetPhase } from '../database/entities';
+import type { Condition, LabelSelector, TargetPhase } from '../database/entities';
+import type { ReportComponent } from '@flotilla/engine';
 import { isForeignKeyViolation } from './database-errors';
-import { hasConditions, whereLabelsMatch } from './label-selector-sql';
+import { hasConditions, labelSelectorConditions, variesInShape } from './label-selector-sql';
+import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
 
 /** Narrows a Project's Targets by their phase or their cluster's group and labels. */
 export interface TargetFilter {
@@ -15,10 +17,36 @@ export interface TargetFilter {
 // Any fixed 64-bit number names the lock; distinct from the migration lock.
 const MEMBERSHIP_LOCK = '7380676954236969314';
 
+/** What the API shows of a Target: the same fields as its response view. */
+export interface TargetViewRow {
+  cluster: string;
+  clusterGroup: string;
+  phase: TargetPhase;
+  conditions: Condition[];
+  generation: number;
+  observedGeneration: number | null;
+  lastAppliedRevision: string | null;
+  components: ReportComponent[];
+  namespaces: string[];
+  nextRunAt: string;
+  attempt: number;
+}
+
+/** Target rows with their cluster's name and group, for the view to pick from. */
+const WITH_CLUSTER = 'SELECT t.*, c.name AS cluster_name, c.group_name AS cluster_group FROM targets t JOIN clusters c ON c.id = t.cluster_id';
+
+/** The view of the Targets `rows` yields (WITH_CLUSTER rows), chosen before any per-row formatting. */
+function targetView(rows: string): string {
+  return `SELECT t.cluster_name AS cluster, t.cluster_group AS "clusterGroup", t.phase, t.conditions, t.generation,
+      t.observed_generation AS "observedGeneration", t.last_applied_revision AS "lastAppliedRevision",
+      t.components, t.namespaces, ${isoTime('t.next_run_at')} AS "nextRunAt", t.attempt
+    FROM (${rows}) AS t`;
+}
+
 export class TargetsRepository {
   private readonly repo: Repository<TargetEntity>;
 
-  constructor(db: EntityManager) {
+  constructor(private readonly db: EntityManager) {
     this.repo = db.getRepository(TargetEntity);
   }
 
@@ -53,44 +81,40 @@ export class TargetsRepository {
       .getOne();
   }
 
-  async pageForProject(projectId: string, filter: TargetFilter, limit: number, offset: number): Promise<[TargetEntity[], number]> {
-    const filtered = (qb: SelectQueryBuilder<TargetEntity>, joinClusters: boolean) => {
-      if (joinClusters) qb.innerJoin('t.cluster', 'c');
-      qb.where('t.project_id = :projectId', { projectId });
-      if (filter.phase) qb.andWhere('t.phase = :phase', { phase: filter.phase });
-      if (filter.group) qb.andWhere('c.group_name = :group', { group: filter.group });
-      whereLabelsMatch(qb, 'c', filter.labelSelector);
-      return qb;
-    };
-    // One cluster per Target, so plain LIMIT/OFFSET and count(*) are exact; take/skip and
-    // getManyAndCount would wrap both in DISTINCT subqueries built for one-to-many joins.
-    // The count joins clusters only when a filter reads them, so it stays on an index.
+  /**
+   * One page of a Project's Target views, by Project name, and how many the
+   * filter matches, in one round trip; undefined when there is no such Project.
+   */
+  async viewPage(projectName: string, filter: TargetFilter, limit: number, offset: number): Promise<{ rows: TargetViewRow[]; total: number } | undefined> {
+    const params = new SqlParams();
+    const conditions = ['t.project_id = p.id'];
+    if (filter.phase) conditions.push(`t.phase = ${params.add(filter.phase)}`);
+    if (filter.group) conditions.push(`c.group_name = ${params.add(filter.group)}`);
+    conditions.push(...labelSelectorConditions('c.labels', filter.labelSelector, params));
+    // The count runs once (a lateral join, not a subquery per row) and joins clusters only
+    // when a filter reads them.
     const byCluster = filter.group !== undefined || hasConditions(filter.labelSelector);
-    const counted = filtered(this.repo.createQueryBuilder('t'), byCluster).select('count(*)', 'n').getRawOne<{ n: string }>();
-    const rows = filtered(this.repo.createQueryBuilder('t'), true).addSelect('c').orderBy('c.name', 'ASC').limit(limit).offset(offset).getMany();
-    const [page, total] = await Promise.all([rows, counted]);
-    return [page, Number(total?.n ?? 0)];
+    const where = whereAll(conditions);
+    const rows = await queryPrepared<TargetViewRow & { total: number }>(this.db, {
+      text: `SELECT n.total, v.*
+       FROM projects p
+       CROSS JOIN LATERAL (SELECT count(*)::int AS total FROM targets t ${byCluster ? 'JOIN clusters c ON c.id = t.cluster_id' : ''} ${where}) AS n
+       LEFT JOIN LATERAL (${targetView(`${WITH_CLUSTER} ${where} ORDER BY c.name LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`)}) AS v ON true
+       WHERE p.name = ${params.add(projectName)}
+       ORDER BY v.cluster`,
+      values: params.values,
+    }, { prepare: !variesInShape(filter.labelSelector) });
+    if (rows.length === 0) return undefined;
+    return { rows: rows[0].cluster === null ? [] : rows.map(({ total: _, ...view }) => view), total: rows[0].total };
   }
 
-  /** Target counts by phase for each of the given projects. */
-  async phaseCounts(projectIds: string[]): Promise<Map<string, Record<string, number>>> {
-    const out = new Map<string, Record<string, number>>();
-    if (projectIds.length === 0) return out;
-    const rows: Array<{ project_id: string; phase: string; n: string | number }> = await this.repo
-      .createQueryBuilder('t')
-      .select('t.project_id', 'project_id')
-      .addSelect('t.phase', 'phase')
-      .addSelect('count(*)', 'n')
-      .where('t.project_id IN (:...ids)', { ids: projectIds })
-      .groupBy('t.project_id')
-      .addGroupBy('t.phase')
-      .getRawMany();
-    for (const r of rows) {
-      const counts = out.get(r.project_id) ?? {};
-      counts[r.phase] = Number(r.n);
-      out.set(r.project_id, counts);
-    }
-    return out;
+  /** The view of the Target of `projectName` on `clusterName`. */
+  async viewOf(projectName: string, clusterName: string): Promise<TargetViewRow | undefined> {
+    const rows = await queryPrepared<TargetViewRow>(this.db, {
+      text: targetView(`${WITH_CLUSTER} JOIN projects p ON p.id = t.project_id WHERE p.name = $1 AND c.name = $2`),
+      values: [projectName, clusterName],
+    });
+    return rows[0];
   }
 
   /** Adds the missing (project, cluster) pairs; existing ones are left as they are. */
@@ -154,18 +178,5 @@ export class TargetsRepository {
       .where('id IN (:...ids)', { ids })
       .andWhere('last_applied_revision IS DISTINCT FROM :revision', { revision })
       .execute();
-  }
-
-  /** Number of Targets on each of the given clusters. */
-  async countsForClusters(clusterIds: string[]): Promise<Map<string, number>> {
-    if (clusterIds.length === 0) return new Map();
-    const rows: Array<{ cluster_id: string; n: string | number }> = await this.repo
-      .createQueryBuilder('t')
-      .select('t.cluster_id', 'cluster_id')
-      .addSelect('count(*)', 'n')
-      .where('t.cluster_id IN (:...ids)', { ids: clusterIds })
-      .groupBy('t.cluster_id')
-      .getRawMany();
-    return new Map(rows.map((r) => [r.cluster_id, Number(r.n)]));
   }
 }

@@ -1,0 +1,46 @@
+// Helpers for the hand-written SQL of the read paths: list and get routes
+// run one statement each and map plain rows, skipping the ORM's query
+// building and entity hydration, which dominated their cost.
+import { createHash } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+
+/** Positional parameters: each value gets the next `$n`, so fragments compose without counting. */
+export class SqlParams {
+  readonly values: unknown[] = [];
+
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** A timestamptz as the API's ISO 8601 text (UTC, milliseconds, as Date#toISOString writes it), formatted by the database. */
+export function isoTime(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+/** `WHERE a AND b`, or nothing. */
+export function whereAll(conditions: string[]): string {
+  return conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+}
+
+/** A statement and its parameters. */
+export interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * Runs a statement of a fixed shape (its text varies only with its
+ * parameters) as a named prepared statement: each connection parses it once
+ * and PostgreSQL may keep its plan, which costs as much as running it for
+ * the small reads of the API. Statements whose text varies with the input
+ * (label selectors) must not come here: each name stays prepared on every
+ * connection for its lifetime.
+ */
+export function queryPrepared<T>(db: EntityManager, statement: Statement, options: { prepare: boolean } = { prepare: true }): Promise<T[]> {
+  if (!options.prepare) return db.query(statement.text, statement.values);
+  const name = `flotilla_${createHash('sha1').update(statement.text).digest('hex').slice(0, 20)}`;
+  // pg takes a query config ({ name, text }) where TypeORM passes its query string through
+  return db.query({ name, text: statement.text } as unknown as string, statement.values);
+}
