@@ -1,5 +1,6 @@
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import noCommonjsShadow from './scripts/eslint/no-commonjs-shadow.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/testdata/**', '**/*.wasm', '**/wasm_exec.js'] },
@@ -13,6 +14,12 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-throw-literal': 'error',
     },
+  },
+  {
+    // What ships is CommonJS from tsc: a local `exports` or `require` breaks dist only.
+    files: ['**/*.ts'],
+    plugins: { flotilla: { rules: { 'no-commonjs-shadow': noCommonjsShadow } } },
+    rules: { 'flotilla/no-commonjs-shadow': 'error' },
   },
   {
     // Tool configuration files such as jest.config.js are CommonJS.

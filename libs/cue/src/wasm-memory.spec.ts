@@ -8,8 +8,8 @@ describe('withMemoryMaximum', () => {
   it('gives the module memory a maximum that memory.grow cannot pass', async () => {
     const patched = withMemoryMaximum(MODULE, 4 * 65536);
     const mod = await webAssembly().compile(patched);
-    const { exports } = await webAssembly().instantiate(mod, {});
-    const mem = exports.mem as { grow(pages: number): number; buffer: ArrayBuffer };
+    const instance = await webAssembly().instantiate(mod, {});
+    const mem = instance.exports.mem as { grow(pages: number): number; buffer: ArrayBuffer };
     expect(mem.grow(3)).toBe(1);
     expect(() => mem.grow(1)).toThrow(RangeError);
     expect(mem.buffer.byteLength).toBe(4 * 65536);

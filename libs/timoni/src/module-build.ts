@@ -102,7 +102,7 @@ export async function buildModule(cue: CueEngine, req: BuildRequest): Promise<In
     tags: { name: req.instance, namespace: req.namespace },
     tagVars: { moduleVersion, kubeVersion },
   };
-  let exports;
+  let exported;
   try {
     const res = await cue.evaluate({
       files: context.tree,
@@ -117,7 +117,7 @@ export async function buildModule(cue: CueEngine, req: BuildRequest): Promise<In
         { path: '_flotillaHealthTargets', optional: true },
       ],
     }, call);
-    exports = res.exports;
+    exported = res.exports;
   } catch (err) {
     if (err instanceof CueEvaluationError) fail(issuesFromDiagnostics(err.diagnostics), err);
     throw err;
@@ -125,15 +125,15 @@ export async function buildModule(cue: CueEngine, req: BuildRequest): Promise<In
 
   const issues: TimoniIssue[] = [];
   const steps: ApplyStep[] = [];
-  for (const f of exports[0].fields ?? []) {
+  for (const f of exported[0].fields ?? []) {
     const { objects, issues: stepIssues } = stepObjects(f.label, JSON.parse(f.json!));
     issues.push(...stepIssues);
     for (const o of objects) stampInstanceLabels(o, req.instance, req.namespace);
     steps.push({ name: f.label, objects });
   }
   const healthChecks: HealthCheckTarget[] = [];
-  if (exports[2].exists) {
-    const targets = parseOrderedJson(exports[2].json!);
+  if (exported[2].exists) {
+    const targets = parseOrderedJson(exported[2].json!);
     const seen = new Map<string, string>();
     for (const [name, t] of targets instanceof Map ? targets : []) {
       const group = (t as Map<string, string>).get('group') ?? '';
@@ -146,7 +146,7 @@ export async function buildModule(cue: CueEngine, req: BuildRequest): Promise<In
     }
   }
   if (issues.length > 0) fail(issues);
-  const images = exports[1].exists ? collectImages(JSON.parse(exports[1].json!)) : [];
+  const images = exported[1].exists ? collectImages(JSON.parse(exported[1].json!)) : [];
   return {
     instance: req.instance,
     namespace: req.namespace,

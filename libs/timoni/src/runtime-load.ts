@@ -14,7 +14,7 @@ export async function loadRuntime(cue: CueEngine, files: FileTree, paths: string
   // see each other's definitions, and appending keeps the user's line numbers.
   const first = paths.find((p) => p.endsWith('.cue'));
   const withSchema: FileTree = first ? { ...files, [first]: `${textOf(files, first)}\n${RUNTIME_SCHEMA}` } : files;
-  let exports;
+  let exported;
   try {
     const res = await cue.evaluate({
       files: withSchema,
@@ -25,7 +25,7 @@ export async function loadRuntime(cue: CueEngine, files: FileTree, paths: string
         { path: 'runtime.values', optional: true },
       ],
     }, { tenant: options.tenant });
-    exports = res.exports;
+    exported = res.exports;
   } catch (err) {
     if (err instanceof CueEvaluationError) {
       const userLines = first ? textOf(files, first).split('\n').length : 0;
@@ -35,10 +35,10 @@ export async function loadRuntime(cue: CueEngine, files: FileTree, paths: string
     throw err;
   }
   const issues: TimoniIssue[] = [];
-  const name = exports[0].exists ? (JSON.parse(exports[0].json!) as unknown) : undefined;
+  const name = exported[0].exists ? (JSON.parse(exported[0].json!) as unknown) : undefined;
   if (typeof name !== 'string') issues.push({ file: paths[0], message: 'runtime.name (a string) is required' });
   const clusters: RuntimeCluster[] = [];
-  const rawClusters = exports[1].exists ? parseOrderedJson(exports[1].json!) : new Map<string, OrderedValue>();
+  const rawClusters = exported[1].exists ? parseOrderedJson(exported[1].json!) : new Map<string, OrderedValue>();
   for (const [cname, c] of rawClusters instanceof Map ? rawClusters : []) {
     const group = field(c, 'group');
     const kubeContext = field(c, 'kubeContext');
@@ -46,7 +46,7 @@ export async function loadRuntime(cue: CueEngine, files: FileTree, paths: string
     clusters.push({ name: cname, group: String(group ?? ''), kubeContext: typeof kubeContext === 'string' ? kubeContext : '' });
   }
   const values: RuntimeQuery[] = [];
-  const rawValues = exports[2].exists ? parseOrderedJson(exports[2].json!) : [];
+  const rawValues = exported[2].exists ? parseOrderedJson(exported[2].json!) : [];
   for (const [i, v] of (Array.isArray(rawValues) ? rawValues : []).entries()) {
     const query = field(v, 'query');
     const forExpr = field(v, 'for');
