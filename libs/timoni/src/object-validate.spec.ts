@@ -14,6 +14,27 @@ describe('object validation (§2.2 step 5)', () => {
     expect(objects.map((o) => o.metadata.name)).toEqual(['a', 'b', 'c']);
   });
 
+  it('expands any object whose top-level items is a list, whatever its kind, one level deep', () => {
+    const nested = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { name: 'nested' }, items: [cm('inner')] };
+    const { objects, issues } = stepObjects('app', [
+      { apiVersion: 'flotilla.test/v1', kind: 'Bag', items: [cm('a'), nested] },
+      { apiVersion: 'v1', kind: 'List', items: [] },
+      { ...cm('data-items'), items: 'not a list' },
+    ]);
+    expect(issues).toEqual([]);
+    // the nested list is an item like any other: kept whole, not expanded again
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['ConfigMap/a', 'ConfigMapList/nested', 'ConfigMap/data-items']);
+  });
+
+  it('rejects a list without a kind and items that are not objects, as Timoni does', () => {
+    const { objects, issues } = stepObjects('app', [
+      { items: [cm('a')] },
+      { apiVersion: 'v1', kind: 'List', items: [cm('b'), null] },
+    ]);
+    expect(objects).toEqual([]);
+    expect(issues.map((i) => i.message)).toEqual(['timoni.apply.app: item 0: kind is required', 'timoni.apply.app: item 1.items[1]: not an object']);
+  });
+
   it('requires apiVersion, kind and metadata.name and reports every problem', () => {
     const { issues } = stepObjects('app', [{ kind: 'X', metadata: {} }, 'str', cm('Upper'), cm('ok', { namespace: 'Bad.NS' })]);
     expect(issues.map((i) => i.message)).toEqual([

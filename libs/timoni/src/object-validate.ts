@@ -80,27 +80,46 @@ export function validateObject(obj: Record<string, unknown>, where: string): str
   return errs;
 }
 
-/** The objects of one step: nulls skipped, *List expanded, Kustomizations dropped, all validated. */
+/**
+ * The objects of one step: nulls skipped, lists expanded, Kustomizations
+ * dropped, all validated. Timoni decodes each item as a Kubernetes
+ * "unstructured" object, which is a list when its top-level `items` is a
+ * list, whatever its kind: the items replace it, one level deep (an item's
+ * own `items` stays data), and each must be an object. The wrapper still
+ * needs a kind, as the decoder asks of anything it reads.
+ */
 export function stepObjects(step: string, items: unknown): { objects: KubeObject[]; issues: TimoniIssue[] } {
   const issues: TimoniIssue[] = [];
   const objects: KubeObject[] = [];
   if (!Array.isArray(items)) return { objects, issues: [{ message: `timoni.apply.${step} must be a list` }] };
-  const add = (item: unknown, where: string) => {
+  const addObject = (obj: Record<string, unknown>, where: string) => {
+    if (typeof obj.apiVersion === 'string' && obj.apiVersion.startsWith('kustomize.config.k8s.io/') && obj.kind === 'Kustomization') return;
+    const errs = validateObject(obj, where);
+    if (errs.length > 0) issues.push(...errs.map((message) => ({ message: `timoni.apply.${step}: ${message}` })));
+    else objects.push(obj as KubeObject);
+  };
+  items.forEach((item, i) => {
+    const where = `item ${i}`;
     if (item === null) return;
     if (!isObject(item)) {
       issues.push({ message: `${where}: not an object` });
       return;
     }
-    if (typeof item.apiVersion === 'string' && item.apiVersion.startsWith('kustomize.config.k8s.io/') && item.kind === 'Kustomization') return;
-    if (typeof item.kind === 'string' && item.kind.endsWith('List') && Array.isArray(item.items)) {
-      item.items.forEach((x, i) => add(x, `${where}.items[${i}]`));
+    if (!Array.isArray(item.items)) {
+      addObject(item, where);
       return;
     }
-    const errs = validateObject(item, where);
-    if (errs.length > 0) issues.push(...errs.map((message) => ({ message: `timoni.apply.${step}: ${message}` })));
-    else objects.push(item as KubeObject);
-  };
-  items.forEach((item, i) => add(item, `item ${i}`));
+    if (typeof item.kind !== 'string' || item.kind === '') {
+      issues.push({ message: `timoni.apply.${step}: ${where}: kind is required` });
+      return;
+    }
+    const bad = item.items.findIndex((x) => !isObject(x));
+    if (bad >= 0) {
+      issues.push({ message: `timoni.apply.${step}: ${where}.items[${bad}]: not an object` });
+      return;
+    }
+    item.items.forEach((x, j) => addObject(x as Record<string, unknown>, `${where}.items[${j}]`));
+  });
   return { objects, issues };
 }
 
