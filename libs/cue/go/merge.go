@@ -18,8 +18,14 @@ type MergeRequest struct {
 }
 
 type MergeResult struct {
-	// CUE is the merged value as CUE syntax (for `values: <CUE>`).
+	// CUE is the merged value as Timoni writes it into the module's
+	// values.cue (`values: <CUE>`): Go's %v of the cue.Value, whose field
+	// order and form a module's yaml.Marshal(config) checksum depends on.
 	CUE string `json:"cue"`
+	// Stored is what Timoni keeps in the instance state: that text compiled
+	// again on its own, evaluated and printed with %v, so concrete
+	// (hidden fields and interpolations already resolved away).
+	Stored string `json:"stored"`
 	// JSON is set when the merged value is concrete.
 	JSON string `json:"json,omitempty"`
 }
@@ -76,11 +82,12 @@ func mergeValues(r *MergeRequest) (any, []Diagnostic) {
 	if err := merged.Validate(); err != nil {
 		return nil, toDiagnostics(err)
 	}
-	text, err := cueText(merged)
-	if err != nil {
+	text := fmt.Sprint(merged)
+	again := ctx.CompileString(sel + ": " + text).LookupPath(cue.MakePath(cue.Str(sel)))
+	if err := again.Err(); err != nil {
 		return nil, toDiagnostics(err)
 	}
-	res := MergeResult{CUE: text}
+	res := MergeResult{CUE: text, Stored: fmt.Sprint(again.Eval())}
 	if merged.Validate(cue.Concrete(true)) == nil {
 		if j, err := merged.MarshalJSON(); err == nil {
 			res.JSON = string(j)

@@ -73,6 +73,17 @@ values: {
     expect(back.exports[0].json).toBe('1');
   });
 
+  it('renders the merge as Timoni does (%v of the value): evaluated, hidden fields left out, and stores it concrete', async () => {
+    const res = await engine.mergeValues({
+      base: { path: 'values.cue', content: 'values: {\n\t_mcpu: 100\n\tcpu: "\\(_mcpu)m"\n\treplicas: *1 | int\n\tlabels: team: "web"\n}\n' },
+      overlays: [{ path: 'o.cue', content: 'values: {labels: tier: "front", replicas: 3}\n' }],
+    });
+    // CUE's own order for the merged value (the golden outputs of the real Timoni hold the same)
+    expect(res.cue).toBe('{\n\tcpu: "100m"\n\tlabels: {\n\t\tteam: "web"\n\t\ttier: "front"\n\t}\n\treplicas: 3\n}');
+    expect(res.stored).toBe(res.cue);
+    expect(res.stored).not.toContain('_mcpu');
+  });
+
   it('names the file whose values field is missing', async () => {
     const err = await engine.mergeValues({ base, overlays: [{ path: 'none.cue', content: 'other: 1\n' }] }).catch((e: unknown) => e);
     expect((err as CueEvaluationError).diagnostics[0]).toMatchObject({ message: 'none.cue has no top-level "values" field', file: 'none.cue' });

@@ -118,8 +118,14 @@ export interface MergeValuesRequest {
 }
 
 export interface MergeValuesResult {
-  /** The merged value as CUE syntax, to be written as `values: <cue>`. */
+  /**
+   * The merged value as Timoni writes it into the module (`values: <cue>`):
+   * Go's `%v` of the cue.Value, so a module hashing `yaml.Marshal(config)`
+   * gets Timoni's checksum. Hidden fields are not part of it.
+   */
   cue: string;
+  /** What Timoni stores in the instance: `cue` compiled alone, evaluated and printed again (concrete where it can be). */
+  stored: string;
   /** JSON text when the merged value is concrete. */
   json?: string;
 }

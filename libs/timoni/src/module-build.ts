@@ -81,9 +81,11 @@ export async function buildModule(cue: CueEngine, req: BuildRequest): Promise<In
 
   // §2.3: the instance values laid over the module defaults.
   let mergedCue: string;
+  let storedCue: string;
   try {
     const merged = await cue.mergeValues({ base: { path: at('values.cue'), content: tree[at('values.cue')] }, overlays: req.values }, call);
     mergedCue = merged.cue;
+    storedCue = merged.stored;
   } catch (err) {
     if (err instanceof CueEvaluationError) fail(issuesFromDiagnostics(err.diagnostics, 'values'), err);
     throw err;
@@ -94,7 +96,8 @@ export async function buildModule(cue: CueEngine, req: BuildRequest): Promise<In
   const context: BuildContext = {
     tree: {
       ...tree,
-      [at('values.cue')]: `package ${pkg}\n\nvalues: ${mergedCue}\n`,
+      // Byte for byte Timoni's overlay, so positions in it are Timoni's too.
+      [at('values.cue')]: `package ${pkg}\nvalues: ${mergedCue}`,
       [at('timoni.schema.cue')]: `package ${pkg}\n\n${TIMONI_SCHEMA}`,
     },
     dir,
@@ -151,7 +154,7 @@ export async function buildModule(cue: CueEngine, req: BuildRequest): Promise<In
     instance: req.instance,
     namespace: req.namespace,
     module: { ...req.module.ref, version: moduleVersion },
-    values: mergedCue,
+    values: storedCue,
     steps,
     images,
     healthChecks,

@@ -178,7 +178,7 @@ export interface InstanceBuild {
   instance: string;
   namespace: string;
   module: ModuleReference;
-  /** CUE text of the merged values (what Timoni stores in instance state). */
+  /** CUE text of the merged values as Timoni stores them in the instance state: evaluated, no hidden fields. */
   values: string;
   /** Apply steps in CUE field order, objects labelled with the instance. */
   steps: ApplyStep[];
