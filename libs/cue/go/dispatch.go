@@ -50,6 +50,12 @@ func dispatch(op string, req []byte) (out []byte) {
 			return encodeResponse(nil, inputError("bad evalExpression request: "+err.Error()))
 		}
 		result, diags = evalExpression(&r)
+	case "moduleImages":
+		var r ImagesRequest
+		if err := json.Unmarshal(req, &r); err != nil {
+			return encodeResponse(nil, inputError("bad moduleImages request: "+err.Error()))
+		}
+		result, diags = moduleImages(&r)
 	case "version":
 		result = map[string]string{"cue": cueVersion()}
 	case "test.spin":

@@ -14,6 +14,8 @@ import type {
   ListAttributesRequest,
   MergeValuesRequest,
   MergeValuesResult,
+  ModuleImage,
+  ModuleImagesRequest,
   RewriteFieldsRequest,
 } from './types';
 import { withMemoryMaximum } from './wasm-memory';
@@ -143,6 +145,15 @@ export class CueEngine {
       selector: req.selector,
     };
     return this.run<MergeValuesResult>('mergeValues', payload, call);
+  }
+
+  /**
+   * The images a module declares in images.cue, compiled on its own: every
+   * struct under `values` with a `repository` and a `tag` or `digest`, in
+   * field order (callers sort them). Non-concrete fields without a default fail.
+   */
+  moduleImages(req: ModuleImagesRequest, call: CallOptions = {}): Promise<ModuleImage[]> {
+    return this.run<ModuleImage[]>('moduleImages', { file: toGoFile(req.file.path, req.file.content) }, call);
   }
 
   /** Fields carrying `@<name>(...)`, found in the sources (no evaluation). */

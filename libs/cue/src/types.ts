@@ -192,3 +192,14 @@ export interface CallOptions {
    */
   tenant?: string;
 }
+
+/** A module's root images.cue, read as `timoni mod push` does for its sh.timoni.images annotation. */
+export interface ModuleImagesRequest {
+  file: ValuesFile;
+}
+
+/** One image struct under `values`: its CUE path and `repository[:tag][@digest]` from the fields' defaults. */
+export interface ModuleImage {
+  path: string;
+  reference: string;
+}

@@ -108,3 +108,10 @@ export class ModuleFetchError extends TimoniError {
     super(`module ${url}: ${message}`, options);
   }
 }
+
+/** A module's images.cue does not give valid image references (`timoni mod push` refuses it too). */
+export class ModuleImagesError extends TimoniValidationError {
+  constructor(issues: TimoniIssue[], options?: { cause?: unknown }) {
+    super('images.cue', issues, options);
+  }
+}

@@ -24,6 +24,8 @@ export {
 } from './runtime-values';
 export { buildModule, buildKey, kubeVersionOf, hashTree, DEFAULT_KUBE_VERSION, DEVEL_VERSION, type BuildRequest } from './module-build';
 export { ModuleBuilder, defaultModuleBuilderOptions, type ModuleBuilderOptions } from './module-builder';
+export { readModuleImages, withImagesAnnotation, IMAGES_FILE } from './module-images';
+export { pushTimoniModule } from './module-push';
 export { ModuleFetcher, defaultModuleFetcherOptions, moduleName, type ModuleFetcherOptions } from './module-fetch';
 export { LruPromiseCache, type BuildCacheStats } from './build-cache';
 export { CueHealthCheckEvaluator, matchHealthCheck } from './health-check';
