@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CueEngineError, CueEvaluationError, CueInputError } from './errors';
+import { stringifyExactJson } from './exact-json';
 import { toGoFile, toGoFiles } from './files';
 import { defaultCueEngineOptions, type CueEngineOptions } from './options';
 import type {
@@ -130,7 +131,7 @@ export class CueEngine {
       tags: req.tags,
       tagVars: req.tagVars,
       buildTags: req.buildTags,
-      fills: req.fills?.map((f) => ({ path: f.path, json: f.json === undefined ? undefined : JSON.stringify(f.json), cue: f.cue })),
+      fills: req.fills?.map((f) => ({ path: f.path, json: f.json === undefined ? undefined : stringifyExactJson(f.json), cue: f.cue })),
       checks: req.checks,
       exports: req.exports,
     };
@@ -171,7 +172,7 @@ export class CueEngine {
   /** Evaluates an expression with names bound to JSON values (Timoni's runtime `for`). */
   evalExpression(req: ExpressionRequest, call: CallOptions = {}): Promise<ExpressionResult> {
     const bindings: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.bindings ?? {})) bindings[k] = JSON.stringify(v);
+    for (const [k, v] of Object.entries(req.bindings ?? {})) bindings[k] = stringifyExactJson(v);
     return this.run<ExpressionResult>('evalExpression', { expression: req.expression, bindings }, call);
   }
 

@@ -18,6 +18,10 @@ describe('parseOrderedJson', () => {
     expect(v[5]).toBe(false);
   });
 
+  it('keeps integers beyond 2^53 exact as bigint', () => {
+    expect(parseOrderedJson('[9007199254740993,-9223372036854775808,18446744073709551615,9007199254740991,1.5]')).toEqual([9007199254740993n, -9223372036854775808n, 18446744073709551615n, 9007199254740991, 1.5]);
+  });
+
   it('rejects malformed input with the offset', () => {
     expect(() => parseOrderedJson('{"a": 1,}')).toThrow(/offset 8/);
     expect(() => parseOrderedJson('[1] x')).toThrow(/trailing data/);

@@ -1,9 +1,10 @@
 /**
  * JSON with object key order kept exactly as written: objects become Maps.
  * JSON.parse reorders integer-like keys ("10" before "a"), which would
- * break CUE field order for labels such as apply step names.
+ * break CUE field order for labels such as apply step names. Integers
+ * beyond 2^53 are bigint, whatever their size.
  */
-export type OrderedValue = null | boolean | number | string | OrderedValue[] | Map<string, OrderedValue>;
+export type OrderedValue = null | boolean | number | bigint | string | OrderedValue[] | Map<string, OrderedValue>;
 
 const STRING = /"(?:[^"\\]|\\.)*"/y;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -74,7 +75,9 @@ export function parseOrderedJson(text: string): OrderedValue {
     }
     const n = match(NUMBER);
     if (n === undefined) return fail('unexpected character');
-    return Number(n);
+    // These values go back into CUE, whose integers have no size limit.
+    const num = Number(n);
+    return /^-?\d+$/.test(n) && !Number.isSafeInteger(num) ? BigInt(n) : num;
   };
   const result = value();
   skip();

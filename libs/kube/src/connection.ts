@@ -5,6 +5,7 @@ import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { apiPathTemplate } from './api-path';
 import { DEFAULT_BURST, DEFAULT_QPS } from './constants';
 import { ConflictError, ConnectionConfigError, ResponseTooLargeError, ForbiddenError, KubeApiError, NotFoundError, RequestTimeoutError, StreamDecodeError, StreamIdleError, type ApiStatus } from './errors';
+import { parseExactJson, stringifyExactJson } from './exact-json';
 import { LineSplitter } from './line-splitter';
 import { TokenBucket } from './rate-limiter';
 import { TokenFile } from './token-file';
@@ -225,7 +226,7 @@ export class ClusterConnection {
       const res = await undiciRequest(url, {
         method: req.method,
         headers,
-        body: req.body === undefined ? undefined : JSON.stringify(req.body),
+        body: req.body === undefined ? undefined : stringifyExactJson(req.body),
         dispatcher: this.transport.agent,
         signal,
         headersTimeout: timeoutMs,
@@ -310,7 +311,7 @@ export class ClusterConnection {
       const decode = (line: Buffer): T => {
         const text = line.toString('utf8');
         try {
-          return JSON.parse(text) as T;
+          return parseExactJson(text) as T;
         } catch (err) {
           throw new StreamDecodeError(req.method, url.pathname, statusCode, text, req.subject, { cause: err });
         }
@@ -353,7 +354,7 @@ export class ClusterConnection {
 function parseJson(text: string): unknown {
   if (!text) return undefined;
   try {
-    return JSON.parse(text);
+    return parseExactJson(text);
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
 // Structured and readable diffs between a live object and its dry-run result.
+import { stringifyExactJson } from './exact-json';
 import { semanticEqual } from './object-drift';
 
 export interface FieldChange {
@@ -46,7 +47,7 @@ export function diffObjects(before: unknown, after: unknown, path = ''): FieldCh
 }
 
 function show(v: unknown): string {
-  return typeof v === 'string' ? v : JSON.stringify(v);
+  return typeof v === 'string' ? v : stringifyExactJson(v);
 }
 
 /** Readable text, one block per changed path (in the spirit of Timoni's dyff output). */

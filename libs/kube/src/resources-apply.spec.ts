@@ -46,6 +46,18 @@ describe('applyAllStaged (real API server)', () => {
     expect(crdLive.metadata.namespace).toBeUndefined();
   });
 
+  it('keeps integers beyond 2^53 exact on the way to the API server and back, so they never read as drift', async () => {
+    const ns = await createNamespace(client, 'apply-bigint');
+    const group = `${uniqueName('g')}.flotilla.test`;
+    const spec = { big: 9007199254740993n, min: -9223372036854775808n, small: 3 };
+    const widget: KubeObject = { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w', namespace: ns }, spec };
+    await manager.applyAllStaged(await manager.prepare([crd(group), widget], instance(ns)), fastOptions());
+    const live = await client.get({ apiVersion: `${group}/v1`, kind: 'Widget', namespace: ns, name: 'w' });
+    expect(live.spec).toEqual(spec);
+    const again = await manager.applyAllStaged(await manager.prepare([crd(group), widget], instance(ns)), fastOptions());
+    expect(again.entries.map((e) => e.action)).toEqual(['unchanged', 'unchanged']);
+  });
+
   it('leaves undrifted objects untouched and reconfigures drifted ones', async () => {
     const ns = await createNamespace(client, 'apply-drift');
     const set = await manager.prepare([configMap(ns, 'a', { k: '1' }), configMap(ns, 'b', { k: '1' })], instance(ns));

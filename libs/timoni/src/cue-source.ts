@@ -33,7 +33,7 @@ export function lineOf(src: string, needle: string): number | undefined {
 export function orderedToJson(v: OrderedValue): string {
   if (v instanceof Map) return `{${[...v].map(([k, x]) => `${JSON.stringify(k)}:${orderedToJson(x)}`).join(',')}}`;
   if (Array.isArray(v)) return `[${v.map(orderedToJson).join(',')}]`;
-  return JSON.stringify(v);
+  return typeof v === 'bigint' ? v.toString() : JSON.stringify(v);
 }
 
 export function field(v: OrderedValue | undefined, key: string): OrderedValue | undefined {

@@ -2,7 +2,7 @@
 // group/kind (exact kind beats group-wide), the object filled into its
 // #object, then inProgress, failed, current read in that order.
 import { createHash } from 'node:crypto';
-import { CueEvaluationError, type CueEngine } from '@flotilla/cue';
+import { CueEvaluationError, stringifyExactJson, type CueEngine } from '@flotilla/cue';
 import { LruPromiseCache } from './build-cache';
 import type { HealthCheckEvaluator, HealthCheckTarget, HealthResult, InstanceBuild, KubeObject, TenantOptions } from './types';
 
@@ -43,7 +43,7 @@ export class CueHealthCheckEvaluator implements HealthCheckEvaluator {
     const fields = ['inProgress', 'failed', 'current'] as const;
     // One evaluation for all three; when one is incomplete (JSON export fails),
     // each is evaluated alone and an incomplete or failing one counts as false.
-    const key = createHash('sha256').update(check.name).update('\0').update(JSON.stringify(obj)).digest('hex');
+    const key = createHash('sha256').update(check.name).update('\0').update(stringifyExactJson(obj)).digest('hex');
     const [inProgress, failed, current] = await this.results.getOrCreate(key, async () => {
       const all = await this.read(base, obj, fields).catch((err: unknown) => {
         if (err instanceof CueEvaluationError) return undefined;

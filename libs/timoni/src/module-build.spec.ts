@@ -125,6 +125,16 @@ describe('buildModule (§2.2)', () => {
     expect(a.context).toBe(b.context);
   });
 
+  it('keeps integers beyond 2^53 exact from CUE and from the values, within int64 as Timoni does', async () => {
+    const exact = await localModule(cue, 'exact', '1.0.0');
+    const b = await buildModule(cue, { instance: 'web', namespace: 'default', module: exact, values: [] });
+    expect(b.steps[0].objects[0].spec).toEqual({ seed: 9007199254740993n, limit: -9223372036854775808n, max: Number('18446744073709551615'), small: 3 });
+    const overlay = [{ path: 'bundle.values.json', content: '{"values":{"seed":-9007199254740993}}' }];
+    const o = await buildModule(cue, { instance: 'web', namespace: 'default', module: exact, values: overlay });
+    expect(o.steps[0].objects[0].spec).toMatchObject({ seed: -9007199254740993n });
+    expect(o.values).toContain('seed:  -9007199254740993');
+  });
+
   it('builds a module whose root package is not main', async () => {
     const tree = { ...app.tree };
     for (const p of ['timoni.cue', 'values.cue']) tree[p] = Buffer.from(tree[p]).toString('utf8').replace('package main', 'package shop');

@@ -3,7 +3,7 @@
 // steps in field order with object validation, health checks, images.
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import { CueEvaluationError, parseOrderedJson, type CueEngine, type FileTree, type ValuesFile } from '@flotilla/cue';
+import { CueEvaluationError, parseExactJson, parseOrderedJson, type CueEngine, type FileTree, type ValuesFile } from '@flotilla/cue';
 import { packageOf, textOf } from './cue-source';
 import { ModuleBuildError, issuesFromDiagnostics, type TimoniIssue } from './errors';
 import { collectImages, stampInstanceLabels, stepObjects } from './object-validate';
@@ -129,7 +129,7 @@ export async function buildModule(cue: CueEngine, req: BuildRequest): Promise<In
   const issues: TimoniIssue[] = [];
   const steps: ApplyStep[] = [];
   for (const f of exported[0].fields ?? []) {
-    const { objects, issues: stepIssues } = stepObjects(f.label, JSON.parse(f.json!));
+    const { objects, issues: stepIssues } = stepObjects(f.label, parseExactJson(f.json!));
     issues.push(...stepIssues);
     for (const o of objects) stampInstanceLabels(o, req.instance, req.namespace);
     steps.push({ name: f.label, objects });
@@ -149,7 +149,7 @@ export async function buildModule(cue: CueEngine, req: BuildRequest): Promise<In
     }
   }
   if (issues.length > 0) fail(issues);
-  const images = exported[1].exists ? collectImages(JSON.parse(exported[1].json!)) : [];
+  const images = exported[1].exists ? collectImages(parseExactJson(exported[1].json!)) : [];
   return {
     instance: req.instance,
     namespace: req.namespace,
