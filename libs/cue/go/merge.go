@@ -36,6 +36,34 @@ func mergeValues(r *MergeRequest) (any, []Diagnostic) {
 	if sel == "" {
 		sel = "values"
 	}
+	// Timoni compiles values without file names, and CUE's order of the
+	// merged fields depends on them: so the merge that counts is anonymous.
+	// Only when it fails is it run again with names, for the diagnostics
+	// to say which file a problem is in.
+	merged, d := mergeFiles(ctx, r, sel, false)
+	if d != nil {
+		if _, named := mergeFiles(newContext(), r, sel, true); named != nil {
+			return nil, named
+		}
+		return nil, d
+	}
+	text := fmt.Sprint(merged)
+	again := ctx.CompileString(sel + ": " + text).LookupPath(cue.MakePath(cue.Str(sel)))
+	if err := again.Err(); err != nil {
+		return nil, toDiagnostics(err)
+	}
+	res := MergeResult{CUE: text, Stored: fmt.Sprint(again.Eval())}
+	if merged.Validate(cue.Concrete(true)) == nil {
+		if j, err := merged.MarshalJSON(); err == nil {
+			res.JSON = string(j)
+		}
+	}
+	return res, nil
+}
+
+// mergeFiles compiles the base and the overlays, each on its own, and lays
+// the overlays over the base in order.
+func mergeFiles(ctx *cue.Context, r *MergeRequest, sel string, named bool) (cue.Value, []Diagnostic) {
 	extract := func(f File) (cue.Value, []Diagnostic) {
 		p, err := cleanTreePath(f.Path)
 		if err != nil {
@@ -52,7 +80,11 @@ func mergeValues(r *MergeRequest) (any, []Diagnostic) {
 			}
 			data = conv.Data
 		}
-		v := ctx.CompileBytes(data, cue.Filename(treeRoot+"/"+p))
+		var opts []cue.BuildOption
+		if named {
+			opts = append(opts, cue.Filename(treeRoot+"/"+p))
+		}
+		v := ctx.CompileBytes(data, opts...)
 		if err := v.Err(); err != nil {
 			return cue.Value{}, toDiagnostics(err)
 		}
@@ -67,33 +99,22 @@ func mergeValues(r *MergeRequest) (any, []Diagnostic) {
 	}
 	merged, d := extract(r.Base)
 	if d != nil {
-		return nil, d
+		return cue.Value{}, d
 	}
 	for _, o := range r.Overlays {
 		ov, d := extract(o)
 		if d != nil {
-			return nil, d
+			return cue.Value{}, d
 		}
 		merged = mergeValue(ov, merged)
 		if err := merged.Err(); err != nil {
-			return nil, toDiagnostics(err)
+			return cue.Value{}, toDiagnostics(err)
 		}
 	}
 	if err := merged.Validate(); err != nil {
-		return nil, toDiagnostics(err)
+		return cue.Value{}, toDiagnostics(err)
 	}
-	text := fmt.Sprint(merged)
-	again := ctx.CompileString(sel + ": " + text).LookupPath(cue.MakePath(cue.Str(sel)))
-	if err := again.Err(); err != nil {
-		return nil, toDiagnostics(err)
-	}
-	res := MergeResult{CUE: text, Stored: fmt.Sprint(again.Eval())}
-	if merged.Validate(cue.Concrete(true)) == nil {
-		if j, err := merged.MarshalJSON(); err == nil {
-			res.JSON = string(j)
-		}
-	}
-	return res, nil
+	return merged, nil
 }
 
 // mergeValue lays overlay over base: structs merge field by field, lists
