@@ -56,6 +56,12 @@ func dispatch(op string, req []byte) (out []byte) {
 			return encodeResponse(nil, inputError("bad moduleImages request: "+err.Error()))
 		}
 		result, diags = moduleImages(&r)
+	case "valuesOrigins":
+		var r OriginsRequest
+		if err := json.Unmarshal(req, &r); err != nil {
+			return encodeResponse(nil, inputError("bad valuesOrigins request: "+err.Error()))
+		}
+		result, diags = valuesOrigins(&r)
 	case "version":
 		result = map[string]string{"cue": cueVersion()}
 	case "test.spin":

@@ -171,33 +171,38 @@ func tagList(tags map[string]string, buildTags []string) []string {
 // dataToCUE converts a JSON or YAML file to CUE source, as Timoni does for
 // bundle and runtime files given in those formats.
 func dataToCUE(name string, data []byte) (*fstestFile, []Diagnostic) {
-	var node ast.Node
+	f, d := dataToAST(name, data)
+	if d != nil {
+		return nil, d
+	}
+	b, err := format.Node(f)
+	if err != nil {
+		return nil, toDiagnostics(err)
+	}
+	return &fstestFile{Data: b, Mode: 0o444}, nil
+}
+
+// dataToAST reads a JSON or YAML file as CUE syntax whose positions are
+// those of the file itself.
+func dataToAST(name string, data []byte) (*ast.File, []Diagnostic) {
 	switch strings.ToLower(path.Ext(name)) {
 	case ".json":
 		expr, err := json.Extract(treeRoot+"/"+name, data)
 		if err != nil {
 			return nil, toDiagnostics(err)
 		}
-		node = expr
+		s, ok := expr.(*ast.StructLit)
+		if !ok {
+			return nil, inputError(fmt.Sprintf("file %s: top level must be an object", name))
+		}
+		return &ast.File{Filename: treeRoot + "/" + name, Decls: s.Elts}, nil
 	case ".yaml", ".yml":
 		f, err := yaml.Extract(treeRoot+"/"+name, data)
 		if err != nil {
 			return nil, toDiagnostics(err)
 		}
-		node = f
+		return f, nil
 	default:
 		return nil, inputError(fmt.Sprintf("file %s: only .cue, .json, .yaml and .yml are supported", name))
 	}
-	if e, ok := node.(ast.Expr); ok {
-		if s, ok := e.(*ast.StructLit); ok {
-			node = &ast.File{Decls: s.Elts}
-		} else {
-			return nil, inputError(fmt.Sprintf("file %s: top level must be an object", name))
-		}
-	}
-	b, err := format.Node(node)
-	if err != nil {
-		return nil, toDiagnostics(err)
-	}
-	return &fstestFile{Data: b, Mode: 0o444}, nil
 }

@@ -64,39 +64,7 @@ func mergeValues(r *MergeRequest) (any, []Diagnostic) {
 // mergeFiles compiles the base and the overlays, each on its own, and lays
 // the overlays over the base in order.
 func mergeFiles(ctx *cue.Context, r *MergeRequest, sel string, named bool) (cue.Value, []Diagnostic) {
-	extract := func(f File) (cue.Value, []Diagnostic) {
-		p, err := cleanTreePath(f.Path)
-		if err != nil {
-			return cue.Value{}, inputError(err.Error())
-		}
-		data, err := f.bytes()
-		if err != nil {
-			return cue.Value{}, inputError(err.Error())
-		}
-		if ext := strings.ToLower(path.Ext(p)); ext != ".cue" {
-			conv, d := dataToCUE(p, data)
-			if d != nil {
-				return cue.Value{}, d
-			}
-			data = conv.Data
-		}
-		var opts []cue.BuildOption
-		if named {
-			opts = append(opts, cue.Filename(treeRoot+"/"+p))
-		}
-		v := ctx.CompileBytes(data, opts...)
-		if err := v.Err(); err != nil {
-			return cue.Value{}, toDiagnostics(err)
-		}
-		x := v.LookupPath(cue.MakePath(cue.Str(sel)))
-		if !x.Exists() {
-			return cue.Value{}, []Diagnostic{{Message: fmt.Sprintf("%s has no top-level %q field", p, sel), File: p, Kind: "cue"}}
-		}
-		if err := x.Err(); err != nil {
-			return cue.Value{}, toDiagnostics(err)
-		}
-		return x, nil
-	}
+	extract := func(f File) (cue.Value, []Diagnostic) { return extractValues(ctx, f, sel, named) }
 	merged, d := extract(r.Base)
 	if d != nil {
 		return cue.Value{}, d
@@ -115,6 +83,50 @@ func mergeFiles(ctx *cue.Context, r *MergeRequest, sel string, named bool) (cue.
 		return cue.Value{}, toDiagnostics(err)
 	}
 	return merged, nil
+}
+
+// extractValues compiles one values file on its own and returns its
+// top-level sel field. Named, the file keeps its name and (for JSON and
+// YAML) its own lines, for positions that point into it.
+func extractValues(ctx *cue.Context, f File, sel string, named bool) (cue.Value, []Diagnostic) {
+	p, err := cleanTreePath(f.Path)
+	if err != nil {
+		return cue.Value{}, inputError(err.Error())
+	}
+	data, err := f.bytes()
+	if err != nil {
+		return cue.Value{}, inputError(err.Error())
+	}
+	var v cue.Value
+	switch {
+	case strings.ToLower(path.Ext(p)) == ".cue" && named:
+		v = ctx.CompileBytes(data, cue.Filename(treeRoot+"/"+p))
+	case strings.ToLower(path.Ext(p)) == ".cue":
+		v = ctx.CompileBytes(data)
+	case named:
+		file, d := dataToAST(p, data)
+		if d != nil {
+			return cue.Value{}, d
+		}
+		v = ctx.BuildFile(file)
+	default:
+		conv, d := dataToCUE(p, data)
+		if d != nil {
+			return cue.Value{}, d
+		}
+		v = ctx.CompileBytes(conv.Data)
+	}
+	if err := v.Err(); err != nil {
+		return cue.Value{}, toDiagnostics(err)
+	}
+	x := v.LookupPath(cue.MakePath(cue.Str(sel)))
+	if !x.Exists() {
+		return cue.Value{}, []Diagnostic{{Message: fmt.Sprintf("%s has no top-level %q field", p, sel), File: p, Kind: "cue"}}
+	}
+	if err := x.Err(); err != nil {
+		return cue.Value{}, toDiagnostics(err)
+	}
+	return x, nil
 }
 
 // mergeValue lays overlay over base: structs merge field by field, lists

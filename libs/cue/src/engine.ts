@@ -17,6 +17,8 @@ import type {
   MergeValuesResult,
   ModuleImage,
   ModuleImagesRequest,
+  ValuesOriginsRequest,
+  CuePosition,
   RewriteFieldsRequest,
 } from './types';
 import { withMemoryMaximum } from './wasm-memory';
@@ -155,6 +157,22 @@ export class CueEngine {
    */
   moduleImages(req: ModuleImagesRequest, call: CallOptions = {}): Promise<ModuleImage[]> {
     return this.run<ModuleImage[]>('moduleImages', { file: toGoFile(req.file.path, req.file.content) }, call);
+  }
+
+  /**
+   * Where the fields at these positions of the generated values file were
+   * set: the last values file defining their path, else the base; `file` is
+   * empty where none does. Lets errors point at the file the user wrote.
+   */
+  valuesOrigins(req: ValuesOriginsRequest, call: CallOptions = {}): Promise<CuePosition[]> {
+    const payload = {
+      base: toGoFile(req.base.path, req.base.content),
+      overlays: req.overlays?.map((o) => toGoFile(o.path, o.content)),
+      selector: req.selector,
+      overlay: toGoFile(req.overlay.path, req.overlay.content),
+      positions: req.positions.map((p) => ({ file: '', line: p.line, column: p.column })),
+    };
+    return this.run<CuePosition[]>('valuesOrigins', payload, call);
   }
 
   /** Fields carrying `@<name>(...)`, found in the sources (no evaluation). */

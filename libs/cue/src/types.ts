@@ -203,3 +203,10 @@ export interface ModuleImage {
   path: string;
   reference: string;
 }
+
+/** Positions in a build's generated values file (`values: <merged cue>`) to map back to the values files. */
+export interface ValuesOriginsRequest extends MergeValuesRequest {
+  /** The generated file, as the build gave it to CUE. */
+  overlay: ValuesFile;
+  positions: Array<Pick<CuePosition, 'line' | 'column'>>;
+}

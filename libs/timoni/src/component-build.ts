@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { CueEngine, FileTree } from '@flotilla/cue';
 import { LruPromiseCache, type BuildCacheStats } from './build-cache';
-import { hashTree } from './module-build';
+import { BUNDLE_VALUES_FILE, hashTree } from './module-build';
 import { parseRuntimeAttribute } from './runtime-attributes';
 import { loadBundle } from './bundle-load';
 import { TimoniError, TimoniValidationError, formatIssue, type TimoniIssue } from './errors';
@@ -120,7 +120,7 @@ export class ComponentBuilder {
       namespace: inst.namespace,
       module,
       // One fixed name: the path is part of the build key, the bundle's name is not in the objects.
-      values: [{ path: 'bundle.values.json', content: `{"values":${inst.values}}` }],
+      values: [{ path: BUNDLE_VALUES_FILE, content: `{"values":${inst.values}}` }],
       kubeVersion,
       tenant: options.tenant,
     });

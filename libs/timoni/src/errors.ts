@@ -53,7 +53,10 @@ export function issuesFromDiagnostics(
     seen.add(key);
     out.push({ message: d.message, file: at.file, line: at.line, column: at.column, subject });
   }
-  return out;
+  // A value in error makes every interpolation using it fail too: the root
+  // causes come first, what follows from them after.
+  const derived = (i: TimoniIssue) => / invalid interpolation: /.test(i.message);
+  return [...out.filter((i) => !derived(i)), ...out.filter(derived)];
 }
 
 /** Several problems found together; `issues` lists each with its position. */

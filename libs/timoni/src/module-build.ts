@@ -8,11 +8,17 @@ import { packageOf, textOf } from './cue-source';
 import { ModuleBuildError, issuesFromDiagnostics, type TimoniIssue } from './errors';
 import { collectImages, stampInstanceLabels, stepObjects } from './object-validate';
 import { TIMONI_SCHEMA } from './schemas';
+import { withValuesOrigins } from './values-origins';
 import type { ApplyStep, BuildContext, HealthCheckTarget, InstanceBuild, LoadedModule } from './types';
 
 /** Offline builds use this kube version, as Timoni does without TIMONI_KUBE_VERSION. */
 export const DEFAULT_KUBE_VERSION = '1.36.3';
 export const DEVEL_VERSION = '0.0.0-devel';
+/**
+ * The path of a bundle instance's values, which the bundle builder writes as
+ * JSON: no one wrote that file, so errors are not traced to it.
+ */
+export const BUNDLE_VALUES_FILE = 'bundle.values.json';
 
 /**
  * The API server's gitVersion as Timoni passes it to modules (§2.2 step 3):
@@ -82,8 +88,9 @@ export async function buildModule(cue: CueEngine, req: BuildRequest): Promise<In
   // §2.3: the instance values laid over the module defaults.
   let mergedCue: string;
   let storedCue: string;
+  const mergeRequest = { base: { path: at('values.cue'), content: tree[at('values.cue')] }, overlays: req.values };
   try {
-    const merged = await cue.mergeValues({ base: { path: at('values.cue'), content: tree[at('values.cue')] }, overlays: req.values }, call);
+    const merged = await cue.mergeValues(mergeRequest, call);
     mergedCue = merged.cue;
     storedCue = merged.stored;
   } catch (err) {
@@ -93,11 +100,12 @@ export async function buildModule(cue: CueEngine, req: BuildRequest): Promise<In
 
   const moduleVersion = req.module.ref.version || DEVEL_VERSION;
   const kubeVersion = req.kubeVersion ?? DEFAULT_KUBE_VERSION;
+  // Byte for byte Timoni's overlay, so the checksum of a config is Timoni's too.
+  const generated = { path: at('values.cue'), content: `package ${pkg}\nvalues: ${mergedCue}` };
   const context: BuildContext = {
     tree: {
       ...tree,
-      // Byte for byte Timoni's overlay, so positions in it are Timoni's too.
-      [at('values.cue')]: `package ${pkg}\nvalues: ${mergedCue}`,
+      [generated.path]: generated.content,
       [at('timoni.schema.cue')]: `package ${pkg}\n\n${TIMONI_SCHEMA}`,
     },
     dir,
@@ -122,7 +130,7 @@ export async function buildModule(cue: CueEngine, req: BuildRequest): Promise<In
     }, call);
     exported = res.exports;
   } catch (err) {
-    if (err instanceof CueEvaluationError) fail(issuesFromDiagnostics(err.diagnostics), err);
+    if (err instanceof CueEvaluationError) fail(issuesFromDiagnostics(await withValuesOrigins(cue, err.diagnostics, generated, mergeRequest, { call, untraced: [BUNDLE_VALUES_FILE] })), err);
     throw err;
   }
 

@@ -10,6 +10,7 @@ import { CueEngine, parseExactJson, readFileTree, type FileTree } from '@flotill
 import { RegistryClient } from '@flotilla/oci';
 import { loadBundle } from './bundle-load';
 import { ComponentBuilder } from './component-build';
+import { ModuleBuildError } from './errors';
 import { buildModule, hashTree, DEVEL_VERSION } from './module-build';
 import { ModuleBuilder } from './module-builder';
 import { ModuleFetcher } from './module-fetch';
@@ -81,5 +82,35 @@ describe('builds match the real Timoni CLI', () => {
     const objects: unknown[] = [];
     for (let i = 0; i < bundle.instances.length; i++) objects.push(...objectsOf(await components.instance(files, bundle, i)));
     expect(objects).toEqual(yamlObjects(out('fleet.yaml')));
+  });
+
+  it('timoni build with bad values → checksum-bad.txt: the same problems, at the line of the file the user wrote, root causes first', async () => {
+    const err = await buildModule(cue, { instance: 'web', namespace: 'apps', module: moduleAt('checksum'), values: [valuesFile('checksum-bad.cue')] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ModuleBuildError);
+    const issues = (err as ModuleBuildError).issues;
+    // Timoni's problems, without the "N errors in empty disjunction" headers
+    // that only announce the lines after them.
+    const timoni = out('checksum-bad.txt')
+      .split('\n')
+      .filter((l) => /^\S+: /.test(l) && !l.startsWith('ERR ') && !/errors in empty disjunction/.test(l))
+      .map((l) => l.replace(/:$/, ''));
+    expect(timoni.length).toBeGreaterThan(0);
+    for (const message of timoni) expect(issues.map((i) => i.message)).toContain(message);
+    // Timoni points at line 4 of the merged text; that field is line 4 of the user's file.
+    expect(issues[0]).toMatchObject({ message: timoni[0], file: 'values/checksum-bad.cue', line: 4 });
+    expect(issues.find((i) => i.message.startsWith('values.app.image.tag'))).toMatchObject({ file: 'values/checksum-bad.cue', line: 5 });
+    const derived = issues.map((i) => / invalid interpolation: /.test(i.message));
+    expect(derived.indexOf(true)).toBeGreaterThan(derived.lastIndexOf(false));
+  });
+
+  it('names a YAML values file and its own line, and the module values.cue for a default', async () => {
+    const bad = { path: 'values/bad.yaml', content: 'values:\n  labels:\n    tier: front\n  app:\n    replicas: -2\n' };
+    const err = (await buildModule(cue, { instance: 'web', namespace: 'apps', module: moduleAt('checksum'), values: [bad] }).catch((e: unknown) => e)) as ModuleBuildError;
+    expect(err).toBeInstanceOf(ModuleBuildError);
+    expect(err.issues[0]).toMatchObject({ file: 'values/bad.yaml', line: 5 });
+    const module = moduleAt('checksum');
+    module.tree['values.cue'] = String(module.tree['values.cue']).replace('replicas: 1', 'replicas: -3');
+    const fromDefault = (await buildModule(cue, { instance: 'web', namespace: 'apps', module, values: [] }).catch((e: unknown) => e)) as ModuleBuildError;
+    expect(fromDefault.issues[0]).toMatchObject({ file: 'values.cue', line: String(module.tree['values.cue']).split('\n').indexOf('\t\treplicas: -3') + 1 });
   });
 });
