@@ -84,6 +84,18 @@ describe('builds match the real Timoni CLI', () => {
     expect(objects).toEqual(yamlObjects(out('fleet.yaml')));
   });
 
+  it('timoni inspect values → stored-*.cue: the values stored in the instance state, evaluated', async () => {
+    const files: FileTree = readFileTree(GOLDEN);
+    const bundle = await loadBundle(cue, { files, paths: ['bundles/stored.cue'], values: {} });
+    const components = new ComponentBuilder(cue, new ModuleFetcher(cue, new RegistryClient()), new ModuleBuilder(cue));
+    for (let i = 0; i < bundle.instances.length; i++) {
+      const build = await components.instance(files, bundle, i);
+      // `timoni inspect values` prints "values:", the stored text and a newline
+      expect(`values: ${build.values}\n`).toBe(out(`stored-${build.instance}.cue`));
+      expect(build.values).not.toMatch(/_cpu|_mcpu|\\\(/);
+    }
+  });
+
   it('timoni build with bad values → checksum-bad.txt: the same problems, at the line of the file the user wrote, root causes first', async () => {
     const err = await buildModule(cue, { instance: 'web', namespace: 'apps', module: moduleAt('checksum'), values: [valuesFile('checksum-bad.cue')] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ModuleBuildError);

@@ -29,3 +29,14 @@ build items web ./items -n apps
 (cd modules && ! "$TIMONI" build web ./checksum -n apps -f ../values/checksum-bad.cue 2>&1 >/dev/null) | sed 's/^[0-9]*:[0-9]*[AP]M //' > out/checksum-bad.txt
 
 (cd bundles && TEAM=platform "$TIMONI" bundle build -f fleet.cue --runtime-from-env) > out/fleet.yaml
+
+# What Timoni stores as an instance's values needs a cluster: with KUBECONFIG
+# set (a disposable test cluster, it creates and deletes the namespace
+# "stored"), the bundle is applied without waiting and the values read back.
+if [ -n "${KUBECONFIG:-}" ]; then
+	(cd bundles && "$TIMONI" bundle apply -f stored.cue --wait=false >/dev/null 2>&1)
+	for instance in web api; do
+		"$TIMONI" inspect values "$instance" -n stored > "out/stored-$instance.cue"
+	done
+	(cd bundles && "$TIMONI" bundle delete -f stored.cue --wait=false >/dev/null 2>&1)
+fi
