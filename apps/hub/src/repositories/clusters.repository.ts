@@ -4,7 +4,8 @@ import { ClusterEntity } from '../database/entities';
 import type { LabelSelector } from '../database/entities';
 import { isUniqueViolation } from './database-errors';
 import { labelSelectorConditions, variesInShape } from './label-selector-sql';
-import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
+import type { ListTotals } from './list-totals';
+import { isoTime, type ListAnswer, MEMBERSHIP_ROW, membershipTotal, queryPrepared, SqlParams, totalOf, whereAll } from './sql';
 
 export interface ClusterFilter {
   group?: string;
@@ -38,7 +39,11 @@ export interface ClusterViewRow {
 export class ClustersRepository {
   private readonly repo: Repository<ClusterEntity>;
 
-  constructor(private readonly db: EntityManager) {
+  /** `totals`: where this replica remembers list totals; without it every list counts */
+  constructor(
+    private readonly db: EntityManager,
+    private readonly totals?: ListTotals,
+  ) {
     this.repo = db.getRepository(ClusterEntity);
   }
 
@@ -46,15 +51,24 @@ export class ClustersRepository {
   async viewPage(filter: ClusterFilter, limit: number, offset: number): Promise<{ rows: ClusterViewRow[]; total: number }> {
     const params = new SqlParams();
     const where = whereAll(clusterConditions(filter, params));
+    const key = `clusters ${JSON.stringify(params.values)}`;
+    const sent = this.totals?.lookup(key);
     // one row even when the page is empty, so the total always comes back
-    const rows = await queryPrepared<ClusterViewRow & { total: number }>(this.db, {
-      text: `SELECT (SELECT count(*) FROM clusters c ${where})::int AS total, v.*
-       FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-         ${viewSql(`SELECT c.* FROM clusters c ${where} ORDER BY c.name LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`)}
-       ) AS v ON true ORDER BY v.name`,
-      values: params.values,
-    }, { prepare: !variesInShape(filter.labelSelector) });
-    return { rows: rows[0].name === null ? [] : rows, total: rows[0].total };
+    const rows = await queryPrepared<ClusterViewRow & ListAnswer>(
+      this.db,
+      {
+        text: `SELECT lv.version::text AS "listVersion", n.total, v.*
+          FROM ${membershipTotal(`SELECT count(*) FROM clusters c ${where}`, params.add(sent?.version ?? null))}
+          LEFT JOIN LATERAL (
+            ${viewSql(`SELECT c.* FROM clusters c ${where} ORDER BY c.name LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`)}
+          ) AS v ON true
+          WHERE ${MEMBERSHIP_ROW} ORDER BY v.name`,
+        values: params.values,
+      },
+      { prepare: !variesInShape(filter.labelSelector) },
+    );
+    const total = totalOf(this.totals, key, sent, rows[0]);
+    return { rows: rows[0].name === null ? [] : rows, total };
   }
 
   async viewByName(name: string): Promise<ClusterViewRow | undefined> {

@@ -5,6 +5,7 @@ import { KubeRepository } from '../kube/kube.repository';
 import { ClustersRepository } from './clusters.repository';
 import { CredentialsRepository } from './credentials.repository';
 import { HistoryRepository } from './history.repository';
+import { ListTotals } from './list-totals';
 import { ProjectsRepository } from './projects.repository';
 import { TargetsRepository } from './targets.repository';
 import { TokensRepository } from './tokens.repository';
@@ -19,9 +20,11 @@ const onDataSource = <T>(make: (ds: DataSource) => T) => ({ inject: [DataSource]
  */
 @Module({
   providers: [
-    { provide: ClustersRepository, ...onDataSource((ds) => new ClustersRepository(ds.manager)) },
+    // one per replica: the totals it remembers serve every request
+    { provide: ListTotals, useFactory: () => new ListTotals() },
+    { provide: ClustersRepository, inject: [DataSource, ListTotals], useFactory: (ds: DataSource, totals: ListTotals) => new ClustersRepository(ds.manager, totals) },
     { provide: ProjectsRepository, ...onDataSource((ds) => new ProjectsRepository(ds.manager)) },
-    { provide: TargetsRepository, ...onDataSource((ds) => new TargetsRepository(ds.manager)) },
+    { provide: TargetsRepository, inject: [DataSource, ListTotals], useFactory: (ds: DataSource, totals: ListTotals) => new TargetsRepository(ds.manager, totals) },
     { provide: HistoryRepository, ...onDataSource((ds) => new HistoryRepository(ds.manager)) },
     { provide: TokensRepository, ...onDataSource((ds) => new TokensRepository(ds.manager)) },
     {
@@ -32,6 +35,6 @@ const onDataSource = <T>(make: (ds: DataSource) => T) => ({ inject: [DataSource]
     KubeRepository,
     UnitOfWork,
   ],
-  exports: [ClustersRepository, ProjectsRepository, TargetsRepository, HistoryRepository, TokensRepository, CredentialsRepository, KubeRepository, UnitOfWork],
+  exports: [ListTotals, ClustersRepository, ProjectsRepository, TargetsRepository, HistoryRepository, TokensRepository, CredentialsRepository, KubeRepository, UnitOfWork],
 })
 export class RepositoriesModule {}

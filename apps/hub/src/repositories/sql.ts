@@ -3,6 +3,7 @@
 // building and entity hydration, which dominated their cost.
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import type { KnownTotal, ListTotals } from './list-totals';
 
 /** Positional parameters: each value gets the next `$n`, so fragments compose without counting. */
 export class SqlParams {
@@ -43,4 +44,31 @@ export function queryPrepared<T>(db: EntityManager, statement: Statement, option
   const name = `flotilla_${createHash('sha1').update(statement.text).digest('hex').slice(0, 20)}`;
   // pg takes a query config ({ name, text }) where TypeORM passes its query string through
   return db.query({ name, text: statement.text } as unknown as string, statement.values);
+}
+
+/**
+ * FROM items giving `lv.version` (the membership version, as text in
+ * "listVersion") and `n.total`: the count `countSql` yields, or NULL when
+ * the version equals `sentVersion` (a parameter), whose total the caller
+ * remembers (ListTotals). CASE evaluates the count only when needed, and
+ * OFFSET 0 keeps the planner from copying it into every row of the page.
+ */
+export function membershipTotal(countSql: string, sentVersion: string): string {
+  return `list_versions AS lv
+    CROSS JOIN LATERAL (SELECT CASE WHEN lv.version = CAST(${sentVersion} AS bigint) THEN NULL ELSE (${countSql})::int END AS total OFFSET 0) AS n`;
+}
+
+/** The condition that picks the one row of list_versions membershipTotal reads. */
+export const MEMBERSHIP_ROW = `lv.name = 'membership'`;
+
+/** The columns membershipTotal adds to a list query's rows. */
+export interface ListAnswer {
+  listVersion: string;
+  total: number | null;
+}
+
+/** The total of a list from its first row: counted now (and remembered), or the one `sent` whose version held. */
+export function totalOf(totals: ListTotals | undefined, key: string, sent: KnownTotal | undefined, row: ListAnswer): number {
+  if (!totals) return row.total!;
+  return totals.resolve(key, sent, { version: row.listVersion, total: row.total });
 }

@@ -5,7 +5,8 @@ import type { Condition, LabelSelector, TargetPhase } from '../database/entities
 import type { ReportComponent } from '@flotilla/engine';
 import { isForeignKeyViolation } from './database-errors';
 import { hasConditions, labelSelectorConditions, variesInShape } from './label-selector-sql';
-import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
+import type { ListTotals } from './list-totals';
+import { isoTime, type ListAnswer, MEMBERSHIP_ROW, membershipTotal, queryPrepared, SqlParams, totalOf, whereAll } from './sql';
 
 /** Narrows a Project's Targets by their phase or their cluster's group and labels. */
 export interface TargetFilter {
@@ -46,7 +47,11 @@ function targetView(rows: string): string {
 export class TargetsRepository {
   private readonly repo: Repository<TargetEntity>;
 
-  constructor(private readonly db: EntityManager) {
+  /** `totals`: where this replica remembers list totals; without it every list counts */
+  constructor(
+    private readonly db: EntityManager,
+    private readonly totals?: ListTotals,
+  ) {
     this.repo = db.getRepository(TargetEntity);
   }
 
@@ -91,21 +96,29 @@ export class TargetsRepository {
     if (filter.phase) conditions.push(`t.phase = ${params.add(filter.phase)}`);
     if (filter.group) conditions.push(`c.group_name = ${params.add(filter.group)}`);
     conditions.push(...labelSelectorConditions('c.labels', filter.labelSelector, params));
-    // The count runs once (a lateral join, not a subquery per row) and joins clusters only
-    // when a filter reads them.
+    // The count joins clusters only when a filter reads them. Phases change on every run
+    // without bumping the membership version, so totals by phase are counted each time.
     const byCluster = filter.group !== undefined || hasConditions(filter.labelSelector);
     const where = whereAll(conditions);
-    const rows = await queryPrepared<TargetViewRow & { total: number }>(this.db, {
-      text: `SELECT n.total, v.*
-       FROM projects p
-       CROSS JOIN LATERAL (SELECT count(*)::int AS total FROM targets t ${byCluster ? 'JOIN clusters c ON c.id = t.cluster_id' : ''} ${where}) AS n
-       LEFT JOIN LATERAL (${targetView(`${WITH_CLUSTER} ${where} ORDER BY c.name LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`)}) AS v ON true
-       WHERE p.name = ${params.add(projectName)}
-       ORDER BY v.cluster`,
-      values: params.values,
-    }, { prepare: !variesInShape(filter.labelSelector) });
+    const totals = filter.phase ? undefined : this.totals;
+    const key = `targets ${JSON.stringify([projectName, ...params.values])}`;
+    const sent = totals?.lookup(key);
+    const rows = await queryPrepared<TargetViewRow & ListAnswer>(
+      this.db,
+      {
+        text: `SELECT lv.version::text AS "listVersion", n.total, v.*
+          FROM projects p
+          CROSS JOIN ${membershipTotal(`SELECT count(*) FROM targets t ${byCluster ? 'JOIN clusters c ON c.id = t.cluster_id' : ''} ${where}`, params.add(sent?.version ?? null))}
+          LEFT JOIN LATERAL (${targetView(`${WITH_CLUSTER} ${where} ORDER BY c.name LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`)}) AS v ON true
+          WHERE p.name = ${params.add(projectName)} AND ${MEMBERSHIP_ROW}
+          ORDER BY v.cluster`,
+        values: params.values,
+      },
+      { prepare: !variesInShape(filter.labelSelector) },
+    );
     if (rows.length === 0) return undefined;
-    return { rows: rows[0].cluster === null ? [] : rows.map(({ total: _, ...view }) => view), total: rows[0].total };
+    const total = totalOf(totals, key, sent, rows[0]);
+    return { rows: rows[0].cluster === null ? [] : rows.map(({ total: _total, listVersion: _version, ...view }) => view), total };
   }
 
   /** The view of the Target of `projectName` on `clusterName`. */

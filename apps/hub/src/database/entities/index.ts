@@ -2,11 +2,12 @@ import { ApiTokenEntity } from './api-token.entity';
 import { ClusterEntity } from './cluster.entity';
 import { CredentialEntity } from './credential.entity';
 import { EventEntity } from './event.entity';
+import { ListVersionEntity } from './list-version.entity';
 import { ProjectEntity } from './project.entity';
 import { RunEntity } from './run.entity';
 import { TargetEntity } from './target.entity';
 
-export { ApiTokenEntity, ClusterEntity, CredentialEntity, EventEntity, ProjectEntity, RunEntity, TargetEntity };
+export { ApiTokenEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity };
 export type { ClusterMode } from './cluster.entity';
 export type { Role } from './api-token.entity';
 export type { Condition, TargetPhase } from './target.entity';
@@ -15,4 +16,4 @@ export type { RunResultKind } from './run.entity';
 export type { LabelSelector, LabelSelectorRequirement, TargetSelector } from './project.entity';
 
 /** Every entity of the hub, for the DataSource. */
-export const hubEntities = [ApiTokenEntity, ClusterEntity, CredentialEntity, EventEntity, ProjectEntity, RunEntity, TargetEntity];
+export const hubEntities = [ApiTokenEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity];
