@@ -98,12 +98,47 @@ describe.each(DATABASE_KINDS)('projects API on %s', (_label, kind) => {
   it('bumps the generation on spec changes only, and Targets follow selector changes', async () => {
     const same = await hub.call('PATCH', '/api/v1/projects/platform', { body: { interval: '10m' } });
     expect(same.body.generation).toBe(1);
-    const res = await hub.call('PATCH', '/api/v1/projects/platform', { body: { source: { ...source, tag: 'v2' }, targets: { names: ['us-1'] }, interval: '1h30m' } });
+    const res = await hub.call('PATCH', '/api/v1/projects/platform', { body: { source: { tag: 'v2' }, targets: { names: ['us-1'], groups: null, labelSelector: null }, interval: '1h30m' } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ generation: 2, interval: '1h30m', source: { tag: 'v2' }, status: { targets: 1 } });
     const t = await hub.call('GET', '/api/v1/projects/platform/targets/us-1');
     expect(t.body).toMatchObject({ cluster: 'us-1', clusterGroup: 'production', generation: 2 });
     expect((await hub.call('PATCH', '/api/v1/projects/platform', { token: viewer, body: { interval: '1m' } })).status).toBe(403);
+  });
+
+  it('takes PATCH as a JSON merge patch: nested fields left out keep their value, null puts back the default', async () => {
+    const create = { name: 'merge', namespace: 'apps', source: { ...source, tag: 'live', path: 'deploy/project.cue' }, annotations: { a: '1', b: '2' }, targets: { names: ['eu-1'], groups: ['staging'] }, cdeventsSink: 'http://127.0.0.1:9/events' };
+    expect((await hub.call('POST', '/api/v1/projects', { body: create })).status).toBe(201);
+    // the journey that broke: a new repository must not reset the tag
+    const moved = await hub.call('PATCH', '/api/v1/projects/merge', { body: { source: { repository: 'oci://127.0.0.1:5000/acme/other' } } });
+    expect(moved.status).toBe(200);
+    expect(moved.body.source).toEqual({ repository: 'oci://127.0.0.1:5000/acme/other', tag: 'live', path: 'deploy/project.cue' });
+    // application/merge-patch+json is read like application/json
+    const res = await fetch(`${hub.url}/api/v1/projects/merge`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${hub.adminToken}`, 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ annotations: { a: null, c: '3' }, targets: { groups: null }, source: { path: null }, cdeventsSink: null, serviceAccountName: 'deployer' }),
+    });
+    expect(res.status).toBe(200);
+    const patched = (await res.json()) as Record<string, unknown>;
+    expect(patched).toMatchObject({
+      annotations: { b: '2', c: '3' },
+      targets: { names: ['eu-1'] },
+      source: { tag: 'live', path: 'project.cue' },
+      cdeventsSink: null,
+      serviceAccountName: 'deployer',
+      generation: 3,
+      status: { targets: 1 },
+    });
+    expect(patched.annotations).not.toHaveProperty('a');
+    expect(patched.targets).not.toHaveProperty('groups');
+    const back = await hub.call('PATCH', '/api/v1/projects/merge', { body: { serviceAccountName: null, interval: null } });
+    expect(back.body).toMatchObject({ serviceAccountName: 'merge', interval: '10m' });
+    // fields that cannot be removed, and bad values inside a patch, are still 400s
+    const bad = await hub.call('PATCH', '/api/v1/projects/merge', { body: { namespace: null, source: { repository: null, tag: 'no spaces' } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.problems).toEqual(expect.arrayContaining(['namespace: must not be null', 'source.repository: must not be null']));
+    expect((await hub.call('DELETE', '/api/v1/projects/merge?instances=orphan')).status).toBe(200);
   });
 
   it('adds and removes Targets as cluster labels and groups change, and as clusters come', async () => {

@@ -10,11 +10,11 @@ import { ProjectsRepository } from '../repositories/projects.repository';
 import { TargetsRepository } from '../repositories/targets.repository';
 import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
-import type { CreateProjectDto, ProjectQuery, RegistryCredentialsDto, TargetsDto, UpdateProjectDto } from './projects.dto';
+import type { CreateProjectDto, ProjectQuery, RegistryCredentialsDto, TargetsDto } from './projects.dto';
+import type { UpdateProjectDto } from './project-patch.dto';
+import { DEFAULT_INTERVAL_S, patchedSpec, type ProjectSpec } from './project-patch';
 import type { DeletionDto, ProjectDto } from './projects.views';
 import type { HubEventReason } from '../events/hub-event';
-
-const DEFAULT_INTERVAL_S = 600;
 
 /** Projects: every change that writes more than one row runs in one transaction. */
 @Injectable()
@@ -65,28 +65,23 @@ export class ProjectsService {
     return (await this.toDtos([await this.find(name)]))[0];
   }
 
-  /** Spec changes bump the generation (and every Target's); selector changes re-sync Targets; all in one transaction. */
+  /**
+   * A JSON merge patch (see patchedSpec). Spec changes bump the generation
+   * (and every Target's); selector changes re-sync Targets; all in one transaction.
+   */
   async update(name: string, dto: UpdateProjectDto): Promise<ProjectDto> {
     await this.uow.transaction(async (tx) => {
       const p = this.refuseWhileDeleting(await findIn(tx, name));
+      const spec = patchedSpec(p, dto);
       const patch: Partial<ProjectEntity> = {};
-      const set = <K extends keyof ProjectEntity>(key: K, value: ProjectEntity[K]) => {
-        if (JSON.stringify(p[key]) !== JSON.stringify(value)) patch[key] = value;
-      };
-      if (dto.namespace !== undefined) set('namespace', dto.namespace);
-      if (dto.source !== undefined) {
-        set('sourceRepository', dto.source.repository);
-        set('sourceTag', dto.source.tag);
-        set('sourcePath', dto.source.path);
+      for (const key of Object.keys(spec) as Array<keyof ProjectSpec>) {
+        if (JSON.stringify(p[key]) !== JSON.stringify(spec[key])) (patch as Record<string, unknown>)[key] = spec[key];
       }
-      if (dto.serviceAccountName !== undefined) set('serviceAccountName', dto.serviceAccountName);
-      if (dto.targets !== undefined) set('targetSelector', selectorFrom(dto.targets));
-      if (dto.rollout !== undefined) set('rolloutGroups', dto.rollout.groups);
-      if (dto.interval !== undefined) set('intervalSeconds', parseDuration(dto.interval)!);
-      if (dto.annotations !== undefined) set('annotations', dto.annotations);
-      if (dto.cdeventsSink !== undefined) set('cdeventsSink', dto.cdeventsSink);
       let credentialsChanged = false;
-      if (dto.registryCredentials !== undefined) {
+      if (dto.registryCredentials === null && p.registryCredentialId) {
+        patch.registryCredentialId = null;
+        credentialsChanged = true;
+      } else if (dto.registryCredentials) {
         const { kind, secret } = registrySecret(dto.registryCredentials);
         if (p.registryCredentialId) await tx.credentials.replace(p.registryCredentialId, kind, secret);
         else patch.registryCredentialId = (await tx.credentials.store(kind, secret)).id;
@@ -97,8 +92,9 @@ export class ProjectsService {
       // A new source or new credentials: the poller resolves the tag again before any Target uses it.
       const sourceMoved = patch.sourceRepository !== undefined || patch.sourceTag !== undefined || credentialsChanged;
       await tx.projects.update(p.id, { ...patch, generation, ...(sourceMoved ? { sourceDigest: null, sourceCheckedAt: null, sourceError: null } : {}) });
+      if (patch.registryCredentialId === null) await tx.credentials.delete(p.registryCredentialId!);
       await tx.targets.setGeneration(p.id, generation);
-      const changed = [...Object.keys(patch), ...(credentialsChanged ? ['registryCredentials'] : [])];
+      const changed = [...Object.keys(patch).filter((k) => k !== 'registryCredentialId'), ...(credentialsChanged ? ['registryCredentials'] : [])];
       await this.note(tx, p, null, 'SpecChanged', `generation ${generation}: ${changed.join(', ')} changed`);
       if (patch.targetSelector) await this.membership.syncProject(tx, { ...p, ...patch, generation });
     });
