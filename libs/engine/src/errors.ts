@@ -85,7 +85,9 @@ export class ProjectLoadError extends EngineError {
   readonly reason = 'InvalidProject';
   readonly retryable = false;
   constructor(readonly path: string, options: { cause: unknown }) {
-    super(`project ${path}: ${messageOf(options.cause)}`, options);
+    // libs/timoni's errors already start with `project <path or name>` and give file:line: say it once
+    const detail = messageOf(options.cause);
+    super(/^project \S+: /.test(detail) ? detail : `project ${path}: ${detail}`, options);
   }
 }
 
