@@ -62,7 +62,7 @@ describe('rollout waves over two groups of clusters', () => {
         { timeoutMs: 30_000, observe: () => target(fleet, 'shop', 'stage-1') },
       );
       // Held back, production may still correct drift, on the revision it has.
-      expect((await fleet.expectCall(202, 'POST', '/api/v1/projects/shop/reconcile?cluster=prod-1')).body).toEqual({ requested: 1 });
+      expect((await fleet.expectCall(202, 'POST', '/api/v1/projects/shop/reconcile?cluster=prod-1')).body).toMatchObject({ requested: 1, sourceError: null });
       const manual = await eventually(
         'the manual run in production',
         async () => (await runs(fleet, 'shop', 'prod-1')).find((r) => r.trigger === 'Manual' && r.result !== 'Running'),

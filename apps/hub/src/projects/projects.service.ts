@@ -10,6 +10,7 @@ import { ProjectsRepository } from '../repositories/projects.repository';
 import { TargetsRepository } from '../repositories/targets.repository';
 import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
+import { RunTriggers } from '../scheduler/run-triggers';
 import type { CreateProjectDto, ProjectQuery, RegistryCredentialsDto, TargetsDto } from './projects.dto';
 import type { UpdateProjectDto } from './project-patch.dto';
 import { DEFAULT_INTERVAL_S, patchedSpec, type ProjectSpec } from './project-patch';
@@ -27,11 +28,12 @@ export class ProjectsService {
     private readonly events: EventsService,
     private readonly membership: MembershipService,
     private readonly clock: Clock,
+    private readonly triggers: RunTriggers,
   ) {}
 
   /** The credential, the Project, its Targets and their events commit together; a taken name is AlreadyExistsError. */
   async create(dto: CreateProjectDto): Promise<ProjectDto> {
-    await this.uow.transaction(async (tx) => {
+    const id = await this.uow.transaction(async (tx) => {
       const credential = dto.registryCredentials ? await storeRegistryCredentials(tx, dto.registryCredentials) : undefined;
       const project = await tx.projects.insert({
         name: dto.name,
@@ -52,7 +54,10 @@ export class ProjectsService {
       });
       await this.note(tx, project, null, 'Created', `Project created at generation 1`);
       await this.membership.syncProject(tx, project);
+      return project.id;
     });
+    // creation is a trigger: the first run waits for neither the poll nor the tick
+    this.triggers.sourceChanged(id);
     return this.get(dto.name);
   }
 
@@ -70,7 +75,7 @@ export class ProjectsService {
    * (and every Target's); selector changes re-sync Targets; all in one transaction.
    */
   async update(name: string, dto: UpdateProjectDto): Promise<ProjectDto> {
-    await this.uow.transaction(async (tx) => {
+    const changed = await this.uow.transaction(async (tx): Promise<{ id: string; sourceMoved: boolean } | undefined> => {
       const p = this.refuseWhileDeleting(await findIn(tx, name));
       const spec = patchedSpec(p, dto);
       const patch: Partial<ProjectEntity> = {};
@@ -87,7 +92,7 @@ export class ProjectsService {
         else patch.registryCredentialId = (await tx.credentials.store(kind, secret)).id;
         credentialsChanged = true;
       }
-      if (Object.keys(patch).length === 0 && !credentialsChanged) return;
+      if (Object.keys(patch).length === 0 && !credentialsChanged) return undefined;
       const generation = p.generation + 1;
       // A new source or new credentials: the poller resolves the tag again before any Target uses it.
       const sourceMoved = patch.sourceRepository !== undefined || patch.sourceTag !== undefined || credentialsChanged;
@@ -97,7 +102,11 @@ export class ProjectsService {
       const changed = [...Object.keys(patch).filter((k) => k !== 'registryCredentialId'), ...(credentialsChanged ? ['registryCredentials'] : [])];
       await this.note(tx, p, null, 'SpecChanged', `generation ${generation}: ${changed.join(', ')} changed`);
       if (patch.targetSelector) await this.membership.syncProject(tx, { ...p, ...patch, generation });
+      return { id: p.id, sourceMoved };
     });
+    // a spec change is a trigger; a new source is resolved first
+    if (changed?.sourceMoved) this.triggers.sourceChanged(changed.id);
+    else if (changed) this.triggers.runsDue();
     return this.get(name);
   }
 
@@ -106,7 +115,7 @@ export class ProjectsService {
    * `delete`: Targets are marked Deleting; the scheduler prunes their instances, then removes the Project.
    */
   async delete(name: string, instances: 'delete' | 'orphan'): Promise<DeletionDto> {
-    return this.uow.transaction(async (tx): Promise<DeletionDto> => {
+    const result = await this.uow.transaction(async (tx): Promise<DeletionDto> => {
       const p = await findIn(tx, name);
       if (instances === 'orphan' || (await tx.targets.forProject(p.id)).length === 0) {
         await tx.projects.delete(p.id);
@@ -121,6 +130,8 @@ export class ProjectsService {
       }
       return { state: 'deleting' };
     });
+    if (result.state === 'deleting') this.triggers.runsDue();
+    return result;
   }
 
   async suspend(name: string, suspend: boolean): Promise<ProjectDto> {
@@ -132,6 +143,7 @@ export class ProjectsService {
       if (!suspend) await tx.targets.requestRun(p.id, undefined, { manual: false });
       await this.note(tx, p, null, suspend ? 'Suspended' : 'Resumed', suspend ? 'reconciliation suspended' : 'reconciliation resumed');
     });
+    if (!suspend) this.triggers.runsDue();
     return this.get(name);
   }
 
