@@ -49,10 +49,16 @@ export function targetOfRef(ref: VersionedObjectRef): WaitTarget {
   return { address: { apiVersion, kind: ref.kind, namespace: ref.namespace || undefined, name: ref.name }, ref, subject: formatSubject(ref) };
 }
 
+/** A pause that ends early on abort; its listener leaves with it, or every poll of a long wait would add one to the signal. */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
 
 /** Health of every target now (missing objects are NotFound). */
