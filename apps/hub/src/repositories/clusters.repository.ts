@@ -45,8 +45,8 @@ export class ClustersRepository {
   }
 
   /** Every cluster, with only what target selection needs. */
-  allForSelection(): Promise<Array<Pick<ClusterEntity, 'id' | 'name' | 'groupName' | 'labels'>>> {
-    return this.repo.find({ select: { id: true, name: true, groupName: true, labels: true }, order: { name: 'ASC' } });
+  allForSelection(): Promise<Array<Pick<ClusterEntity, 'id' | 'name' | 'groupName' | 'labels' | 'mode'>>> {
+    return this.repo.find({ select: { id: true, name: true, groupName: true, labels: true, mode: true }, order: { name: 'ASC' } });
   }
 
   async page(filter: ClusterFilter, limit: number, offset: number): Promise<[ClusterEntity[], number]> {

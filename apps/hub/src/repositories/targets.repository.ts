@@ -2,6 +2,7 @@ import { type EntityManager, In, type Repository, type SelectQueryBuilder } from
 import { ReferenceGoneError } from '../common/errors';
 import { TargetEntity } from '../database/entities';
 import type { LabelSelector, TargetPhase } from '../database/entities';
+import type { Condition } from '@flotilla/engine';
 import { isForeignKeyViolation } from './database-errors';
 import { hasConditions, whereLabelsMatch } from './label-selector-sql';
 
@@ -94,7 +95,7 @@ export class TargetsRepository {
   }
 
   /** Adds the missing (project, cluster) pairs; existing ones are left as they are. */
-  async insertMissing(rows: Array<{ projectId: string; clusterId: string; generation: number; phase: TargetPhase }>): Promise<void> {
+  async insertMissing(rows: Array<{ projectId: string; clusterId: string; generation: number; phase: TargetPhase; conditions?: Condition[] }>): Promise<void> {
     if (rows.length === 0) return;
     try {
       await this.repo.createQueryBuilder().insert().into(TargetEntity).values(rows).orIgnore().execute();
