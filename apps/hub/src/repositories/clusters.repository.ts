@@ -74,4 +74,27 @@ export class ClustersRepository {
   async delete(id: string): Promise<void> {
     await this.repo.delete({ id });
   }
+
+  /**
+   * Claims up to `limit` push clusters not checked for `intervalMs` (database
+   * time) by stamping their check time, so replicas never check one twice;
+   * returns them for the check, which records its own time and outcome.
+   */
+  async claimDueChecks(intervalMs: number, limit: number): Promise<ClusterEntity[]> {
+    const res: unknown = await this.repo.query(
+      `WITH due AS (
+         SELECT id FROM clusters
+         WHERE mode = 'push' AND server IS NOT NULL AND credential_id IS NOT NULL
+           AND (last_checked_at IS NULL OR last_checked_at <= now() - $1 * interval '1 millisecond')
+         ORDER BY last_checked_at NULLS FIRST, id
+         LIMIT $2
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE clusters c SET last_checked_at = now() FROM due WHERE c.id = due.id RETURNING c.id`,
+      [intervalMs, limit],
+    );
+    // node-postgres answers an UPDATE … RETURNING with [rows, count], PGlite with the rows
+    const rows = (Array.isArray(res) && res.length === 2 && Array.isArray(res[0]) && typeof res[1] === 'number' ? res[0] : res) as Array<{ id: string }>;
+    return rows.length ? this.repo.find({ where: { id: In(rows.map((r) => r.id)) }, order: { name: 'ASC' } }) : [];
+  }
 }
