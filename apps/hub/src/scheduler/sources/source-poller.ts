@@ -11,7 +11,7 @@ import { TargetsRepository } from '../../repositories/targets.repository';
 import { isAuthRefusal, PullSecretReader } from './pull-secret-credentials';
 import { pushConnection } from '../push-connection';
 import { openRegistryCredentials } from './registry-credentials';
-import { targetsToAdvance } from '../rollout';
+import { heldBack, targetsToAdvance } from '../rollout';
 import { SchedulerMetrics } from '../scheduler.metrics';
 import { Limiter } from './limiter';
 import { type DueSource, SourcesRepository } from './sources.repository';
@@ -230,8 +230,11 @@ export class SourcePoller {
     if (!project) return;
     const targets = await this.targets.forProject(project.id);
     const members = targets.map((t) => ({ id: t.id, group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));
-    await this.targets.advanceTo(targetsToAdvance(project.rolloutGroups, revision, members), revision);
+    const advancing = targetsToAdvance(project.rolloutGroups, revision, members);
+    await this.targets.advanceTo(advancing, revision);
     const message = source.digest ? `${source.repository}:${source.tag} moved to ${digest}` : `${source.repository}:${source.tag} resolved to ${digest}`;
     await this.events.record({ projectId: project.id, clusterName: null, type: 'Normal', reason: 'NewRevision', message, revision });
+    const held = heldBack(project.rolloutGroups, revision, members, new Set(advancing));
+    if (held) await this.events.record({ projectId: project.id, clusterName: null, type: 'Normal', reason: 'RolloutWaiting', message: held, revision });
   }
 }
