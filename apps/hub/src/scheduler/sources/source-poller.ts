@@ -108,7 +108,9 @@ export class SourcePoller {
     const work = (async () => {
       const source = await this.repo.claimSource(projectId);
       if (!source) return false;
-      await this.resolveGroup(this.newPoll(), [source]);
+      // bounded with the poll's own resolutions: a burst of triggers cannot flood the registry
+      const poll = this.newPoll();
+      await this.limiter.run(() => (poll.signal.aborted ? Promise.resolve() : this.resolveGroup(poll, [source])));
       return true;
     })();
     this.triggered.add(work);
