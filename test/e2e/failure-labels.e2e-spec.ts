@@ -3,7 +3,7 @@ import { shopProjectFiles } from './fixtures/projects';
 import type { HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
 import { eventually } from './support/eventually';
-import { createProject, target, type TargetView } from './support/shop';
+import { createProject, readyOn, target, type TargetView } from './support/shop';
 import { uniqueName } from './support/spoke';
 import { spokeSuite } from './support/suite';
 
@@ -17,11 +17,12 @@ jest.setTimeout(90_000);
 
 describe('failures named for what they are', () => {
   let fleet: HubFleet;
-  const { registry, ns } = spokeSuite('e2e-labels', { started: (f) => (fleet = f) });
+  const { registry, kube, ns } = spokeSuite('e2e-labels', { instanceNamespaces: (n) => [n, `${n}-bye`], started: (f) => (fleet = f) });
   let repo: string;
+  let moduleUrl: string;
 
   beforeAll(async () => {
-    const moduleUrl = await publishWebapp(registry);
+    moduleUrl = await publishWebapp(registry);
     repo = projectRepository();
     await publishProject(registry, repo, shopProjectFiles({ moduleUrl, moduleVersion: '1.0.0', namespace: ns, infra: ['db'], message: 'hi', extraWebValues: 'replica: 2' }));
   });
@@ -70,5 +71,27 @@ describe('failures named for what they are', () => {
       const failed = events.find((e) => e.reason === 'InstanceApplyFailed');
       expect(failed?.message).toMatch(/ build failed after \d+ ms: /);
       expect(failed?.message).not.toMatch(/ applied in /);
+    })());
+
+  it('says a Target is deleting while a finalizer holds its deletion, not that it is Ready', () =>
+    fleet.guard(async () => {
+      const goodRepo = projectRepository();
+      const revision = `latest@${await publishProject(registry, goodRepo, shopProjectFiles({ moduleUrl, moduleVersion: '1.0.0', namespace: `${ns}-bye`, infra: ['db'], message: 'bye' }))}`;
+      await createProject(fleet, { name: 'bye', namespace: ns, repository: goodRepo });
+      await readyOn(fleet, 'bye', 'spoke-1', revision);
+      const held = { apiVersion: 'v1', kind: 'ConfigMap', namespace: `${ns}-bye`, name: 'web-config' };
+      await kube.patch(held, { metadata: { finalizers: ['flotilla.test/hold'] } }, 'merge', { fieldManager: 'flotilla-e2e' });
+      await fleet.expectCall(202, 'DELETE', '/api/v1/projects/bye');
+      const deleting = await eventually(
+        'the Target to say it is deleting',
+        async () => {
+          const t = await target(fleet, 'bye', 'spoke-1');
+          return t.phase === 'Deleting' && ready(t).status === 'Unknown' ? t : undefined;
+        },
+        { timeoutMs: 30_000, observe: () => target(fleet, 'bye', 'spoke-1') },
+      );
+      expect(ready(deleting).message).toBe('deleting the instances of project bye from cluster spoke-1');
+      await kube.patch(held, { metadata: { finalizers: null } }, 'merge', { fieldManager: 'flotilla-e2e' });
+      await eventually('the Project to be gone', async () => ((await fleet.call('GET', '/api/v1/projects/bye')).status === 404 ? true : undefined), { timeoutMs: 30_000 });
     })());
 });

@@ -92,6 +92,13 @@ export class TargetRunService {
     return this.execute(keeper, target, project, cluster, digest, shutdown);
   }
 
+  /** While instances are deleted the Target is no longer Ready on what it applied. */
+  private deletingStatus(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity) {
+    const message = `deleting the instances of project ${project.name} from cluster ${cluster.name}`;
+    const now = this.clock.now();
+    return [condition('Ready', 'Unknown', 'Progressing', message, now, target.conditions), condition('Reconciling', 'True', 'Progressing', message, now, target.conditions)];
+  }
+
   /** A wave holds this Target back: one event per revision held (the condition says it on every run). */
   private async noteHeld(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity, message: string): Promise<void> {
     if (target.conditions.some((c) => c.reason === 'RolloutWaiting' && c.message.startsWith(message))) return;
@@ -113,7 +120,7 @@ export class TargetRunService {
       revision,
       trigger,
       phase: deleting ? 'Deleting' : 'Reconciling',
-      conditions: reconcilingStatus(this.clock.now(), target.conditions, revision ?? project.sourceTag),
+      conditions: deleting ? this.deletingStatus(project, cluster, target) : reconcilingStatus(this.clock.now(), target.conditions, revision ?? project.sourceTag),
     });
     if (!started) return 'lost';
 
