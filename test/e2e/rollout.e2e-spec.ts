@@ -62,7 +62,7 @@ describe('rollout waves over two groups of clusters', () => {
         { timeoutMs: 30_000, observe: () => target(fleet, 'shop', 'stage-1') },
       );
       // Held back, production may still correct drift, on the revision it has.
-      expect((await fleet.expectCall(202, 'POST', '/api/v1/projects/shop/reconcile?cluster=prod-1')).body).toEqual({ requested: 1 });
+      expect((await fleet.expectCall(202, 'POST', '/api/v1/projects/shop/reconcile?cluster=prod-1')).body).toMatchObject({ requested: 1, sourceError: null });
       const manual = await eventually(
         'the manual run in production',
         async () => (await runs(fleet, 'shop', 'prod-1')).find((r) => r.trigger === 'Manual' && r.result !== 'Running'),
@@ -71,6 +71,18 @@ describe('rollout waves over two groups of clusters', () => {
       expect(manual).toMatchObject({ result: 'Succeeded', revision: v1 });
       const prod = await target(fleet, 'shop', 'prod-1');
       expect(prod).toMatchObject({ phase: 'Ready', lastAppliedRevision: v1 });
+      // and says what holds it back, as does an event for it and one for the Project
+      expect(prod.conditions.find((c) => c.type === 'Reconciling')).toMatchObject({
+        status: 'True',
+        reason: 'RolloutWaiting',
+        message: `revision ${broken} waits for group staging to be Ready on it; correcting drift on ${v1} meanwhile`,
+      });
+      const events = (await fleet.expectCall(200, 'GET', '/api/v1/projects/shop/events?limit=200')).body.items as Array<{ cluster: string | null; reason: string; message: string }>;
+      expect(events).toEqual(expect.arrayContaining([
+        expect.objectContaining({ cluster: 'prod-1', reason: 'RolloutWaiting', message: `revision ${broken} waits for group staging to be Ready on it` }),
+        expect.objectContaining({ cluster: null, reason: 'RolloutWaiting', message: `revision ${broken} waits in group production for group staging to be Ready on it` }),
+      ]));
+      expect(events.filter((e) => e.cluster === 'prod-1' && e.reason === 'RolloutWaiting' && e.message.includes(broken))).toHaveLength(1);
       expect((await runs(fleet, 'shop', 'prod-1')).filter((r) => r.revision === broken)).toEqual([]);
       expect((await configMapData(kube, prodNs))['web-config']).toEqual({ message: 'v1', cluster: 'prod-1' });
 

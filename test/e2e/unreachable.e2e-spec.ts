@@ -51,6 +51,8 @@ describe('push mode: an unreachable cluster next to a reachable one', () => {
       const ready = ghost.conditions.find((c) => c.type === 'Ready')!;
       expect(ready.status).toBe('False');
       expect(ready.message).toMatch(/127\.0\.0\.1:1|ECONNREFUSED|connect/i);
+      // the API server did not answer: not a registry or credentials problem
+      expect(ready.reason).toBe('ClusterUnreachable');
       expect(ghost.conditions.find((c) => c.type === 'Reconciling')).toMatchObject({ reason: 'ProgressingWithRetry' });
       const ghostRuns = await runs(fleet, 'shop', 'ghost');
       expect(ghostRuns.map((r) => r.result)).toEqual(['Failed', 'Failed']);

@@ -55,7 +55,8 @@ export async function createHubApp(config: HubConfig, options: HubAppOptions = {
   app.use(authenticateEarly(app.get(AuthService)));
   app.use(requireJsonBody);
   // A kubeconfig may be up to 256 KiB; anything past 1 MiB is refused with 413.
-  app.useBodyParser('json', { limit: '1mb' });
+  // Every JSON type requireJsonBody lets through, application/merge-patch+json included.
+  app.useBodyParser('json', { limit: '1mb', type: ['application/json', 'application/*+json'] });
   app.useGlobalPipes(new DtoValidationPipe());
   app.useGlobalFilters(new HttpErrorFilter(logger, outage));
   setupOpenApi(app);

@@ -123,6 +123,9 @@ describe('the API edge refuses hostile input with a 4xx', () => {
       expect([res.status, res.body.problems]).toEqual([400, [problem]]);
     }
     expect((await hub.call('PATCH', '/api/v1/projects/edge', { body: { annotations: { a: big } } })).status).toBe(200);
+    // a merge patch adds to what is there: the limit holds for the result
+    const merged = await hub.call('PATCH', '/api/v1/projects/edge', { body: { annotations: { b: big } } });
+    expect([merged.status, merged.body.problems]).toEqual([400, ['annotations: keys and values together must be at most 256 KiB, as Kubernetes allows, after the merge']]);
     const doc = (await hub.call('GET', '/api/docs-json', { token: null })).body;
     expect(doc.components.schemas.TargetsDto.properties.names.maxItems).toBe(1000);
     expect(doc.components.schemas.BasicRegistryCredentialsDto.properties.password.maxLength).toBe(16384);

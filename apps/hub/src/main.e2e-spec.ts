@@ -46,6 +46,8 @@ describe('compiled hub (npm start)', () => {
       const lines = hub.output().split('\n').filter((l) => l.startsWith('{'));
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.every((l) => !l.includes(token!))).toBe(true);
+      // times are ISO 8601 in UTC, not epoch milliseconds
+      for (const l of lines) expect((JSON.parse(l) as { time: unknown }).time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       const res = await fetch(`${url}/readyz`);
       expect(res.status).toBe(200);
       // the compiled hub serves the contract the API tests hold it to

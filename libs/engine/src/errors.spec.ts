@@ -1,3 +1,4 @@
+import { ProjectError } from '@flotilla/timoni';
 import {
   BundleError, ComponentTimeoutError, DependencyNotReadyError, FetchError, InstanceBuildError, ProjectLoadError, ResolveError, formatMs,
 } from './errors';
@@ -11,6 +12,10 @@ describe('engine errors', () => {
     expect(e.cause).toBe(cause);
     expect(e.message).toBe('project project.cue: project.cue:7:3: needs unknown component "db"');
     expect([e.step, e.reason, e.retryable]).toEqual(['load', 'InvalidProject', false]);
+    // libs/timoni already names the project file: once is enough
+    const timoni = new ProjectError('project project.cue', [{ message: 'field not allowed', file: 'project.cue', line: 3 }]);
+    expect(new ProjectLoadError('project.cue', { cause: timoni }).message).toBe(timoni.message);
+    expect(timoni.message).not.toMatch(/project project\.cue: project project\.cue/);
     expect(new ResolveError('r:latest', { cause: new Error('x') }).retryable).toBe(true);
   });
 

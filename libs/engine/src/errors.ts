@@ -47,6 +47,24 @@ export class ClusterUnreachableError extends EngineError {
 }
 
 /**
+ * The service account the run impersonates, or its namespace, does not exist
+ * in the target cluster: every request as it would be refused with a 403 that
+ * names neither. Someone may create them: retried.
+ */
+export class ServiceAccountNotFoundError extends EngineError {
+  readonly step = 'connect';
+  readonly reason = 'ServiceAccountNotFound';
+  readonly retryable = true;
+  constructor(readonly namespace: string, readonly serviceAccount: string, readonly namespaceMissing: boolean, cluster: string) {
+    super(
+      namespaceMissing
+        ? `namespace ${namespace} does not exist in cluster ${cluster}: the Project applies as ServiceAccount ${namespace}/${serviceAccount}; create the namespace, the service account and its role binding`
+        : `ServiceAccount ${namespace}/${serviceAccount} does not exist in cluster ${cluster}: the Project applies as it; create it and bind it a role`,
+    );
+  }
+}
+
+/**
  * Thrown by a ManifestGenerator when the failure is transient (a module
  * registry that did not answer): the engine then retries instead of stalling.
  */
@@ -85,7 +103,9 @@ export class ProjectLoadError extends EngineError {
   readonly reason = 'InvalidProject';
   readonly retryable = false;
   constructor(readonly path: string, options: { cause: unknown }) {
-    super(`project ${path}: ${messageOf(options.cause)}`, options);
+    // libs/timoni's errors already start with `project <path or name>` and give file:line: say it once
+    const detail = messageOf(options.cause);
+    super(/^project \S+: /.test(detail) ? detail : `project ${path}: ${detail}`, options);
   }
 }
 

@@ -28,6 +28,13 @@ describe('instance events', () => {
     const text = instanceEventText(instance({ ready: false, objects: [], error: { reason: 'ApplyFailed', step: 'apply', message: 'component front, instance web: apply: forbidden', retryable: true } }));
     expect(text).toMatchObject({ reason: 'InstanceApplyFailed', type: 'Warning' });
     expect(text.message).toMatch(/; error: component front, instance web: apply: forbidden$/);
+    expect(text.message).toContain(' apply failed after 42 ms: ');
+  });
+
+  it('a build failure says so, not "applied"', () => {
+    const text = instanceEventText(instance({ ready: false, objects: [], module: undefined, durationMs: 4, error: { reason: 'BuildFailed', step: 'build', message: 'component front, instance web: build: values.cue:3: conflict', retryable: false } }));
+    expect(text.message).toMatch(/^instance apps\/web \(component front\) build failed after 4 ms: /);
+    expect(text.message).not.toContain('applied');
   });
 
   it('pruned and deleted instances have their own reasons; long messages are cut', () => {

@@ -25,6 +25,13 @@ function truncate(s: string): string {
   return s.length <= EVENT_MESSAGE_LIMIT ? s : `${s.slice(0, EVENT_MESSAGE_LIMIT - 3)}...`;
 }
 
+/** What became of the instance: `applied in`, or the step that failed (`build failed after`), never `applied` for a failure. */
+function outcome(i: ReportInstance): string {
+  if (!i.error) return `${i.action} in`;
+  const step = i.error.step === 'wait' ? 'health check' : i.error.step === 'timeout' ? 'component timeout' : i.error.step;
+  return `${step} failed after`;
+}
+
 /** `instance ns/name (component c) module m@v applied in 42 ms: counts; objects: …; error: …` */
 export function instanceEventText(i: ReportInstance): InstanceEventText {
   const module = i.module ? ` module ${i.module.name}@${i.module.version}` : '';
@@ -35,7 +42,7 @@ export function instanceEventText(i: ReportInstance): InstanceEventText {
   return {
     reason: i.error ? `Instance${VERBS[i.action]}Failed` : `Instance${DONE[i.action]}`,
     type: i.error ? 'Warning' : 'Normal',
-    message: truncate(`instance ${i.namespace}/${i.name} (component ${i.component})${module} ${i.action} in ${i.durationMs} ms: ${counts}${objects}${error}`),
+    message: truncate(`instance ${i.namespace}/${i.name} (component ${i.component})${module} ${outcome(i)} ${i.durationMs} ms: ${counts}${objects}${error}`),
   };
 }
 

@@ -50,6 +50,9 @@ describe('instances of a Project on the cluster (harness API server)', () => {
     const pruned = await pruneInstance(manager, { name: 'stuck', namespace: ns, component: 'a' }, 800);
     expect(pruned.error?.reason).toBe('PruneFailed');
     expect(pruned.error?.message).toContain(`prune instance ${ns}/stuck`);
+    // names the object that holds it and why, not only that time ran out
+    expect(pruned.error?.message).toMatch(new RegExp(`ConfigMap/${ns}/stuck-cm status: 'Terminating'`));
+    expect(pruned.error?.message).not.toContain('deadline of');
     expect(await manager.storage.read(ns, 'stuck')).toBeDefined();
     await manager.client.patch({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'stuck-cm' }, { metadata: { finalizers: null } }, 'merge', { fieldManager: 'flotilla-test' });
   });

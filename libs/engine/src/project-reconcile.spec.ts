@@ -3,7 +3,7 @@
 import { CueEngine } from '@flotilla/cue';
 import { recordObjects, type KubeObject } from '@flotilla/kube';
 import { runStatus } from './conditions';
-import { ComponentTimeoutError, ProjectLoadError, BundleError, DependencyNotReadyError, ResolveError } from './errors';
+import { ComponentTimeoutError, ProjectLoadError, BundleError, DependencyNotReadyError, ResolveError, ServiceAccountNotFoundError } from './errors';
 import { instanceEventText, instanceKubeEvent } from './instance-event';
 import { appliedInstance } from './run-report';
 import { formatRevision, reconcileProject, type ReconcileDeps } from './project-reconcile';
@@ -216,6 +216,20 @@ describe('reconcileProject with the Timoni generator (real registry and API serv
     expect(generator.stats().projectLoads).toBe(2);
   });
 
+  it('names a missing service account or namespace instead of the 403 a request as it would get', async () => {
+    await pushProject(registryClient(), repo, projectFiles(moduleUrl, ns, { cache: false, web: 'hello' }));
+    const noAccount = await reconcileProject({ project: project(ns, repo, { serviceAccountName: 'nobody' }), cluster: { name: 'c1', group: 'staging' } }, deps());
+    expect(noAccount.ok).toBe(false);
+    expect(noAccount.error).toBeInstanceOf(ServiceAccountNotFoundError);
+    expect(noAccount.error?.message).toBe(`ServiceAccount ${ns}/nobody does not exist in cluster c1: the Project applies as it; create it and bind it a role`);
+    const missing = unique('missing');
+    const noNamespace = await reconcileProject({ project: project(missing, repo), cluster: { name: 'c1', group: 'staging' } }, deps());
+    expect(noNamespace.error?.message).toMatch(new RegExp(`^namespace ${missing} does not exist in cluster c1: the Project applies as ServiceAccount ${missing}/deployer`));
+    const status = runStatus(noNamespace, new Date());
+    expect([status.decision, status.reason]).toEqual(['retry', 'ServiceAccountNotFound']);
+    expect(status.message).not.toContain('403');
+  });
+
   it('a broken revision is a clear error, stalls, and keeps the last good objects', async () => {
     const files = projectFiles(moduleUrl, ns, { cache: false, web: 'broken' });
     files['project.cue'] = files['project.cue'].replace('needs: ["infra"]', 'needs: ["infra", "database"]');
@@ -226,6 +240,7 @@ describe('reconcileProject with the Timoni generator (real registry and API serv
     expect(result.error).toBeInstanceOf(ProjectLoadError);
     expect(result.error?.message).toContain('needs unknown component "database"');
     expect(result.error?.message).toContain('project.cue');
+    expect(result.error?.message.match(/\bproject /g)).toHaveLength(1);
     const status = runStatus(result, new Date());
     expect(status.decision).toBe('stall');
     expect(status.conditions.map((c) => [c.type, c.status, c.reason])).toEqual([['Ready', 'False', 'InvalidProject'], ['Stalled', 'True', 'InvalidProject']]);

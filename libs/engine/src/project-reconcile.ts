@@ -17,6 +17,7 @@ import { instanceKey, ownedBy, planPrune } from './prune-plan';
 import { callHook, emptyRunResult, namespaceSet, tenantManager } from './run-result';
 import { resolveRegistryCredentials } from './registry-credentials';
 import { resolveTag, type SourceCache } from './source-fetch';
+import { checkServiceAccount } from './service-account-check';
 import type {
   ComponentResult, CredentialsStore, GeneratorTarget, InstanceResult, ManifestGenerator, ProjectPlan, ReconcileHooks,
   ReconcileInput, RunContext, RunResult, RuntimeObjectReader, SourceFiles,
@@ -71,7 +72,8 @@ async function reconcileSteps(input: ReconcileInput, deps: ReconcileDeps, option
   const context: RunContext = { project, cluster: result.cluster, source: result.source };
   const run = tenantManager(deps.manager, project, options, input.signal);
 
-  // credentials → resolve → fetch → load
+  // service account → credentials → resolve → fetch → load
+  if (options.impersonate) await checkServiceAccount(input.signal ? deps.manager.withSignal(input.signal).client : deps.manager.client, project, input.cluster.name);
   const credentials = await resolveRegistryCredentials(project, deps.credentials, deps.manager.client);
   const registry = deps.registries ? deps.registries.get(credentials) : new RegistryClient({ ...options.registry, credentials: credentials.source });
   const digest = input.digest ?? (await timed(result, 'resolveMs', () => resolveTag(registry, project.source.repository, project.source.tag, { signal: input.signal })));

@@ -5,6 +5,7 @@
 export const FAILURE_REASONS = [
   'RegistryCredentialsFailed',
   'ClusterUnreachable',
+  'ServiceAccountNotFound',
   'ArtifactResolveFailed',
   'ArtifactFetchFailed',
   'InvalidArtifact',
@@ -31,7 +32,7 @@ export const RETRY_REASON = 'ProgressingWithRetry';
 /**
  * Reasons of the Ready, Reconciling and Stalled conditions: the engine's, and
  * those of a controller holding a run back (source not resolved yet, rollout
- * wave not open, suspended).
+ * wave not open, suspended, a cluster mode it cannot serve yet).
  */
 export const CONDITION_REASONS = [
   READY_REASON,
@@ -42,5 +43,6 @@ export const CONDITION_REASONS = [
   'SourceResolveFailed',
   'RolloutWaiting',
   'Suspended',
+  'AgentModeUnavailable',
 ] as const;
 export type ConditionReason = (typeof CONDITION_REASONS)[number];

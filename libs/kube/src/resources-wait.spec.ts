@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { configMap, createNamespace, deployment, job, testCluster } from '../testdata/cluster';
 import { WaitFailedError, WaitTimeoutError } from './errors';
 import { defaultApplyOptions } from './resources-apply';
@@ -52,6 +53,22 @@ describe('wait (real API server)', () => {
     expect(err).toBeInstanceOf(WaitTimeoutError);
     expect((err as WaitTimeoutError).objects).toEqual([expect.objectContaining({ subject: `Deployment/${ns}/web`, status: 'InProgress' })]);
     expect((err as Error).message).not.toContain('ConfigMap');
+  });
+
+  it('leaves no abort listener behind on its signal, however many times it polls', async () => {
+    const ns = await createNamespace(client, 'wait-listeners');
+    const set = await manager.prepare([deployment(ns, 'web')], { name: 'app', namespace: ns });
+    await manager.applyAllStaged(set, defaultApplyOptions());
+    const signal = new AbortController().signal;
+    let polls = 0;
+    const counting = manager.withSignal(signal);
+    const get = counting.client.getOptional.bind(counting.client);
+    counting.client.getOptional = (a) => (polls++, get(a));
+    const err = await counting.wait(set, { ...quick(800), intervalMs: 20, initialIntervalMs: 20, signal }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect(polls).toBeGreaterThan(1);
+    // one listener per pause was the MaxListenersExceededWarning of long waits
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   });
 
   it('stopped before its first poll, reports every object as not observed', async () => {

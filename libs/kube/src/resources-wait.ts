@@ -49,10 +49,16 @@ export function targetOfRef(ref: VersionedObjectRef): WaitTarget {
   return { address: { apiVersion, kind: ref.kind, namespace: ref.namespace || undefined, name: ref.name }, ref, subject: formatSubject(ref) };
 }
 
+/** A pause that ends early on abort; its listener leaves with it, or every poll of a long wait would add one to the signal. */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
 
 /** Health of every target now (missing objects are NotFound). */
@@ -110,10 +116,20 @@ function notReady(targets: readonly WaitTarget[], last: ObjectHealth[] | undefin
 export async function waitForTermination(client: ObjectClient, targets: readonly WaitTarget[], options: WaitOptions = defaultWaitOptions()): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
   let pause = Math.min(options.initialIntervalMs, options.intervalMs);
+  let last: ObjectHealth[] | undefined;
+  // Stopped from outside (the caller's deadline): report what was last seen, not the aborted GET.
+  const stopped = () => new WaitTimeoutError(options.timeoutMs, last ?? notReady(targets, undefined));
   for (;;) {
+    if (options.signal?.aborted) throw stopped();
     const remaining: ObjectHealth[] = [];
     for (const t of targets) {
-      const live = await client.getOptional(t.address);
+      let live;
+      try {
+        live = await client.getOptional(t.address);
+      } catch (err) {
+        if (options.signal?.aborted) throw stopped();
+        throw err;
+      }
       if (live) {
         remaining.push({
           ref: t.ref,
@@ -124,6 +140,7 @@ export async function waitForTermination(client: ObjectClient, targets: readonly
       }
     }
     if (!remaining.length) return;
+    last = remaining;
     const left = deadline - Date.now();
     if (left <= 0 || options.signal?.aborted) throw new WaitTimeoutError(options.timeoutMs, remaining);
     await sleep(Math.min(pause, left), options.signal);

@@ -10,7 +10,8 @@ export interface Logger {
 }
 
 export function createLogger(level: 'debug' | 'info' | 'warn' | 'error', destination?: DestinationStream): Logger {
-  const p = pino({ level, base: { service: 'flotilla-agent' }, redact: { paths: ['*.token', '*.password'], censor: '[redacted]' } }, destination);
+  // ISO 8601 times, as the hub's
+  const p = pino({ level, base: { service: 'flotilla-agent' }, timestamp: pino.stdTimeFunctions.isoTime, redact: { paths: ['*.token', '*.password'], censor: '[redacted]' } }, destination);
   return {
     debug: (m, f) => p.debug(f ?? {}, m),
     info: (m, f) => p.info(f ?? {}, m),

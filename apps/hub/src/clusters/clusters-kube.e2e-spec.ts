@@ -1,6 +1,8 @@
+import { DataSource } from 'typeorm';
 import { harnessEnv } from '../../../../test/harness/env';
 import { startTestHub, type TestHub } from '../../test/hub';
 import { kubeconfigYaml } from '../../test/kubeconfig';
+import { ClustersService } from './clusters.service';
 
 // Against the harness's real kube-apiserver: registration checks connectivity with the given credentials.
 describe('push clusters against the harness kube-apiserver', () => {
@@ -76,5 +78,28 @@ describe('push clusters against the harness kube-apiserver', () => {
     expect(listed.find((c) => c.name === 'real-kc')?.status.warnings).toEqual([expect.stringContaining('"real"')]);
     // a cluster the hub never reached has no identity to compare
     expect(listed.find((c) => c.name === 'no-ca')?.status.warnings).toEqual([]);
+  });
+
+  it('checks push clusters again once their interval has passed: reachability, version and lastChecked', async () => {
+    const ds = hub.app.get(DataSource);
+    const ghost = await hub.call('POST', '/api/v1/clusters', { body: { name: 'gone-later', mode: 'push', endpoint: { server: kube().server, caData: kube().caData }, credentials: { token: kube().admin.token } } });
+    expect(ghost.body.status.reachable).toBe(true);
+    // the API server of gone-later moves away, and both were last checked an hour ago
+    await ds.query(`UPDATE clusters SET server = 'https://127.0.0.1:1', last_checked_at = now() - interval '1 hour' WHERE name = 'gone-later'`);
+    await ds.query(`UPDATE clusters SET last_checked_at = now() - interval '1 hour' WHERE name = 'real'`);
+    const before = Date.parse((await hub.call('GET', '/api/v1/clusters/real')).body.status.lastChecked);
+    const checks = hub.app.get(ClustersService);
+    expect(await checks.checkDue(60_000, 100)).toEqual(expect.arrayContaining(['gone-later', 'real']));
+    const real = (await hub.call('GET', '/api/v1/clusters/real')).body;
+    expect(real.status).toMatchObject({ reachable: true, version: kube().version, error: null });
+    expect(Date.parse(real.status.lastChecked)).toBeGreaterThan(before);
+    const gone = (await hub.call('GET', '/api/v1/clusters/gone-later')).body;
+    expect(gone.status).toMatchObject({ reachable: false, error: expect.stringContaining('127.0.0.1:1') });
+    // checked just now: not due again, on this replica or another
+    expect(await checks.checkDue(60_000, 100)).toEqual([]);
+    // agent clusters are never checked by the hub
+    await hub.call('POST', '/api/v1/clusters', { body: { name: 'an-agent', mode: 'agent' } });
+    await ds.query(`UPDATE clusters SET last_checked_at = NULL WHERE name = 'an-agent'`);
+    expect(await checks.checkDue(60_000, 100)).toEqual([]);
   });
 });

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { RepositoriesModule } from '../repositories/repositories.module';
 import { TargetingModule } from '../targeting/targeting.module';
+import { ClusterCheckLoop } from './cluster-check-loop';
 import { ClustersController } from './clusters.controller';
 import { ClustersService } from './clusters.service';
 
 @Module({
   imports: [RepositoriesModule, TargetingModule],
   controllers: [ClustersController],
-  providers: [ClustersService],
+  providers: [ClustersService, ClusterCheckLoop],
 })
 export class ClustersModule {}

@@ -124,6 +124,27 @@ export class ClustersService {
     return this.get(name);
   }
 
+  /**
+   * The periodic check: claims the push clusters not checked for
+   * `intervalMs` and checks each (at most `limit` per call, at once, each
+   * under the probe's deadline). Returns the names checked.
+   */
+  async checkDue(intervalMs: number, limit: number): Promise<string[]> {
+    const due = await this.clusters.claimDueChecks(intervalMs, limit);
+    await Promise.all(
+      due.map(async (cluster) => {
+        try {
+          const auth = (await secretOf(this.credentials, cluster)).auth;
+          await this.check(cluster, credentialsWith({ server: cluster.server!, caData: cluster.caData ?? undefined, insecureSkipTLSVerify: cluster.insecureSkipTlsVerify }, auth));
+        } catch (err) {
+          // the check records what the cluster answered; this is the hub's own trouble (credentials, database)
+          this.logger.error({ cluster: cluster.name, err: err instanceof Error ? err.message : String(err) }, 'cluster check failed');
+        }
+      }),
+    );
+    return due.map((c) => c.name);
+  }
+
   private async check(cluster: ClusterEntity, conn: ClusterCredentials): Promise<void> {
     const at = this.clock.now();
     try {

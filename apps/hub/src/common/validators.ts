@@ -66,7 +66,12 @@ export function IsLabelKey(): PropertyDecorator {
 /** Kubernetes' own limit on all annotations of an object together. */
 export const MAX_ANNOTATIONS_BYTES = 256 * 1024;
 
-function stringMapDecorator(name: string, valueCheck: (k: string, v: unknown) => string | undefined, options?: ValidationOptions, maxTotalBytes?: number) {
+type ValueCheck = (k: string, v: unknown) => string | undefined;
+
+/** In a merge patch a null value removes the key; every other value is checked as usual. */
+const orNull = (check: ValueCheck): ValueCheck => (k, v) => (v === null ? undefined : check(k, v));
+
+function stringMapDecorator(name: string, valueCheck: ValueCheck, options?: ValidationOptions, maxTotalBytes?: number) {
   return (object: object, propertyName: string): void => {
     let problem = '';
     registerDecorator({
@@ -107,14 +112,31 @@ export function IsLabelMap(options?: ValidationOptions) {
   return stringMapDecorator('isLabelMap', labelValueProblem, options);
 }
 
+const annotationValueProblem: ValueCheck = (k, v) => (typeof v === 'string' ? undefined : `value of "${k}" must be a string`);
+
 /** Kubernetes annotations: valid keys, any string values. */
 export function IsAnnotationMap(options?: ValidationOptions) {
-  return stringMapDecorator('isAnnotationMap', (k, v) => (typeof v === 'string' ? undefined : `value of "${k}" must be a string`), options, MAX_ANNOTATIONS_BYTES);
+  return stringMapDecorator('isAnnotationMap', annotationValueProblem, options, MAX_ANNOTATIONS_BYTES);
+}
+
+/** A merge patch of labels: IsLabelMap, where null removes a label. */
+export function IsLabelMapPatch(options?: ValidationOptions) {
+  return stringMapDecorator('isLabelMapPatch', orNull(labelValueProblem), options);
+}
+
+/** A merge patch of annotations: IsAnnotationMap, where null removes an annotation. */
+export function IsAnnotationMapPatch(options?: ValidationOptions) {
+  return stringMapDecorator('isAnnotationMapPatch', orNull(annotationValueProblem), options, MAX_ANNOTATIONS_BYTES);
 }
 
 /** Like IsOptional, but only `undefined` counts as absent: an explicit null is checked (and refused) like any value. */
 export function Optional(): PropertyDecorator {
   return ValidateIf((_o, v) => v !== undefined);
+}
+
+/** In a merge patch (RFC 7396) null removes the field: absent and null skip the checks, the service gives null its meaning. */
+export function OptionalOrNull(): PropertyDecorator {
+  return ValidateIf((_o, v) => v !== undefined && v !== null);
 }
 
 /** A nested DTO: must be an object (not an array or scalar) and is validated as `type`. */

@@ -4,7 +4,7 @@ describe('parseHubConfig', () => {
   it('defaults to port 8080 on all interfaces with the embedded database under ./.flotilla', () => {
     const c = parseHubConfig({}, '/srv/hub');
     expect(c).toEqual({ port: 8080, host: '0.0.0.0', dataDir: '/srv/hub/.flotilla', logLevel: 'info', scheduler: { ...defaultSchedulerConfig(), hubId: c.scheduler.hubId } });
-    expect(c.scheduler).toMatchObject({ enabled: true, tickMs: 2000, leaseTtlMs: 30_000, concurrency: 8, sourcePollMs: 60_000 });
+    expect(c.scheduler).toMatchObject({ enabled: true, tickMs: 2000, leaseTtlMs: 30_000, concurrency: 8, sourcePollMs: 60_000, clusterCheckMs: 60_000 });
     expect(c.scheduler.hubId).toMatch(/^.+-\d+-[0-9a-f]{6}$/);
     expect(c.databaseUrl).toBeUndefined();
   });
@@ -40,11 +40,12 @@ describe('parseHubConfig', () => {
       FLOTILLA_SCHEDULER_TICK: '250ms',
       FLOTILLA_LEASE_TTL: '10s',
       FLOTILLA_SOURCE_POLL_INTERVAL: '5m',
+      FLOTILLA_CLUSTER_CHECK_INTERVAL: '30s',
       FLOTILLA_SHUTDOWN_GRACE: '0s',
       FLOTILLA_SCHEDULER_CONCURRENCY: '32',
       FLOTILLA_HUB_ID: 'hub-a',
     });
-    expect(c.scheduler).toEqual({ ...defaultSchedulerConfig(), enabled: false, tickMs: 250, leaseTtlMs: 10_000, sourcePollMs: 300_000, shutdownGraceMs: 0, concurrency: 32, hubId: 'hub-a' });
+    expect(c.scheduler).toEqual({ ...defaultSchedulerConfig(), enabled: false, tickMs: 250, leaseTtlMs: 10_000, sourcePollMs: 300_000, clusterCheckMs: 30_000, shutdownGraceMs: 0, concurrency: 32, hubId: 'hub-a' });
   });
 
   it('lists every bad scheduler setting', () => {

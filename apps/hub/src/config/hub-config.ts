@@ -36,6 +36,8 @@ export interface SchedulerConfig {
   concurrency: number;
   /** How often each Project's tag is resolved again (FLOTILLA_SOURCE_POLL_INTERVAL, default 1m). */
   sourcePollMs: number;
+  /** How often the hub checks each push cluster's API server: reachability and version (FLOTILLA_CLUSTER_CHECK_INTERVAL, default 1m). */
+  clusterCheckMs: number;
   /** tag resolutions in flight at once (each under the registry client's deadline) */
   sourceConcurrency: number;
   /** At shutdown, how long runs may finish before they are aborted and their leases released (FLOTILLA_SHUTDOWN_GRACE, default 20s). */
@@ -53,6 +55,7 @@ export function defaultSchedulerConfig(): SchedulerConfig {
     leaseTtlMs: 30_000,
     concurrency: 8,
     sourcePollMs: 60_000,
+    clusterCheckMs: 60_000,
     sourceConcurrency: 8,
     shutdownGraceMs: 20_000,
     hubId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
@@ -144,10 +147,11 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
     else if (['off', 'false', '0'].includes(scheduler)) config.scheduler.enabled = false;
     else problems.push(`FLOTILLA_SCHEDULER=${JSON.stringify(scheduler)}: expected on or off`);
   }
-  const durations: Array<[string, 'tickMs' | 'leaseTtlMs' | 'sourcePollMs' | 'shutdownGraceMs', number]> = [
+  const durations: Array<[string, 'tickMs' | 'leaseTtlMs' | 'sourcePollMs' | 'clusterCheckMs' | 'shutdownGraceMs', number]> = [
     ['FLOTILLA_SCHEDULER_TICK', 'tickMs', 10],
     ['FLOTILLA_LEASE_TTL', 'leaseTtlMs', 1000],
     ['FLOTILLA_SOURCE_POLL_INTERVAL', 'sourcePollMs', 1000],
+    ['FLOTILLA_CLUSTER_CHECK_INTERVAL', 'clusterCheckMs', 1000],
     ['FLOTILLA_SHUTDOWN_GRACE', 'shutdownGraceMs', 0],
   ];
   for (const [name, field, min] of durations) {

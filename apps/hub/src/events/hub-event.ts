@@ -12,6 +12,7 @@ export const HUB_EVENT_REASONS = [
   'TargetAdded',
   'TargetRemoved',
   'NewRevision',
+  'RolloutWaiting',
   'SourceResolveFailed',
   'InstancesDeleted',
   'InstancesOrphaned',

@@ -13,9 +13,9 @@ const REDACT = [
   '*.dockerConfigJson',
 ];
 
-/** The hub's JSON logger; `destination` lets tests capture every line. */
+/** The hub's JSON logger, `time` in ISO 8601 (UTC) for people and log stores alike; `destination` lets tests capture every line. */
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
-  return pino({ level, base: { service: 'flotilla-hub' }, redact: { paths: REDACT, censor: '[redacted]' } }, destination);
+  return pino({ level, base: { service: 'flotilla-hub' }, timestamp: pino.stdTimeFunctions.isoTime, redact: { paths: REDACT, censor: '[redacted]' } }, destination);
 }
 
 /** Routes Nest's own log calls into pino; its chatty startup lines (module and route lists) go to debug. */

@@ -99,6 +99,15 @@ describe('OpenAPI', () => {
     expect(doc.paths['/api/v1/clusters/{name}'].get.parameters[0].schema).toEqual({ type: 'string', pattern: DNS_LABEL.source, maxLength: 63 });
     expect(doc.paths['/api/v1/tokens/{id}'].delete.parameters[0].schema).toEqual({ type: 'string', format: 'uuid' });
     expect(doc.paths['/api/v1/projects/{name}'].patch.requestBody.required).toBe(false);
+    // PATCH of a Project is a merge patch: nothing defaults, null removes
+    const patch = doc.paths['/api/v1/projects/{name}'].patch;
+    expect(patch.description).toContain('RFC 7396');
+    expect(Object.keys(patch.requestBody.content)).toEqual(['application/merge-patch+json', 'application/json']);
+    expect(schemas.SourcePatchDto.properties.tag).toMatchObject({ type: ['string', 'null'] });
+    expect(schemas.SourcePatchDto.properties.tag.default).toBeUndefined();
+    expect(schemas.SourcePatchDto.required ?? []).toEqual([]);
+    expect(schemas.UpdateProjectDto.properties.annotations.additionalProperties).toEqual({ type: ['string', 'null'] });
+    expect(schemas.TargetsPatchDto.properties.labelSelector.anyOf).toEqual([{ $ref: '#/components/schemas/LabelSelectorPatchDto' }, { type: 'null' }]);
     expect(list.responses['431']).toBeDefined();
   });
 

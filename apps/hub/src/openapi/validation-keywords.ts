@@ -39,13 +39,17 @@ function keywordsOf(m: ValidationMetadata): Keywords | undefined {
       return { type: 'object', propertyNames: { pattern: LABEL_KEY.source }, additionalProperties: { type: 'string', pattern: LABEL_VALUE.source } };
     case 'isAnnotationMap':
       return { type: 'object', propertyNames: { pattern: LABEL_KEY.source }, additionalProperties: { type: 'string' } };
+    case 'isLabelMapPatch':
+      return { type: 'object', propertyNames: { pattern: LABEL_KEY.source }, additionalProperties: { type: ['string', 'null'], pattern: LABEL_VALUE.source } };
+    case 'isAnnotationMapPatch':
+      return { type: 'object', propertyNames: { pattern: LABEL_KEY.source }, additionalProperties: { type: ['string', 'null'] } };
     default:
       return undefined;
   }
 }
 
 const NO_NUL = '^[^\\u0000]*$';
-const MAP_CHECKS = new Set(['isLabelMap', 'isAnnotationMap']);
+const MAP_CHECKS = new Set(['isLabelMap', 'isAnnotationMap', 'isLabelMapPatch', 'isAnnotationMapPatch']);
 
 /** Every class the validation pipe checks, with the checks each declares per property (a base class holds its own). */
 function validatedClasses(): Map<DtoClass, Map<string, ValidationMetadata[]>> {

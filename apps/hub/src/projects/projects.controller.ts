@@ -1,9 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/openapi-errors';
 import type { ServerResponse } from 'node:http';
 import { CursorQuery } from '../common/cursor';
-import { CreateProjectDto, DeleteProjectQuery, EventQuery, ProjectQuery, ReconcileQuery, TargetQuery, UpdateProjectDto } from './projects.dto';
+import { CreateProjectDto, DeleteProjectQuery, EventQuery, ProjectQuery, ReconcileQuery, TargetQuery } from './projects.dto';
+import { UpdateProjectDto } from './project-patch.dto';
 import { ProjectsService } from './projects.service';
 import { DeletionDto, EventPageDto, ProjectDto, ProjectPageDto, ReconcileRequestedDto, RunPageDto, TargetDto, TargetPageDto } from './projects.views';
 import { TargetsService } from './targets.service';
@@ -36,8 +37,10 @@ export class ProjectsController {
     return this.projects.get(name);
   }
 
-  /** Spec changes bump `generation`; target changes add and remove Targets. */
+  /** A JSON merge patch; spec changes bump `generation`; target changes add and remove Targets. */
   @Patch(':name')
+  @ApiOperation({ description: 'A JSON merge patch (RFC 7396): fields left out keep their value, nested objects merge field by field, null removes a field (its default comes back), lists and registryCredentials are replaced whole.' })
+  @ApiConsumes('application/merge-patch+json', 'application/json')
   @ApiOkResponse({ type: ProjectDto })
   update(@Param('name') name: string, @Body() dto: UpdateProjectDto): Promise<ProjectDto> {
     return this.projects.update(name, dto);

@@ -9,10 +9,13 @@ import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMap, IsHttpUrl, IsLabelKey, I
 import { TARGET_PHASES, type TargetPhase } from '../database/entities';
 import { IsLabelSelectorQuery } from '../targeting/selector';
 
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const OCI_REPOSITORY = /^oci:\/\/[a-zA-Z0-9.-]+(:\d+)?(\/[a-z0-9]+([._-][a-z0-9]+)*)+$/;
-const OCI_TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+export const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+export const OCI_REPOSITORY = /^oci:\/\/[a-zA-Z0-9.-]+(:\d+)?(\/[a-z0-9]+([._-][a-z0-9]+)*)+$/;
+export const OCI_TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
 const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
+// eslint-disable-next-line no-control-regex -- NUL and control characters are what it refuses
+export const PROJECT_FILE = /^(?!\/)(?![^\u0000-\u001f]*(?:^|\/)\.\.(?:\/|$))[^\u0000-\u001f]+\.cue$/;
+export const PROJECT_FILE_MESSAGE = 'must be a relative path to a .cue file, without ".."';
 const MIN_INTERVAL_S = 10;
 const MAX_INTERVAL_S = 7 * 24 * 3600;
 
@@ -31,8 +34,7 @@ export class SourceDto {
   @ApiPropertyOptional({ default: 'project.cue', description: 'path of the project file inside the artifact' })
   @Optional()
   @IsString({ message: 'must be a string' })
-  // eslint-disable-next-line no-control-regex -- NUL and control characters are what it refuses
-  @Matches(/^(?!\/)(?![^\u0000-\u001f]*(?:^|\/)\.\.(?:\/|$))[^\u0000-\u001f]+\.cue$/, { message: 'must be a relative path to a .cue file, without ".."' })
+  @Matches(PROJECT_FILE, { message: PROJECT_FILE_MESSAGE })
   path: string = 'project.cue';
 }
 
@@ -176,22 +178,27 @@ abstract class ProjectSpecFields {
   cdeventsSink?: string;
 
   crossFieldProblems(): string[] {
-    const problems: string[] = [];
-    if (this.interval !== undefined && typeof this.interval === 'string') {
-      const s = parseDuration(this.interval);
-      if (s === undefined) problems.push(`interval: "${this.interval}" is not a duration such as 10m or 1h30m`);
-      else if (s < MIN_INTERVAL_S || s > MAX_INTERVAL_S) problems.push('interval: must be between 10s and 168h');
-    }
-    for (const [i, e] of (this.targets?.labelSelector?.matchExpressions ?? []).entries()) {
-      if (!(e instanceof LabelSelectorRequirementDto)) continue;
-      const path = `targets.labelSelector.matchExpressions[${i}]`;
-      const needsValues = e.operator === 'In' || e.operator === 'NotIn';
-      if (needsValues && !(e.values?.length)) problems.push(`${path}.values: ${e.operator} needs at least one value`);
-      if (!needsValues && e.values?.length) problems.push(`${path}.values: ${e.operator} takes no values`);
-    }
-    if (this.registryCredentials instanceof RegistryCredentialsDto) problems.push(...this.registryCredentials.crossFieldProblems());
-    return problems;
+    return specProblems(this);
   }
+}
+
+/** The checks that span fields, for a new Project and for a patch alike. */
+export function specProblems(spec: { interval?: string | null; targets?: { labelSelector?: { matchExpressions?: unknown[] | null } | null } | null; registryCredentials?: unknown }): string[] {
+  const problems: string[] = [];
+  if (spec.interval !== undefined && typeof spec.interval === 'string') {
+    const s = parseDuration(spec.interval);
+    if (s === undefined) problems.push(`interval: "${spec.interval}" is not a duration such as 10m or 1h30m`);
+    else if (s < MIN_INTERVAL_S || s > MAX_INTERVAL_S) problems.push('interval: must be between 10s and 168h');
+  }
+  for (const [i, e] of (spec.targets?.labelSelector?.matchExpressions ?? []).entries()) {
+    if (!(e instanceof LabelSelectorRequirementDto)) continue;
+    const path = `targets.labelSelector.matchExpressions[${i}]`;
+    const needsValues = e.operator === 'In' || e.operator === 'NotIn';
+    if (needsValues && !(e.values?.length)) problems.push(`${path}.values: ${e.operator} needs at least one value`);
+    if (!needsValues && e.values?.length) problems.push(`${path}.values: ${e.operator} takes no values`);
+  }
+  if (spec.registryCredentials instanceof RegistryCredentialsDto) problems.push(...spec.registryCredentials.crossFieldProblems());
+  return problems;
 }
 
 export class CreateProjectDto extends ProjectSpecFields implements CrossFieldChecks {
@@ -222,27 +229,6 @@ export class CreateProjectDto extends ProjectSpecFields implements CrossFieldChe
   @Optional()
   @IsBoolean({ message: 'must be true or false' })
   suspend: boolean = false;
-}
-
-export class UpdateProjectDto extends ProjectSpecFields implements CrossFieldChecks {
-  @ApiPropertyOptional()
-  @Optional()
-  @IsString({ message: 'must be a string' })
-  @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
-  @MaxLength(63, { message: 'must be at most 63 characters' })
-  namespace?: string;
-
-  @ApiPropertyOptional({ type: SourceDto })
-  @Optional()
-  @NestedObject(() => SourceDto)
-  source?: SourceDto;
-
-  @ApiPropertyOptional({ maxLength: 253 })
-  @Optional()
-  @IsString({ message: 'must be a string' })
-  @Matches(DNS_SUBDOMAIN, { message: 'must be a DNS subdomain' })
-  @MaxLength(253, { message: 'must be at most 253 characters' })
-  serviceAccountName?: string;
 }
 
 export class ProjectQuery extends PageQuery {

@@ -50,7 +50,7 @@ describe.each(DATABASE_KINDS)('projects API on %s', (_label, kind) => {
     expect(names(byLabel.body)).toEqual(['eu-1']);
     expect((await hub.call('GET', '/api/v1/projects/platform/targets?phase=Ready')).body.total).toBe(0);
     expect((await hub.call('GET', '/api/v1/projects/platform/targets?labelSelector=%3D%3D')).status).toBe(400);
-    expect(targets.body.items[0]).toMatchObject({ phase: 'Pending', generation: 1, observedGeneration: null, lastAppliedRevision: null, conditions: [], attempt: 0 });
+    expect(targets.body.items[0]).toMatchObject({ phase: 'Pending', generation: 1, observedGeneration: null, lastAppliedRevision: null, conditions: [expect.objectContaining({ reason: 'AgentModeUnavailable' })], attempt: 0 });
   });
 
   it('lists every problem of a bad Project in one 400', async () => {
@@ -88,6 +88,14 @@ describe.each(DATABASE_KINDS)('projects API on %s', (_label, kind) => {
     expect(res.body.problems).toHaveLength(14);
   });
 
+  it('says plainly that a Target on an agent cluster gets no work yet', async () => {
+    const t = await hub.call('GET', '/api/v1/projects/platform/targets/stage-1');
+    expect(t.body.phase).toBe('Pending');
+    expect(t.body.conditions).toEqual([
+      expect.objectContaining({ type: 'Ready', status: 'False', reason: 'AgentModeUnavailable', message: expect.stringContaining('cluster stage-1 is registered with mode agent') }),
+    ]);
+  });
+
   it('refuses a duplicate name with 409 and answers 404 for unknown Projects and Targets', async () => {
     expect((await hub.call('POST', '/api/v1/projects', { body: { name: 'platform', namespace: 'x', source } })).status).toBe(409);
     for (const path of ['/api/v1/projects/nope', '/api/v1/projects/nope/targets', '/api/v1/projects/platform/targets/us-1', '/api/v1/projects/nope/events']) {
@@ -98,12 +106,47 @@ describe.each(DATABASE_KINDS)('projects API on %s', (_label, kind) => {
   it('bumps the generation on spec changes only, and Targets follow selector changes', async () => {
     const same = await hub.call('PATCH', '/api/v1/projects/platform', { body: { interval: '10m' } });
     expect(same.body.generation).toBe(1);
-    const res = await hub.call('PATCH', '/api/v1/projects/platform', { body: { source: { ...source, tag: 'v2' }, targets: { names: ['us-1'] }, interval: '1h30m' } });
+    const res = await hub.call('PATCH', '/api/v1/projects/platform', { body: { source: { tag: 'v2' }, targets: { names: ['us-1'], groups: null, labelSelector: null }, interval: '1h30m' } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ generation: 2, interval: '1h30m', source: { tag: 'v2' }, status: { targets: 1 } });
     const t = await hub.call('GET', '/api/v1/projects/platform/targets/us-1');
     expect(t.body).toMatchObject({ cluster: 'us-1', clusterGroup: 'production', generation: 2 });
     expect((await hub.call('PATCH', '/api/v1/projects/platform', { token: viewer, body: { interval: '1m' } })).status).toBe(403);
+  });
+
+  it('takes PATCH as a JSON merge patch: nested fields left out keep their value, null puts back the default', async () => {
+    const create = { name: 'merge', namespace: 'apps', source: { ...source, tag: 'live', path: 'deploy/project.cue' }, annotations: { a: '1', b: '2' }, targets: { names: ['eu-1'], groups: ['staging'] }, cdeventsSink: 'http://127.0.0.1:9/events' };
+    expect((await hub.call('POST', '/api/v1/projects', { body: create })).status).toBe(201);
+    // the journey that broke: a new repository must not reset the tag
+    const moved = await hub.call('PATCH', '/api/v1/projects/merge', { body: { source: { repository: 'oci://127.0.0.1:5000/acme/other' } } });
+    expect(moved.status).toBe(200);
+    expect(moved.body.source).toEqual({ repository: 'oci://127.0.0.1:5000/acme/other', tag: 'live', path: 'deploy/project.cue' });
+    // application/merge-patch+json is read like application/json
+    const res = await fetch(`${hub.url}/api/v1/projects/merge`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${hub.adminToken}`, 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ annotations: { a: null, c: '3' }, targets: { groups: null }, source: { path: null }, cdeventsSink: null, serviceAccountName: 'deployer' }),
+    });
+    expect(res.status).toBe(200);
+    const patched = (await res.json()) as Record<string, unknown>;
+    expect(patched).toMatchObject({
+      annotations: { b: '2', c: '3' },
+      targets: { names: ['eu-1'] },
+      source: { tag: 'live', path: 'project.cue' },
+      cdeventsSink: null,
+      serviceAccountName: 'deployer',
+      generation: 3,
+      status: { targets: 1 },
+    });
+    expect(patched.annotations).not.toHaveProperty('a');
+    expect(patched.targets).not.toHaveProperty('groups');
+    const back = await hub.call('PATCH', '/api/v1/projects/merge', { body: { serviceAccountName: null, interval: null } });
+    expect(back.body).toMatchObject({ serviceAccountName: 'merge', interval: '10m' });
+    // fields that cannot be removed, and bad values inside a patch, are still 400s
+    const bad = await hub.call('PATCH', '/api/v1/projects/merge', { body: { namespace: null, source: { repository: null, tag: 'no spaces' } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.problems).toEqual(expect.arrayContaining(['namespace: must not be null', 'source.repository: must not be null']));
+    expect((await hub.call('DELETE', '/api/v1/projects/merge?instances=orphan')).status).toBe(200);
   });
 
   it('adds and removes Targets as cluster labels and groups change, and as clusters come', async () => {
@@ -131,8 +174,9 @@ describe.each(DATABASE_KINDS)('projects API on %s', (_label, kind) => {
   it('reconciles on request, suspends and resumes', async () => {
     const all = await hub.call('POST', '/api/v1/projects/gold/reconcile');
     expect(all.status).toBe(202);
-    expect(all.body).toEqual({ requested: 1 });
-    expect((await hub.call('POST', '/api/v1/projects/gold/reconcile?cluster=us-1')).body).toEqual({ requested: 1 });
+    // the tag is resolved first; nothing serves this repository, so the answer says why it could not be
+    expect(all.body).toEqual({ requested: 1, revision: null, sourceError: expect.stringContaining('cannot resolve oci://127.0.0.1:5000/acme/platform:latest') });
+    expect((await hub.call('POST', '/api/v1/projects/gold/reconcile?cluster=us-1')).body).toMatchObject({ requested: 1 });
     expect((await hub.call('POST', '/api/v1/projects/gold/reconcile?cluster=eu-1')).status).toBe(404);
     expect((await hub.call('POST', '/api/v1/projects/gold/reconcile', { token: viewer })).status).toBe(403);
     const suspended = await hub.call('POST', '/api/v1/projects/gold/suspend');

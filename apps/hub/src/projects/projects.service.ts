@@ -8,11 +8,12 @@ import { EventsService } from '../events/events.service';
 import { ProjectsRepository, type ProjectViewRow } from '../repositories/projects.repository';
 import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
-import type { CreateProjectDto, ProjectQuery, RegistryCredentialsDto, TargetsDto, UpdateProjectDto } from './projects.dto';
+import { RunTriggers } from '../scheduler/run-triggers';
+import type { CreateProjectDto, ProjectQuery, RegistryCredentialsDto, TargetsDto } from './projects.dto';
+import type { UpdateProjectDto } from './project-patch.dto';
+import { DEFAULT_INTERVAL_S, patchedSpec, type ProjectSpec } from './project-patch';
 import type { DeletionDto, ProjectDto } from './projects.views';
 import type { HubEventReason } from '../events/hub-event';
-
-const DEFAULT_INTERVAL_S = 600;
 
 /** Projects: every change that writes more than one row runs in one transaction. */
 @Injectable()
@@ -23,11 +24,12 @@ export class ProjectsService {
     private readonly events: EventsService,
     private readonly membership: MembershipService,
     private readonly clock: Clock,
+    private readonly triggers: RunTriggers,
   ) {}
 
   /** The credential, the Project, its Targets and their events commit together; a taken name is AlreadyExistsError. */
   async create(dto: CreateProjectDto): Promise<ProjectDto> {
-    await this.uow.transaction(async (tx) => {
+    const id = await this.uow.transaction(async (tx) => {
       const credential = dto.registryCredentials ? await storeRegistryCredentials(tx, dto.registryCredentials) : undefined;
       const project = await tx.projects.insert({
         name: dto.name,
@@ -48,7 +50,10 @@ export class ProjectsService {
       });
       await this.note(tx, project, null, 'Created', `Project created at generation 1`);
       await this.membership.syncProject(tx, project);
+      return project.id;
     });
+    // creation is a trigger: the first run waits for neither the poll nor the tick
+    this.triggers.sourceChanged(id);
     return this.get(dto.name);
   }
 
@@ -63,43 +68,43 @@ export class ProjectsService {
     return toProjectDto(row);
   }
 
-  /** Spec changes bump the generation (and every Target's); selector changes re-sync Targets; all in one transaction. */
+  /**
+   * A JSON merge patch (see patchedSpec). Spec changes bump the generation
+   * (and every Target's); selector changes re-sync Targets; all in one transaction.
+   */
   async update(name: string, dto: UpdateProjectDto): Promise<ProjectDto> {
-    await this.uow.transaction(async (tx) => {
+    const changed = await this.uow.transaction(async (tx): Promise<{ id: string; sourceMoved: boolean } | undefined> => {
       const p = this.refuseWhileDeleting(await findIn(tx, name));
+      const spec = patchedSpec(p, dto);
       const patch: Partial<ProjectEntity> = {};
-      const set = <K extends keyof ProjectEntity>(key: K, value: ProjectEntity[K]) => {
-        if (JSON.stringify(p[key]) !== JSON.stringify(value)) patch[key] = value;
-      };
-      if (dto.namespace !== undefined) set('namespace', dto.namespace);
-      if (dto.source !== undefined) {
-        set('sourceRepository', dto.source.repository);
-        set('sourceTag', dto.source.tag);
-        set('sourcePath', dto.source.path);
+      for (const key of Object.keys(spec) as Array<keyof ProjectSpec>) {
+        if (JSON.stringify(p[key]) !== JSON.stringify(spec[key])) (patch as Record<string, unknown>)[key] = spec[key];
       }
-      if (dto.serviceAccountName !== undefined) set('serviceAccountName', dto.serviceAccountName);
-      if (dto.targets !== undefined) set('targetSelector', selectorFrom(dto.targets));
-      if (dto.rollout !== undefined) set('rolloutGroups', dto.rollout.groups);
-      if (dto.interval !== undefined) set('intervalSeconds', parseDuration(dto.interval)!);
-      if (dto.annotations !== undefined) set('annotations', dto.annotations);
-      if (dto.cdeventsSink !== undefined) set('cdeventsSink', dto.cdeventsSink);
       let credentialsChanged = false;
-      if (dto.registryCredentials !== undefined) {
+      if (dto.registryCredentials === null && p.registryCredentialId) {
+        patch.registryCredentialId = null;
+        credentialsChanged = true;
+      } else if (dto.registryCredentials) {
         const { kind, secret } = registrySecret(dto.registryCredentials);
         if (p.registryCredentialId) await tx.credentials.replace(p.registryCredentialId, kind, secret);
         else patch.registryCredentialId = (await tx.credentials.store(kind, secret)).id;
         credentialsChanged = true;
       }
-      if (Object.keys(patch).length === 0 && !credentialsChanged) return;
+      if (Object.keys(patch).length === 0 && !credentialsChanged) return undefined;
       const generation = p.generation + 1;
       // A new source or new credentials: the poller resolves the tag again before any Target uses it.
       const sourceMoved = patch.sourceRepository !== undefined || patch.sourceTag !== undefined || credentialsChanged;
       await tx.projects.update(p.id, { ...patch, generation, ...(sourceMoved ? { sourceDigest: null, sourceCheckedAt: null, sourceError: null } : {}) });
+      if (patch.registryCredentialId === null) await tx.credentials.delete(p.registryCredentialId!);
       await tx.targets.setGeneration(p.id, generation);
-      const changed = [...Object.keys(patch), ...(credentialsChanged ? ['registryCredentials'] : [])];
+      const changed = [...Object.keys(patch).filter((k) => k !== 'registryCredentialId'), ...(credentialsChanged ? ['registryCredentials'] : [])];
       await this.note(tx, p, null, 'SpecChanged', `generation ${generation}: ${changed.join(', ')} changed`);
       if (patch.targetSelector) await this.membership.syncProject(tx, { ...p, ...patch, generation });
+      return { id: p.id, sourceMoved };
     });
+    // a spec change is a trigger; a new source is resolved first
+    if (changed?.sourceMoved) this.triggers.sourceChanged(changed.id);
+    else if (changed) this.triggers.runsDue();
     return this.get(name);
   }
 
@@ -108,7 +113,7 @@ export class ProjectsService {
    * `delete`: Targets are marked Deleting; the scheduler prunes their instances, then removes the Project.
    */
   async delete(name: string, instances: 'delete' | 'orphan'): Promise<DeletionDto> {
-    return this.uow.transaction(async (tx): Promise<DeletionDto> => {
+    const result = await this.uow.transaction(async (tx): Promise<DeletionDto> => {
       const p = await findIn(tx, name);
       if (instances === 'orphan' || (await tx.targets.forProject(p.id)).length === 0) {
         await tx.projects.delete(p.id);
@@ -123,6 +128,8 @@ export class ProjectsService {
       }
       return { state: 'deleting' };
     });
+    if (result.state === 'deleting') this.triggers.runsDue();
+    return result;
   }
 
   async suspend(name: string, suspend: boolean): Promise<ProjectDto> {
@@ -134,6 +141,7 @@ export class ProjectsService {
       if (!suspend) await tx.targets.requestRun(p.id, undefined, { manual: false });
       await this.note(tx, p, null, suspend ? 'Suspended' : 'Resumed', suspend ? 'reconciliation suspended' : 'reconciliation resumed');
     });
+    if (!suspend) this.triggers.runsDue();
     return this.get(name);
   }
 

@@ -165,6 +165,10 @@ export class EventPageDto extends CursorPageFields {
 
 export class ReconcileRequestedDto {
   @ApiProperty({ description: 'Targets scheduled to run now' }) requested!: number;
+  @ApiProperty({ type: String, nullable: true, description: 'tag@sha256:… the tag resolved to just now (rollout waves may hold some Targets on an earlier one); null when never resolved' })
+  revision!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'why the tag could not be resolved just now; the Targets then run on the revision last resolved' })
+  sourceError!: string | null;
 }
 
 export class DeletionDto {

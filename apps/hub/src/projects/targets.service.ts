@@ -6,6 +6,8 @@ import type { TargetEntity } from '../database/entities';
 import { HistoryRepository } from '../repositories/history.repository';
 import { TargetsRepository } from '../repositories/targets.repository';
 import { UnitOfWork } from '../repositories/unit-of-work';
+import { RunTriggers } from '../scheduler/run-triggers';
+import { formatRevision } from '@flotilla/engine';
 import { parseLabelSelector } from '../targeting/selector';
 import type { EventQuery, TargetQuery } from './projects.dto';
 import { ProjectsService } from './projects.service';
@@ -19,6 +21,7 @@ export class TargetsService {
     private readonly targets: TargetsRepository,
     private readonly history: HistoryRepository,
     private readonly uow: UnitOfWork,
+    private readonly triggers: RunTriggers,
   ) {}
 
   async list(project: string, q: TargetQuery): Promise<Page<TargetDto>> {
@@ -44,17 +47,29 @@ export class TargetsService {
     return cursorPage(page.rows, q.limit, page.next);
   }
 
-  /** Schedules every Target (or the one on `cluster`) to run now. */
+  /**
+   * Resolves the tag first (a tag moved a moment ago is applied, not the
+   * digest the last poll saw), then schedules every Target (or the one on
+   * `cluster`) to run now and wakes the scheduler.
+   */
   async reconcile(project: string, cluster: string | undefined): Promise<ReconcileRequestedDto> {
     const p = this.projects.refuseWhileDeleting(await this.projects.find(project));
     if (p.suspend) throw new ConflictError(`project "${project}" is suspended; resume it first`);
     let clusterId: string | undefined;
     if (cluster !== undefined) clusterId = (await this.find(project, cluster)).clusterId;
-    return this.uow.transaction(async (tx) => {
-      const requested = await tx.targets.requestRun(p.id, clusterId, { manual: true });
-      await this.projects.note(tx, p, cluster ?? null, 'ReconcileRequested', cluster ? `reconcile requested on ${cluster}` : `reconcile requested on ${requested} Target(s)`);
-      return { requested };
+    await this.triggers.resolveTag(p.id);
+    const resolved = await this.projects.find(project);
+    const requested = await this.uow.transaction(async (tx) => {
+      const n = await tx.targets.requestRun(p.id, clusterId, { manual: true });
+      await this.projects.note(tx, p, cluster ?? null, 'ReconcileRequested', cluster ? `reconcile requested on ${cluster}` : `reconcile requested on ${n} Target(s)`);
+      return n;
     });
+    this.triggers.runsDue();
+    return {
+      requested,
+      revision: resolved.sourceDigest ? formatRevision(resolved.sourceTag, resolved.sourceDigest) : null,
+      sourceError: resolved.sourceError,
+    };
   }
 
   /** Names the Project when it is the one missing, else the Target. */

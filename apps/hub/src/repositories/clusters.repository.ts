@@ -1,4 +1,4 @@
-import { type EntityManager, type Repository } from 'typeorm';
+import { type EntityManager, In, type Repository } from 'typeorm';
 import { AlreadyExistsError } from '../common/errors';
 import { ClusterEntity } from '../database/entities';
 import type { LabelSelector } from '../database/entities';
@@ -95,8 +95,8 @@ export class ClustersRepository {
   }
 
   /** Every cluster, with only what target selection needs. */
-  allForSelection(): Promise<Array<Pick<ClusterEntity, 'id' | 'name' | 'groupName' | 'labels'>>> {
-    return this.repo.find({ select: { id: true, name: true, groupName: true, labels: true }, order: { name: 'ASC' } });
+  allForSelection(): Promise<Array<Pick<ClusterEntity, 'id' | 'name' | 'groupName' | 'labels' | 'mode'>>> {
+    return this.repo.find({ select: { id: true, name: true, groupName: true, labels: true, mode: true }, order: { name: 'ASC' } });
   }
 
   /** Throws AlreadyExistsError when the name is taken (also when a concurrent request took it first). */
@@ -115,6 +115,29 @@ export class ClustersRepository {
 
   async delete(id: string): Promise<void> {
     await this.repo.delete({ id });
+  }
+
+  /**
+   * Claims up to `limit` push clusters not checked for `intervalMs` (database
+   * time) by stamping their check time, so replicas never check one twice;
+   * returns them for the check, which records its own time and outcome.
+   */
+  async claimDueChecks(intervalMs: number, limit: number): Promise<ClusterEntity[]> {
+    const res: unknown = await this.repo.query(
+      `WITH due AS (
+         SELECT id FROM clusters
+         WHERE mode = 'push' AND server IS NOT NULL AND credential_id IS NOT NULL
+           AND (last_checked_at IS NULL OR last_checked_at <= now() - $1 * interval '1 millisecond')
+         ORDER BY last_checked_at NULLS FIRST, id
+         LIMIT $2
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE clusters c SET last_checked_at = now() FROM due WHERE c.id = due.id RETURNING c.id`,
+      [intervalMs, limit],
+    );
+    // node-postgres answers an UPDATE … RETURNING with [rows, count], PGlite with the rows
+    const rows = (Array.isArray(res) && res.length === 2 && Array.isArray(res[0]) && typeof res[1] === 'number' ? res[0] : res) as Array<{ id: string }>;
+    return rows.length ? this.repo.find({ where: { id: In(rows.map((r) => r.id)) }, order: { name: 'ASC' } }) : [];
   }
 }
 

@@ -1,8 +1,8 @@
 import { type EntityManager, In, type Repository } from 'typeorm';
 import { ReferenceGoneError } from '../common/errors';
 import { TargetEntity } from '../database/entities';
-import type { Condition, LabelSelector, TargetPhase } from '../database/entities';
-import type { ReportComponent } from '@flotilla/engine';
+import type { LabelSelector, TargetPhase } from '../database/entities';
+import type { Condition, ReportComponent } from '@flotilla/engine';
 import { isForeignKeyViolation } from './database-errors';
 import { hasConditions, labelSelectorConditions, variesInShape } from './label-selector-sql';
 import type { ListTotals } from './list-totals';
@@ -131,7 +131,7 @@ export class TargetsRepository {
   }
 
   /** Adds the missing (project, cluster) pairs; existing ones are left as they are. */
-  async insertMissing(rows: Array<{ projectId: string; clusterId: string; generation: number; phase: TargetPhase }>): Promise<void> {
+  async insertMissing(rows: Array<{ projectId: string; clusterId: string; generation: number; phase: TargetPhase; conditions?: Condition[] }>): Promise<void> {
     if (rows.length === 0) return;
     try {
       await this.repo.createQueryBuilder().insert().into(TargetEntity).values(rows).orIgnore().execute();

@@ -1,4 +1,4 @@
-import { rolloutGate, targetsToAdvance, waveOf } from './rollout';
+import { heldBack, rolloutGate, targetsToAdvance, waveOf } from './rollout';
 
 const R1 = 'v1@sha256:1111';
 const R2 = 'v1@sha256:2222';
@@ -72,5 +72,22 @@ describe('targetsToAdvance', () => {
 
   it('advances everything without groups, but never suspended or deleting Targets', () => {
     expect(targetsToAdvance([], R2, [...targets, { id: 'x', group: 'prod', phase: 'Suspended', lastAppliedRevision: null }])).toEqual(['s1', 'p1']);
+  });
+});
+
+describe('heldBack', () => {
+  const groups = ['staging', 'production'];
+  const targets = [
+    { id: 's', group: 'staging', phase: 'Ready', lastAppliedRevision: 'v1' },
+    { id: 'p', group: 'production', phase: 'Ready', lastAppliedRevision: 'v1' },
+    { id: 'x', group: 'other', phase: 'Ready', lastAppliedRevision: 'v1' },
+  ];
+  it('names the groups held and the group they wait for', () => {
+    expect(heldBack(groups, 'v2', targets, new Set(['s']))).toBe('revision v2 waits in groups production, other for group staging to be Ready on it');
+  });
+  it('says nothing when every Target moves or is there', () => {
+    expect(heldBack(groups, 'v2', targets, new Set(['s', 'p', 'x']))).toBeUndefined();
+    expect(heldBack(groups, 'v1', targets, new Set())).toBeUndefined();
+    expect(heldBack([], 'v2', targets, new Set())).toBeUndefined();
   });
 });

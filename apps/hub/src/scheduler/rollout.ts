@@ -47,3 +47,17 @@ export function targetsToAdvance(groups: readonly string[], revision: string, ta
     .filter((t) => rolloutGate(groups, t.group, revision, targets).open)
     .map((t) => t.id);
 }
+
+/**
+ * What a rollout wave holds back of `revision`, in words naming the groups
+ * held and the group they wait for; undefined when nothing is held.
+ * `advancing`: the Targets moving to it now.
+ */
+export function heldBack(groups: readonly string[], revision: string, targets: ReadonlyArray<WaveMember & { id: string }>, advancing: ReadonlySet<string>): string | undefined {
+  const held = targets.filter((t) => !advancing.has(t.id) && t.lastAppliedRevision !== revision && t.phase !== 'Suspended' && t.phase !== 'Deleting');
+  if (held.length === 0) return undefined;
+  const heldGroups = [...new Set(held.map((t) => t.group))].sort((a, b) => waveOf(groups, a) - waveOf(groups, b));
+  const waitingFor = rolloutGate(groups, heldGroups[0], revision, targets).waitingFor;
+  if (!waitingFor) return undefined;
+  return `revision ${revision} waits in group${heldGroups.length > 1 ? 's' : ''} ${heldGroups.join(', ')} for group ${waitingFor} to be Ready on it`;
+}

@@ -9,6 +9,8 @@ import { ClusterEventSink } from './cluster-event-sink';
 import { defaultEngineRunnerOptions, EngineTargetRunner } from './engine-adapter';
 import { LeaseRepository } from './lease.repository';
 import { SchedulerMetrics } from './scheduler.metrics';
+import { RunTriggers } from './run-triggers';
+import { RunWakeup } from './run-wakeup';
 import { SchedulerService } from './scheduler.service';
 import { SourcePoller } from './sources/source-poller';
 import { SourcesRepository } from './sources/sources.repository';
@@ -28,6 +30,8 @@ export class SchedulerModule {
   static forRoot(options: SchedulerModuleOptions = {}): DynamicModule {
     return {
       module: SchedulerModule,
+      // services of other modules (Projects) fire triggers
+      global: true,
       imports: [RepositoriesModule, CredentialsModule, MetricsModule, EventsModule],
       providers: [
         {
@@ -43,8 +47,10 @@ export class SchedulerModule {
         SourcePoller,
         TargetRunService,
         SchedulerService,
+        RunWakeup,
+        RunTriggers,
       ],
-      exports: [SchedulerService],
+      exports: [SchedulerService, RunTriggers],
     };
   }
 }

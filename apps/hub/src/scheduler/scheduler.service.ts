@@ -6,6 +6,7 @@ import type { HubConfig } from '../config/hub-config';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { LeaseKeeper } from './lease-keeper';
 import { LeaseRepository } from './lease.repository';
+import { RunWakeup } from './run-wakeup';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { SourcePoller } from './sources/source-poller';
 import { type RunEnd, TargetRunService } from './target-run.service';
@@ -27,6 +28,8 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
   /** runs in flight, by Target id */
   private readonly inFlight = new Map<string, Promise<RunEnd>>();
   private readonly shutdown = new AbortController();
+  /** a trigger arrived while a tick was running: that tick may have claimed before it committed, so tick again */
+  private woken = false;
   /** ticks that ran to the end: tests wait for them to prove a due Target was passed over */
   completedTicks = 0;
 
@@ -38,9 +41,18 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     @Inject(TARGET_RUNNER) private readonly runner: TargetRunner,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
+    wakeup: RunWakeup,
   ) {
     // every run in flight listens for shutdown
     setMaxListeners(0, this.shutdown.signal);
+    wakeup.onWake(() => this.wake());
+  }
+
+  /** A trigger committed: claim now rather than at the next tick (when the loop runs). */
+  wake(): void {
+    if (!this.config.scheduler.enabled || this.stopping) return;
+    this.woken = true;
+    if (!this.ticking) this.schedule(0);
   }
 
   get owner(): string {
@@ -90,12 +102,13 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     this.timer = setTimeout(() => {
       this.tick()
         .catch((err: unknown) => this.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'scheduler tick failed'))
-        .finally(() => this.schedule(this.config.scheduler.tickMs));
+        .finally(() => this.schedule(this.woken ? 0 : this.config.scheduler.tickMs));
     }, delayMs);
   }
 
   private async doTick(): Promise<void> {
     if (this.stopping) return;
+    this.woken = false;
     this.poller.kick();
     this.metrics.queueDepth.set(await this.leases.queueDepth());
     const free = this.config.scheduler.concurrency - this.inFlight.size;

@@ -77,20 +77,40 @@ export class TargetRunService {
         const gate = rolloutGate(project.rolloutGroups, cluster.groupName, revision, members);
         if (!gate.open) {
           const pinned = revisionDigest(target.lastAppliedRevision);
+          const message = `revision ${revision} waits for group ${gate.waitingFor} to be Ready on it`;
           if (!pinned) {
-            const message = `waiting for group ${gate.waitingFor} to be Ready on ${revision}`;
             const conditions = [condition('Ready', 'False', 'RolloutWaiting', message, this.clock.now(), target.conditions)];
+            await this.noteHeld(project, cluster, target, message);
             await this.leases.release(claim, { nextRunAt: new Date(this.clock.now().getTime() + project.intervalSeconds * 1000), phase: 'Pending', conditions });
             return 'waiting';
           }
           digest = pinned; // keep the revision it has, correcting drift, until its wave opens
+          return this.execute(keeper, target, project, cluster, digest, shutdown, message);
         }
       }
     }
     return this.execute(keeper, target, project, cluster, digest, shutdown);
   }
 
-  private async execute(keeper: LeaseKeeper, target: TargetEntity, project: ProjectEntity, cluster: ClusterEntity, digest: string | null, shutdown: AbortSignal): Promise<RunEnd> {
+  /** While instances are deleted the Target is no longer Ready on what it applied. */
+  private deletingStatus(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity) {
+    const message = `deleting the instances of project ${project.name} from cluster ${cluster.name}`;
+    const now = this.clock.now();
+    return [condition('Ready', 'Unknown', 'Progressing', message, now, target.conditions), condition('Reconciling', 'True', 'Progressing', message, now, target.conditions)];
+  }
+
+  /** A wave holds this Target back: one event per revision held (the condition says it on every run). */
+  private async noteHeld(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity, message: string): Promise<void> {
+    if (target.conditions.some((c) => c.reason === 'RolloutWaiting' && c.message.startsWith(message))) return;
+    await this.events.record({ projectId: project.id, clusterName: cluster.name, type: 'Normal', reason: 'RolloutWaiting', message });
+  }
+
+  /**
+   * `hold`: a rollout wave keeps this Target on the revision it has; a
+   * successful run then says so in `Reconciling` (it has not reached the
+   * Project's revision yet) rather than only `Ready`.
+   */
+  private async execute(keeper: LeaseKeeper, target: TargetEntity, project: ProjectEntity, cluster: ClusterEntity, digest: string | null, shutdown: AbortSignal, hold?: string): Promise<RunEnd> {
     const lease = keeper.lease;
     const deleting = project.deletionRequestedAt !== null;
     const revision = digest ? formatRevision(project.sourceTag, digest) : null;
@@ -100,7 +120,7 @@ export class TargetRunService {
       revision,
       trigger,
       phase: deleting ? 'Deleting' : 'Reconciling',
-      conditions: reconcilingStatus(this.clock.now(), target.conditions, revision ?? project.sourceTag),
+      conditions: deleting ? this.deletingStatus(project, cluster, target) : reconcilingStatus(this.clock.now(), target.conditions, revision ?? project.sourceTag),
     });
     if (!started) return 'lost';
 
@@ -137,6 +157,11 @@ export class TargetRunService {
     }
 
     if (deleting && report.ok) return this.finishDeletion(lease, project, cluster);
+    if (hold && report.ok) {
+      await this.noteHeld(project, cluster, target, hold);
+      const message = `${hold}; correcting drift on ${report.revision ?? target.lastAppliedRevision} meanwhile`;
+      report = { ...report, conditions: [...report.conditions.filter((c) => c.type !== 'Reconciling'), condition('Reconciling', 'True', 'RolloutWaiting', message, this.clock.now(), target.conditions)] };
+    }
 
     const held = await this.leases.finishRun(lease, { runId: started.id, startedAt: started.startedAt, report, observedGeneration: project.generation });
     if (!held) {

@@ -1,4 +1,6 @@
+import { condition } from '@flotilla/engine';
 import { Injectable } from '@nestjs/common';
+import { Clock } from '../common/clock';
 import type { ProjectEntity, TargetPhase } from '../database/entities';
 import { EventsService } from '../events/events.service';
 import type { Transaction } from '../repositories/unit-of-work';
@@ -13,7 +15,10 @@ import type { HubEventReason } from '../events/hub-event';
  */
 @Injectable()
 export class MembershipService {
-  constructor(private readonly events: EventsService) {}
+  constructor(
+    private readonly events: EventsService,
+    private readonly clock: Clock,
+  ) {}
 
   async syncProject(tx: Transaction, project: ProjectEntity): Promise<void> {
     await tx.targets.lockMembership();
@@ -24,7 +29,7 @@ export class MembershipService {
     const want = new Set(wanted.map((c) => c.id));
     const added = wanted.filter((c) => !have.has(c.id));
     const removed = existing.filter((t) => !want.has(t.clusterId));
-    await tx.targets.insertMissing(added.map((c) => ({ projectId: project.id, clusterId: c.id, generation: project.generation, phase: initialPhase(project) })));
+    await tx.targets.insertMissing(added.map((c) => this.newTarget(project, c)));
     await tx.targets.deleteByIds(removed.map((t) => t.id));
     for (const c of added) await this.note(tx, project.id, c.name, 'TargetAdded', `cluster ${c.name} now matches the Project's targets`);
     for (const t of removed) await this.note(tx, project.id, t.cluster?.name ?? null, 'TargetRemoved', `cluster ${t.cluster?.name ?? t.clusterId} no longer matches the Project's targets`);
@@ -41,13 +46,24 @@ export class MembershipService {
       const wanted = clusterIsTargeted(p.targetSelector, facts);
       const target = existing.get(p.id);
       if (wanted && !target) {
-        await tx.targets.insertMissing([{ projectId: p.id, clusterId, generation: p.generation, phase: initialPhase(p) }]);
+        await tx.targets.insertMissing([this.newTarget(p, cluster)]);
         await this.note(tx, p.id, cluster.name, 'TargetAdded', `cluster ${cluster.name} now matches the Project's targets`);
       } else if (!wanted && target) {
         await tx.targets.deleteByIds([target.id]);
         await this.note(tx, p.id, cluster.name, 'TargetRemoved', `cluster ${cluster.name} no longer matches the Project's targets`);
       }
     }
+  }
+
+  /**
+   * A new Target row. The hub does not hand work to agents yet: a Target on
+   * an agent cluster says so instead of sitting Pending without a word.
+   */
+  private newTarget(p: ProjectEntity, c: { id: string; name: string; mode: 'push' | 'agent' }) {
+    const row = { projectId: p.id, clusterId: c.id, generation: p.generation, phase: initialPhase(p) };
+    if (c.mode !== 'agent') return row;
+    const message = `cluster ${c.name} is registered with mode agent, and this hub does not hand work to agents yet: nothing is applied there. Register it with mode push, or run the agent standalone in it`;
+    return { ...row, conditions: [condition('Ready', 'False', 'AgentModeUnavailable', message, this.clock.now(), [])] };
   }
 
   private note(tx: Transaction, projectId: string, clusterName: string | null, reason: HubEventReason, message: string): Promise<void> {

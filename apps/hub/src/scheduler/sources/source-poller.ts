@@ -11,11 +11,12 @@ import { TargetsRepository } from '../../repositories/targets.repository';
 import { isAuthRefusal, PullSecretReader } from './pull-secret-credentials';
 import { pushConnection } from '../push-connection';
 import { openRegistryCredentials } from './registry-credentials';
-import { targetsToAdvance } from '../rollout';
+import { heldBack, targetsToAdvance } from '../rollout';
 import { SchedulerMetrics } from '../scheduler.metrics';
 import { Limiter } from './limiter';
 import { type DueSource, SourcesRepository } from './sources.repository';
 import { TAG_RESOLVER, type TagResolver } from './tag-resolver';
+import { RunWakeup } from '../run-wakeup';
 
 /** Projects checked per poll; the rest wait for the next one. */
 const SOURCES_PER_POLL = 500;
@@ -54,6 +55,8 @@ export class SourcePoller {
   private claiming: Promise<unknown> | undefined;
   /** resolutions in flight, by repository + tag + credentials: a slow one is not started twice */
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** resolutions started by triggers, awaited at stop like the poll's */
+  private readonly triggered = new Set<Promise<unknown>>();
   private readonly limiter: Limiter;
   private readonly stopping = new AbortController();
 
@@ -67,6 +70,7 @@ export class SourcePoller {
     @Inject(TAG_RESOLVER) private readonly resolver: TagResolver,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
+    private readonly wakeup: RunWakeup,
   ) {
     this.limiter = new Limiter(config.scheduler.sourceConcurrency);
   }
@@ -83,7 +87,7 @@ export class SourcePoller {
   async stop(): Promise<void> {
     this.stopping.abort(new Error('the hub is shutting down'));
     await this.claiming;
-    await Promise.allSettled([...this.inFlight.values()]);
+    await Promise.allSettled([...this.inFlight.values(), ...this.triggered]);
   }
 
   /** One poll, awaited to the end of the resolutions it started (the tick uses `kick`; tests call this). */
@@ -91,6 +95,42 @@ export class SourcePoller {
     const { poll, started } = await this.start();
     await Promise.all(started);
     return { resolutions: poll.resolutions, changed: poll.changed };
+  }
+
+  /**
+   * Resolves one Project's tag now, outside the poll's schedule (a trigger):
+   * a new digest makes its Targets due as a poll would. Resolves once the
+   * digest or the error is recorded; false when the Project cannot be
+   * resolved now (gone, suspended, being deleted, or the hub stopping).
+   */
+  async resolveNow(projectId: string): Promise<boolean> {
+    if (this.stopping.signal.aborted) return false;
+    const work = (async () => {
+      const source = await this.repo.claimSource(projectId);
+      if (!source) return false;
+      // bounded with the poll's own resolutions: a burst of triggers cannot flood the registry
+      const poll = this.newPoll();
+      await this.limiter.run(() => (poll.signal.aborted ? Promise.resolve() : this.resolveGroup(poll, [source])));
+      return true;
+    })();
+    this.triggered.add(work);
+    try {
+      return await work;
+    } finally {
+      this.triggered.delete(work);
+    }
+  }
+
+  private newPoll(): Poll {
+    return {
+      resolutions: 0,
+      changed: [],
+      pullSecrets: new PullSecretReader(
+        (c) => pushConnection(this.credentials, c),
+        (e) => this.metrics.observeKubeRequest(e),
+      ),
+      signal: this.stopping.signal,
+    };
   }
 
   private async start(): Promise<{ poll: Poll; started: Promise<void>[] }> {
@@ -102,15 +142,7 @@ export class SourcePoller {
       const key = `${d.repository}\u0000${d.tag}\u0000${fp}`;
       groups.set(key, [...(groups.get(key) ?? []), d]);
     }
-    const poll: Poll = {
-      resolutions: 0,
-      changed: [],
-      pullSecrets: new PullSecretReader(
-        (c) => pushConnection(this.credentials, c),
-        (e) => this.metrics.observeKubeRequest(e),
-      ),
-      signal: this.stopping.signal,
-    };
+    const poll = this.newPoll();
     const started: Promise<void>[] = [];
     for (const [key, members] of groups) {
       if (this.inFlight.has(key) || poll.signal.aborted) continue;
@@ -177,10 +209,13 @@ export class SourcePoller {
 
   private async recordResolved(poll: Poll, members: DueSource[], digest: string): Promise<void> {
     await this.repo.recordDigest(members.map((m) => m.id), digest);
-    for (const m of members.filter((m) => m.digest !== digest)) {
+    const moved = members.filter((m) => m.digest !== digest);
+    for (const m of moved) {
       poll.changed.push(m.name);
       await this.onNewDigest(m, digest);
     }
+    // a new digest is a trigger: its Targets run now, not at the next tick
+    if (moved.length > 0) this.wakeup.wake();
   }
 
   private async recordFailure(members: DueSource[], message: string): Promise<void> {
@@ -197,8 +232,11 @@ export class SourcePoller {
     if (!project) return;
     const targets = await this.targets.forProject(project.id);
     const members = targets.map((t) => ({ id: t.id, group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));
-    await this.targets.advanceTo(targetsToAdvance(project.rolloutGroups, revision, members), revision);
+    const advancing = targetsToAdvance(project.rolloutGroups, revision, members);
+    await this.targets.advanceTo(advancing, revision);
     const message = source.digest ? `${source.repository}:${source.tag} moved to ${digest}` : `${source.repository}:${source.tag} resolved to ${digest}`;
     await this.events.record({ projectId: project.id, clusterName: null, type: 'Normal', reason: 'NewRevision', message, revision });
+    const held = heldBack(project.rolloutGroups, revision, members, new Set(advancing));
+    if (held) await this.events.record({ projectId: project.id, clusterName: null, type: 'Normal', reason: 'RolloutWaiting', message: held, revision });
   }
 }

@@ -27,6 +27,22 @@ function placeholders(values: unknown[], from: number): string {
   return values.map((_, i) => `$${from + i}`).join(', ');
 }
 
+const RETURNED = 'id, name, namespace, service_account_name, source_repository, source_tag, registry_credential_id, source_digest, source_error';
+
+function dueSource(r: Record<string, string | null>): DueSource {
+  return {
+    id: r.id!,
+    name: r.name!,
+    namespace: r.namespace!,
+    serviceAccountName: r.service_account_name!,
+    repository: r.source_repository!,
+    tag: r.source_tag!,
+    registryCredentialId: r.registry_credential_id,
+    digest: r.source_digest,
+    error: r.source_error,
+  };
+}
+
 /** The scheduler's reads and writes of Projects' polled sources. */
 @Injectable()
 export class SourcesRepository {
@@ -54,21 +70,26 @@ export class SourcesRepository {
            FOR UPDATE SKIP LOCKED
          )
          UPDATE projects p SET source_checked_at = now() FROM due WHERE p.id = due.id
-         RETURNING p.id, p.name, p.namespace, p.service_account_name, p.source_repository, p.source_tag, p.registry_credential_id, p.source_digest, p.source_error`,
+         RETURNING ${RETURNED.split(', ').map((c) => `p.${c}`).join(', ')}`,
         [pollMs, limit],
       );
-      return rowsOf<Record<string, string | null>>(res).map((r) => ({
-        id: r.id!,
-        name: r.name!,
-        namespace: r.namespace!,
-        serviceAccountName: r.service_account_name!,
-        repository: r.source_repository!,
-        tag: r.source_tag!,
-        registryCredentialId: r.registry_credential_id,
-        digest: r.source_digest,
-        error: r.source_error,
-      }));
+      return rowsOf<Record<string, string | null>>(res).map(dueSource);
     });
+  }
+
+  /**
+   * Claims one Project's source check now, whenever it was last checked (a
+   * trigger: creation, a new source, a manual reconcile); undefined when the
+   * Project is gone, suspended or being deleted.
+   */
+  async claimSource(projectId: string): Promise<DueSource | undefined> {
+    const res = await this.ds.query(
+      `UPDATE projects SET source_checked_at = now()
+       WHERE id = $1 AND deletion_requested_at IS NULL AND suspend = false
+       RETURNING ${RETURNED}`,
+      [projectId],
+    );
+    return rowsOf<Record<string, string | null>>(res).map(dueSource)[0];
   }
 
   async recordDigest(projectIds: string[], digest: string): Promise<void> {
