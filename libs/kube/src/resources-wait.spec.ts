@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { configMap, createNamespace, deployment, job, testCluster } from '../testdata/cluster';
 import { WaitFailedError, WaitTimeoutError } from './errors';
 import { defaultApplyOptions } from './resources-apply';
-import { defaultWaitOptions, type WaitOptions } from './resources-wait';
+import { defaultWaitOptions, waitForTermination, type WaitOptions } from './resources-wait';
 
 const { connection, manager, client } = testCluster();
 afterAll(() => connection.close());
@@ -82,6 +82,11 @@ describe('wait (real API server)', () => {
       [`ConfigMap/${ns}/cfg`, 'Unknown'],
       [`Deployment/${ns}/web`, 'Unknown'],
     ]);
+  });
+
+  it('waiting for the termination of nothing is done at once, also past the deadline', async () => {
+    const signal = AbortSignal.abort(new Error('deadline'));
+    await expect(waitForTermination(client, [], { ...quick(1_000), signal })).resolves.toBeUndefined();
   });
 
   it('succeeds once the Deployment status says it is ready', async () => {
