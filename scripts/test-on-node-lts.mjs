@@ -10,7 +10,8 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const NODE_VERSION = '24.21.0';
-const DEFAULT_SUITES = ['test/e2e/push-mode.e2e-spec.ts', 'apps/hub/src/scheduler/push-mode.e2e-spec.ts', 'apps/agent'];
+// apps/hub/src/main.e2e-spec.ts: the compiled entry point the hub image runs, and its stop on SIGTERM
+const DEFAULT_SUITES = ['test/e2e/push-mode.e2e-spec.ts', 'apps/hub/src/scheduler/push-mode.e2e-spec.ts', 'apps/hub/src/main.e2e-spec.ts', 'apps/agent'];
 
 const root = resolve(import.meta.dirname, '..');
 const cacheRoot = process.env.FLOTILLA_CACHE_DIR || join(homedir(), '.cache', 'flotilla');

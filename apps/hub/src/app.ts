@@ -60,7 +60,7 @@ export async function createHubApp(config: HubConfig, options: HubAppOptions = {
   app.useGlobalPipes(new DtoValidationPipe());
   app.useGlobalFilters(new HttpErrorFilter(logger, outage));
   setupOpenApi(app);
-  app.enableShutdownHooks();
+  // no enableShutdownHooks(): main.ts handles SIGTERM and SIGINT itself
   return app;
 }
 

@@ -1,0 +1,49 @@
+# Flotilla agent image. Build from the repository root:
+#   docker build -f deploy/images/agent.Dockerfile -t flotilla-agent .
+# NODE_VERSION is the Node the CI suites also run on (scripts/test-on-node-lts.mjs).
+ARG NODE_VERSION=24.21.0
+ARG GO_VERSION=1.26.8
+
+FROM golang:${GO_VERSION}-trixie AS go
+
+# Build stage: the same npm scripts CI runs (.ci/run), with Go for the CUE wasm.
+FROM node:${NODE_VERSION}-trixie-slim AS build
+COPY --from=go /usr/local/go /usr/local/go
+ENV PATH=/usr/local/go/bin:$PATH \
+    FLOTILLA_CACHE_DIR=/build-cache
+WORKDIR /src
+COPY package.json package-lock.json ./
+# npm install, not npm ci: see .ci/run (the lock file holds one platform's optional binaries)
+RUN npm install --no-audit --no-fund
+COPY . .
+RUN npm run build \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && mkdir /cue-wasm \
+ && cp "$(node -p "require('./libs/cue/.wasm-location.json').dir")"/cue.wasm \
+       "$(node -p "require('./libs/cue/.wasm-location.json').dir")"/wasm_exec.js /cue-wasm/
+
+# Runtime stage: Node only. npm, npx, corepack and yarn are removed, there is no
+# compiler, and the app files belong to root so the app user cannot change them.
+FROM node:${NODE_VERSION}-trixie-slim
+RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx \
+           /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-* \
+ && mkdir -p /var/cache/flotilla \
+ && chown 65532:65532 /var/cache/flotilla
+WORKDIR /app
+COPY --from=build /src/package.json ./
+COPY --from=build /src/node_modules ./node_modules
+# the agent's code and the libs it imports; the hub's code stays out
+COPY --from=build /src/dist/apps/agent ./dist/apps/agent
+COPY --from=build /src/dist/libs ./dist/libs
+COPY --from=build /src/dist/node_modules ./dist/node_modules
+COPY --from=build /cue-wasm ./cue-wasm
+# The only writable places the agent needs: --cache-dir (artifacts and modules)
+# and the temp dir. deploy/agent/deployment.yaml mounts an emptyDir at
+# /var/cache/flotilla; the root file system stays read-only.
+ENV NODE_ENV=production \
+    FLOTILLA_CUE_WASM_DIR=/app/cue-wasm
+USER 65532:65532
+EXPOSE 9090
+# node itself is PID 1: main.ts handles SIGTERM (stop the controller, release the Lease, exit 0)
+ENTRYPOINT ["node", "dist/apps/agent/src/main.js"]
+CMD ["--cache-dir=/var/cache/flotilla", "--http-address=0.0.0.0:9090"]
