@@ -37,7 +37,7 @@ func main() {
 	} else {
 		sandbox = "landlock"
 	}
-	startMemoryWatch()
+	setupMemoryLimit()
 	fmt.Fprintf(out, "ready %s %s\n", cueVersion(), sandbox)
 	out.Flush()
 	in := bufio.NewReaderSize(os.Stdin, 1<<16)
@@ -55,7 +55,9 @@ func main() {
 		if op == "test.block" {
 			res = block(in)
 		} else {
+			stop := watchMemory()
 			res = dispatch(op, req)
+			stop()
 		}
 		fmt.Fprintf(out, "%s %d %d %d\n", id, len(res), memoryInUse(), time.Since(t0).Microseconds())
 		out.Write(res)

@@ -12,22 +12,42 @@ import (
 )
 
 // The wasm build gets a hard cap from its memory section; a native process
-// has none, so a watchdog ends it once Go's mapped memory passes
-// FLOTILLA_CUE_MEMORY_LIMIT, and the pool reports the call as out of memory.
-func startMemoryWatch() {
+// has none, so during each call a watchdog ends it once Go's mapped memory
+// passes FLOTILLA_CUE_MEMORY_LIMIT, and the pool reports the call as out of
+// memory. Idle helpers do not poll.
+var memoryLimit uint64
+
+func setupMemoryLimit() {
 	limit, err := strconv.ParseUint(os.Getenv("FLOTILLA_CUE_MEMORY_LIMIT"), 10, 64)
 	if err != nil || limit == 0 {
 		return
 	}
+	memoryLimit = limit
 	debug.SetMemoryLimit(int64(limit / 10 * 8))
+}
+
+// watchMemory polls until the returned stop is called.
+func watchMemory() (stop func()) {
+	if memoryLimit == 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
 	go func() {
-		for range time.Tick(5 * time.Millisecond) {
-			if used := memoryInUse(); used > limit {
-				fmt.Fprintf(os.Stderr, "cue-native: out of memory: %d bytes mapped, cap %d\n", used, limit)
-				os.Exit(4)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if used := memoryInUse(); used > memoryLimit {
+					fmt.Fprintf(os.Stderr, "cue-native: out of memory: %d bytes mapped, cap %d\n", used, memoryLimit)
+					os.Exit(4)
+				}
 			}
 		}
 	}()
+	return func() { close(done) }
 }
 
 var memSample = []metrics.Sample{{Name: "/memory/classes/total:bytes"}}

@@ -8,7 +8,7 @@
 // does, in the same run, and the ratio printed. Both sides warm: one apply
 // each before timing.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -50,6 +50,42 @@ function kubeconfig(kube: KubeEndpoint): string {
     '',
   ].join('\n');
 }
+
+/** CPU seconds so far of this process's descendants, by command name (API server, etcd, CUE helpers …). */
+function childCpu(pid = process.pid, into = new Map<string, number>()): Map<string, number> {
+  let children: number[] = [];
+  try {
+    children = readdirSync(`/proc/${pid}/task`).flatMap((t) => readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+  } catch {
+    return into;
+  }
+  for (const c of children) {
+    try {
+      const stat = readFileSync(`/proc/${c}/stat`, 'utf8');
+      const name = /\((.*)\)/.exec(stat)![1];
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cpu = (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 1/100 s
+      into.set(name, (into.get(name) ?? 0) + cpu);
+    } catch {
+      continue; // gone meanwhile
+    }
+    childCpu(c, into);
+  }
+  return into;
+}
+
+/** CPU seconds spent between two snapshots: this process, then its descendants by name. */
+function cpuSince(before: { own: NodeJS.CpuUsage; children: Map<string, number> }): string {
+  const own = process.cpuUsage(before.own);
+  const parts = [`node ${((own.user + own.system) / 1e6).toFixed(2)}`];
+  for (const [name, cpu] of childCpu()) {
+    const d = cpu - (before.children.get(name) ?? 0);
+    if (d >= 0.01) parts.push(`${name} ${d.toFixed(2)}`);
+  }
+  return parts.join(', ');
+}
+
+const cpuNow = () => ({ own: process.cpuUsage(), children: childCpu() });
 
 const progress = (what: string) => process.stderr.write(`bench: ${what}\n`);
 
@@ -116,14 +152,21 @@ async function main(): Promise<void> {
     console.log(`one bundle (3 instances) applied to N clusters (namespaces of one API server standing in), ${timoni ? 'against timoni bundle apply, sequential' : 'set TIMONI_BIN for the ratio against Timoni'}`);
     for (const n of sizes) {
       progress(`N = ${n}`);
-      const f = await flotilla(await clusters(n));
+      const fleet = await clusters(n);
+      let cpu = cpuNow();
+      const f = await flotilla(fleet);
+      const fCpu = cpuSince(cpu);
       const line = `  N = ${String(n).padEnd(3)} flotilla (all at once): ${f.toFixed(0).padStart(6)} ms`;
       if (!timoni) {
-        console.log(line);
+        console.log(`${line}\n    CPU s: ${fCpu}`);
         continue;
       }
-      const t = timoniApply(await clusters(n));
+      const other = await clusters(n);
+      cpu = cpuNow();
+      const t = timoniApply(other);
+      const tCpu = cpuSince(cpu);
       console.log(`${line}   timoni: ${t.toFixed(0).padStart(6)} ms   ratio ${(f / t).toFixed(2)}× (goal ≤ 0.50×)`);
+      console.log(`    CPU s, flotilla: ${fCpu}\n    CPU s, timoni:   ${tCpu}`);
     }
   } finally {
     await Promise.all(connections.map((c) => c.close()));
