@@ -53,7 +53,7 @@ function kubeconfig(kube: KubeEndpoint): string {
 
 /** CPU seconds so far of this process's descendants, by command name (API server, etcd, CUE helpers …). */
 function childCpu(pid = process.pid, into = new Map<string, number>()): Map<string, number> {
-  let children: number[] = [];
+  let children: number[];
   try {
     children = readdirSync(`/proc/${pid}/task`).flatMap((t) => readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
   } catch {
