@@ -28,6 +28,7 @@ func main() {
 	out := bufio.NewWriterSize(os.Stdout, 1<<16)
 	// Nothing but frames may reach stdout.
 	os.Stdout = os.Stderr
+	dieWithParent()
 	sandbox := "off"
 	if err := restrictFilesystem(); err != nil {
 		if os.Getenv("FLOTILLA_CUE_SANDBOX") != "optional" {

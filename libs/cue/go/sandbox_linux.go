@@ -4,6 +4,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"syscall"
 	"unsafe"
 )
@@ -35,4 +37,17 @@ func restrictFilesystem() error {
 		return fmt.Errorf("landlock_restrict_self: %w", errno)
 	}
 	return nil
+}
+
+// dieWithParent has the kernel kill this helper when the process that
+// started it dies, so a helper deep in a runaway evaluation never outlives
+// a crashed Node process (an idle one would see EOF on stdin anyway).
+func dieWithParent() {
+	const prSetPdeathsig = 1
+	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetPdeathsig, uintptr(syscall.SIGKILL), 0)
+	// The parent died before the call above (its pid is compared, not 1:
+	// in a container the agent itself may be pid 1).
+	if want := os.Getenv("FLOTILLA_CUE_PARENT_PID"); want != "" && want != strconv.Itoa(os.Getppid()) {
+		os.Exit(0)
+	}
 }

@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CueEngine } from './engine';
@@ -16,6 +16,15 @@ const build: EvaluateRequest = {
   exports: [{ path: 'timoni.apply', fields: true, yamlCompat: true }],
 };
 
+/** Whether the process runs (a zombie waiting for its reaper does not). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 // Production runs the native helper; every other suite therefore runs on it.
 // The wasm runtime stays as the fallback and must answer the same.
 describe('CueEngine runtimes', () => {
@@ -30,7 +39,7 @@ describe('CueEngine runtimes', () => {
     }
   });
 
-  it('confines the helper with Landlock: no host file can be opened', () => {
+  it('confines the helper with Landlock before it serves a call', () => {
     const helper = locateNativeHelper(locateWasmDir())!;
     const res = spawnSync(helper, [], { input: '', encoding: 'utf8', timeout: 30_000 });
     expect(res.stdout).toMatch(/^ready v0\.17\.\d+ landlock\n/);
@@ -67,6 +76,23 @@ describe('CueEngine runtimes', () => {
     } finally {
       await engine.close();
     }
+  });
+
+  it('kills a helper busy in a runaway call when the process that started it dies', async () => {
+    const helper = locateNativeHelper(locateWasmDir())!;
+    // The parent starts a helper as native-runner.ts does, sets it spinning (test.spin), prints its pid.
+    const script = [
+      "const { spawn } = require('node:child_process');",
+      `const h = spawn(${JSON.stringify(helper)}, [], { cwd: '/', env: { FLOTILLA_CUE_PARENT_PID: String(process.pid) }, stdio: ['pipe', 'pipe', 'ignore'] });`,
+      "h.stdout.once('data', () => { h.stdin.write('1 test.spin 2\\n{}'); console.log(h.pid); });",
+    ].join('\n');
+    const parent = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString()))));
+    expect(alive(pid)).toBe(true);
+    parent.kill('SIGKILL');
+    const deadline = Date.now() + 20_000;
+    while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(alive(pid)).toBe(false);
   });
 
   it('falls back to wasm when the helper is missing, unless native is demanded', async () => {

@@ -24,7 +24,7 @@ export class NativeRunnerFactory implements CueRunnerFactory {
     const t0 = performance.now();
     const child = spawn(this.binary, [], {
       cwd: '/',
-      env: { FLOTILLA_CUE_MEMORY_LIMIT: String(this.options.memoryLimitBytes) },
+      env: { FLOTILLA_CUE_MEMORY_LIMIT: String(this.options.memoryLimitBytes), FLOTILLA_CUE_PARENT_PID: String(process.pid) },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stderr = '';
