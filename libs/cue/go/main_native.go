@@ -29,17 +29,13 @@ func main() {
 	// Nothing but frames may reach stdout.
 	os.Stdout = os.Stderr
 	dieWithParent()
-	sandbox := "off"
+	// Never unconfined: the pool then falls back to the wasm build.
 	if err := restrictFilesystem(); err != nil {
-		if os.Getenv("FLOTILLA_CUE_SANDBOX") != "optional" {
-			fmt.Fprintf(os.Stderr, "cue-native: cannot confine the filesystem: %v\n", err)
-			os.Exit(3)
-		}
-	} else {
-		sandbox = "landlock"
+		fmt.Fprintf(os.Stderr, "cue-native: cannot confine the filesystem: %v\n", err)
+		os.Exit(3)
 	}
 	setupMemoryLimit()
-	fmt.Fprintf(out, "ready %s %s\n", cueVersion(), sandbox)
+	fmt.Fprintf(out, "ready %s landlock\n", cueVersion())
 	out.Flush()
 	in := bufio.NewReaderSize(os.Stdin, 1<<16)
 	for {

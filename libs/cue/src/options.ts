@@ -13,7 +13,7 @@ export interface CueEngineOptions {
   memoryLimitBytes: number;
   /** After a call, an instance whose memory grew past this is replaced (Go never shrinks it). */
   recycleAboveBytes: number;
-  /** V8 heap cap of each worker (request/response strings live there). */
+  /** V8 heap cap of each worker thread of the wasm runtime (request/response strings live there). */
   workerHeapMb: number;
   /**
    * Run a small module build on every worker during start(), so V8 compiles
