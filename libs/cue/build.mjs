@@ -1,6 +1,7 @@
 // Builds the CUE evaluator (go/, the official cuelang.org/go) to WebAssembly
-// once per (CUE version, Go version, Go sources) and caches it outside the
-// repo. Writes .wasm-location.json (gitignored) so the runtime finds it.
+// and, from the same sources, as a native helper for this host, once per
+// (CUE version, Go version, Go sources, host) and caches both outside the
+// repo. Writes .wasm-location.json (gitignored) so the runtime finds them.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -28,7 +29,8 @@ if (!cueVersion) throw new Error('cue-wasm: go/go.mod does not require cuelang.o
 
 // The key covers everything that changes the binary: sources, go.mod, go.sum, flags.
 const ldflags = '-s -w';
-const hash = createHash('sha256').update(`flags:${ldflags}\n`);
+const host = `${go(['env', 'GOOS'])}-${go(['env', 'GOARCH'])}`;
+const hash = createHash('sha256').update(`flags:${ldflags}\ntargets:js-wasm,${host}\n`);
 for (const name of readdirSync(goDir).sort()) {
   if (name.endsWith('.go') || name === 'go.mod' || name === 'go.sum') {
     hash.update(`${name}\n`).update(readFileSync(join(goDir, name)));
@@ -53,11 +55,15 @@ if (existsSync(join(dir, 'meta.json'))) {
       GOARCH: 'wasm',
       CGO_ENABLED: '0',
     });
+    // CGO off: the helper confines itself with a syscall on all threads,
+    // which Go refuses when cgo is in use.
+    go(['build', '-trimpath', `-ldflags=${ldflags}`, '-o', join(tmp, 'cue-native'), '.'], { CGO_ENABLED: '0' });
     const goroot = go(['env', 'GOROOT']);
     copyFileSync(join(goroot, 'lib', 'wasm', 'wasm_exec.js'), join(tmp, 'wasm_exec.js'));
     const buildMs = Math.round(performance.now() - t0);
     const size = statSync(join(tmp, 'cue.wasm')).size;
-    writeFileSync(join(tmp, 'meta.json'), JSON.stringify({ key, cueVersion, goVersion, ldflags, size, buildMs }, null, 2));
+    const nativeSize = statSync(join(tmp, 'cue-native')).size;
+    writeFileSync(join(tmp, 'meta.json'), JSON.stringify({ key, cueVersion, goVersion, host, ldflags, size, nativeSize, buildMs }, null, 2));
     try {
       renameSync(tmp, dir);
     } catch (err) {
@@ -65,7 +71,7 @@ if (existsSync(join(dir, 'meta.json'))) {
       if (!existsSync(join(dir, 'meta.json'))) throw err;
       rmSync(tmp, { recursive: true, force: true });
     }
-    log(`built ${dir}: ${(size / 1048576).toFixed(1)} MiB in ${buildMs} ms`);
+    log(`built ${dir}: cue.wasm ${(size / 1048576).toFixed(1)} MiB, cue-native ${(nativeSize / 1048576).toFixed(1)} MiB in ${buildMs} ms`);
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
     throw err;

@@ -3,10 +3,11 @@
 // Prints: time from Project creation to Ready, from a new digest to applied
 // (median of BENCH_REPEAT runs), idle RSS, and peak RSS while it reconciles
 // BENCH_PROJECTS Projects at once, beside a bare Node process's RSS as the
-// reference measured in the same run; then the time a standby replica takes
+// reference measured in the same run, and idle RSS again once its CUE
+// engine has started; then the time a standby replica takes
 // to lead after the leader is killed.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -21,10 +22,30 @@ const repeat = Number(process.env.BENCH_REPEAT ?? 5);
 const projects = Number(process.env.BENCH_PROJECTS ?? 50);
 const pollMs = 1000;
 
-function rssMiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
+function ownRssMiB(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0; // gone meanwhile
+  }
 }
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((t) => readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+  } catch {
+    return [];
+  }
+}
+
+/** RSS of the process and all its descendants (the CUE helpers run as child processes). */
+function rssMiB(pid: number): number {
+  return ownRssMiB(pid) + childrenOf(pid).reduce((sum, c) => sum + rssMiB(c), 0);
+}
+
+/** CUE runtime of the agent under test: FLOTILLA_CUE_RUNTIME passed on (native, wasm) for before/after. */
+const agentEnv: Record<string, string> = process.env.FLOTILLA_CUE_RUNTIME ? { FLOTILLA_CUE_RUNTIME: process.env.FLOTILLA_CUE_RUNTIME } : {};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -67,7 +88,7 @@ async function main(): Promise<void> {
     const bare = await bareNodeRss();
     progress('starting the agent');
 
-    agent = startAgentProcess([`--kubeconfig=${kubeconfig}`, '--http-address=127.0.0.1:0', `--poll-interval=${pollMs}ms`, `--cache-dir=${agentCache}`, `--namespace=${ns}`, '--log-level=warn']);
+    agent = startAgentProcess([`--kubeconfig=${kubeconfig}`, '--http-address=127.0.0.1:0', `--poll-interval=${pollMs}ms`, `--cache-dir=${agentCache}`, `--namespace=${ns}`, '--log-level=warn'], agentEnv);
     const url = await agent.url;
     await until(async () => (await fetch(`${url}/readyz`)).status === 200, 60_000).catch((err: Error) => {
       throw new Error(`${err.message}: the agent never got ready; its output:\n${agent!.output()}`);
@@ -111,6 +132,9 @@ async function main(): Promise<void> {
     }, 900_000);
     const allReady = performance.now() - t2;
     clearInterval(sampler);
+    // Idle again, now with its CUE engine started (it starts on the first build).
+    await sleep(3000);
+    const idleAfter = rssMiB(agent.child.pid!);
 
     await agent.stop();
     agent = undefined;
@@ -140,7 +164,9 @@ async function main(): Promise<void> {
     console.log(`  creation → Ready:          ${f(median(toReady))} ms  (min ${f(Math.min(...toReady))}, max ${f(Math.max(...toReady))})`);
     console.log(`  new digest → applied:      ${f(median(toApplied))} ms  (min ${f(Math.min(...toApplied))}, max ${f(Math.max(...toApplied))})`);
     console.log(`  RSS bare Node (reference): ${bare.toFixed(1)} MiB`);
-    console.log(`  RSS idle agent:            ${idle.toFixed(1)} MiB  (${(idle / bare).toFixed(1)}× bare Node)`);
+    console.log(`  CUE runtime:               ${process.env.FLOTILLA_CUE_RUNTIME ?? 'default'}; RSS counts the agent and its CUE helper processes`);
+    console.log(`  RSS idle agent:            ${idle.toFixed(1)} MiB  (${(idle / bare).toFixed(1)}× bare Node), before its first build`);
+    console.log(`  RSS idle agent after work: ${idleAfter.toFixed(1)} MiB  (${(idleAfter / bare).toFixed(1)}× bare Node; goal < 150 MiB)`);
     console.log(`  RSS peak, ${projects} Projects:     ${peak.toFixed(1)} MiB  (${(peak / bare).toFixed(1)}× bare Node); all Ready in ${f(allReady)} ms`);
     console.log(`  leader killed → standby holds the Lease: ${f(takeover)} ms (lease duration ${leaseMs} ms); → a new Project Ready: ${f(firstReady)} ms`);
   } finally {

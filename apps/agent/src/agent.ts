@@ -52,7 +52,13 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
   const version = await manager.serverVersion();
   log.info('connected to the API server', { server: credentials.server, version });
 
-  const runtime = EngineRuntime.create({ cacheDir: config.cacheDir });
+  const runtime = EngineRuntime.create({
+    cacheDir: config.cacheDir,
+    onCueStarted: (cue) =>
+      cue.fallbackReason
+        ? log.warn('CUE runs on WebAssembly, slower and larger: the native helper is unavailable', { reason: cue.fallbackReason })
+        : log.info('CUE engine started', { runtime: cue.runtime, startMs: Math.round(cue.startMs) }),
+  });
   const events = new EventRecorder(connection, {
     maxPending: 1000,
     onError: (err, event) => log.warn('event not recorded', { event: event.metadata.name, error: err instanceof Error ? err.message : String(err) }),

@@ -8,11 +8,11 @@ async function main(): Promise<void> {
   const poolSize = Math.max(1, availableParallelism());
   let t = performance.now();
   const engine = await CueEngine.start({ poolSize, warmup: true });
-  console.log(`engine start with warm-up, ${poolSize} workers:   ${ms(performance.now() - t)}  (fresh process)`);
+  console.log(`wasm engine start with warm-up, ${poolSize} workers: ${ms(performance.now() - t)}  (fresh process)`);
   const req = await moduleBuildRequest(engine);
   t = performance.now();
   await engine.evaluate(req);
-  console.log(`module build, first call after warm-up:  ${ms(performance.now() - t)}`);
+  console.log(`wasm module build, first call after warm-up: ${ms(performance.now() - t)}`);
   await engine.close();
 }
 

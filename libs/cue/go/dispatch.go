@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"runtime/debug"
 )
 
@@ -69,6 +70,10 @@ func dispatch(op string, req []byte) (out []byte) {
 		// allocating until the worker is terminated, so specs prove the
 		// timeout stops running Go code whatever the machine's speed.
 		spin()
+	case "test.exit":
+		// Test hook (never sent by the engine): the runtime dies mid-call,
+		// so specs prove a crashed instance is reported and replaced.
+		os.Exit(7)
 	default:
 		return encodeResponse(nil, inputError("unknown operation "+op))
 	}

@@ -21,9 +21,12 @@ import type {
   CuePosition,
   RewriteFieldsRequest,
 } from './types';
+import { NativeRunnerFactory } from './native-runner';
+import type { CueRunnerFactory } from './runner';
+import { WasmRunnerFactory } from './wasm-runner';
 import { withMemoryMaximum } from './wasm-memory';
 import { webAssembly, type WasmModule } from './wasm-types';
-import { locateWasmDir } from './wasm-location';
+import { locateNativeHelper, locateWasmDir } from './wasm-location';
 import { WorkerPool, type PoolEvent, type PoolStats } from './worker-pool';
 
 // Touches the code paths of a module build: loader, imports from cue.mod,
@@ -86,28 +89,45 @@ export class CueEngine {
   /** Milliseconds start() took: wasm compile, workers up, warm-up if asked. */
   startMs = 0;
 
-  /** Compiles the wasm once, starts the pool and waits until every worker is warm. */
+  /** Where CUE runs: native helper processes or cue.wasm in worker threads. */
+  runtime: 'native' | 'wasm' = 'wasm';
+
+  /** Why 'auto' fell back to wasm, if it did (for the log). */
+  fallbackReason?: string;
+
+  /**
+   * Starts the pool on the runtime the options choose (native helpers, else
+   * cue.wasm compiled once) and waits until every worker is up and, if asked, warm.
+   */
   static async start(options: Partial<CueEngineOptions> = {}): Promise<CueEngine> {
     const t0 = performance.now();
     const opts: CueEngineOptions = { ...defaultCueEngineOptions(), ...options };
     if (!(opts.poolSize >= 1)) throw new CueEngineError(`poolSize must be at least 1, got ${opts.poolSize}`);
     if (!(opts.quarantineMs >= 0)) throw new CueEngineError(`quarantineMs must be at least 0, got ${opts.quarantineMs}`);
     const dir = locateWasmDir(opts.wasmDir);
-    const bytes = withMemoryMaximum(readFileSync(join(dir, 'cue.wasm')), opts.memoryLimitBytes);
-    let module: WasmModule;
-    try {
-      module = await webAssembly().compile(bytes);
-    } catch (err) {
-      throw new CueEngineError(`compiling ${join(dir, 'cue.wasm')} failed`, { cause: err });
+    let pool: WorkerPool | undefined;
+    let runtime: 'native' | 'wasm' = 'wasm';
+    let fallback: string | undefined;
+    if (opts.runtime !== 'wasm') {
+      const helper = locateNativeHelper(dir);
+      if (helper) {
+        try {
+          pool = await startPool(opts, new NativeRunnerFactory(opts, helper));
+          runtime = 'native';
+        } catch (err) {
+          if (opts.runtime === 'native') throw err;
+          fallback = (err as Error).message;
+        }
+      } else if (opts.runtime === 'native') {
+        throw new CueEngineError(`CUE engine not built for this host: ${join(dir, 'cue-native')} is missing; run npm run build`);
+      } else {
+        fallback = `${join(dir, 'cue-native')} is missing`;
+      }
     }
-    const pool = new WorkerPool(opts, module, readFileSync(join(dir, 'wasm_exec.js'), 'utf8'));
-    try {
-      await pool.start();
-    } catch (err) {
-      await pool.close();
-      throw err;
-    }
+    pool ??= await startPool(opts, await wasmRunners(opts, dir));
     const engine = new CueEngine(pool, opts);
+    engine.runtime = runtime;
+    engine.fallbackReason = fallback;
     if (opts.warmup) {
       try {
         // Repeated so V8's dynamic tiering optimizes the hot functions too.
@@ -218,4 +238,26 @@ export class CueEngine {
     if (errors.some((e) => e.kind === 'input')) throw new CueInputError(op, errors);
     throw new CueEvaluationError(op, errors);
   }
+}
+
+async function wasmRunners(opts: CueEngineOptions, dir: string): Promise<CueRunnerFactory> {
+  const bytes = withMemoryMaximum(readFileSync(join(dir, 'cue.wasm')), opts.memoryLimitBytes);
+  let module: WasmModule;
+  try {
+    module = await webAssembly().compile(bytes);
+  } catch (err) {
+    throw new CueEngineError(`compiling ${join(dir, 'cue.wasm')} failed`, { cause: err });
+  }
+  return new WasmRunnerFactory(opts, module, readFileSync(join(dir, 'wasm_exec.js'), 'utf8'));
+}
+
+async function startPool(opts: CueEngineOptions, runners: CueRunnerFactory): Promise<WorkerPool> {
+  const pool = new WorkerPool(opts, runners);
+  try {
+    await pool.start();
+  } catch (err) {
+    await pool.close();
+    throw err;
+  }
+  return pool;
 }

@@ -13,7 +13,7 @@ export interface CueEngineOptions {
   memoryLimitBytes: number;
   /** After a call, an instance whose memory grew past this is replaced (Go never shrinks it). */
   recycleAboveBytes: number;
-  /** V8 heap cap of each worker (request/response strings live there). */
+  /** V8 heap cap of each worker thread of the wasm runtime (request/response strings live there). */
   workerHeapMb: number;
   /**
    * Run a small module build on every worker during start(), so V8 compiles
@@ -26,8 +26,23 @@ export interface CueEngineOptions {
    * Quarantined tenants share at most max(1, floor(poolSize / 2)) workers.
    */
   quarantineMs: number;
-  /** Directory holding cue.wasm and wasm_exec.js; default: found from the build. */
+  /**
+   * Where CUE runs. 'native': helper processes built for the host from the
+   * same Go sources (fast start, native speed; needs Landlock to confine
+   * them). 'wasm': cue.wasm in worker threads. 'auto' (default): native when
+   * the helper was built and starts, else wasm. FLOTILLA_CUE_RUNTIME sets
+   * the default.
+   */
+  runtime: CueRuntime;
+  /** Directory holding cue.wasm, wasm_exec.js and cue-native; default: found from the build. */
   wasmDir?: string;
+}
+
+export type CueRuntime = 'auto' | 'native' | 'wasm';
+
+function runtimeFromEnv(): CueRuntime {
+  const v = process.env.FLOTILLA_CUE_RUNTIME;
+  return v === 'native' || v === 'wasm' ? v : 'auto';
 }
 
 export function defaultCueEngineOptions(): CueEngineOptions {
@@ -39,5 +54,6 @@ export function defaultCueEngineOptions(): CueEngineOptions {
     workerHeapMb: 512,
     warmup: false,
     quarantineMs: 10 * 60_000,
+    runtime: runtimeFromEnv(),
   };
 }

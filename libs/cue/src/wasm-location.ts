@@ -22,6 +22,12 @@ export function locateWasmDir(explicit?: string): string {
   return dir;
 }
 
+/** The native helper beside the wasm, if the build made one for this host. */
+export function locateNativeHelper(dir: string): string | undefined {
+  const file = join(dir, 'cue-native');
+  return existsSync(file) ? file : undefined;
+}
+
 function fromPointer(): string | undefined {
   for (let d = __dirname; ; d = dirname(d)) {
     const p = join(d, POINTER);

@@ -3,8 +3,8 @@ import { CueMemoryLimitError, CueTimeoutError } from './errors';
 import { blockingCall, spinningCall, untilAllReady } from './test-support';
 import type { PoolEvent } from './worker-pool';
 
-// Runaway calls are test ops that allocate nothing (a Go loop in wasm, or a
-// worker held in Atomics.wait), so only the limit under test can stop them,
+// Runaway calls are test ops that allocate nothing (a Go loop, or a worker
+// held until the spec releases it), so only the limit under test can stop them,
 // however fast or busy the machine is.
 const ok = { files: { 'a.cue': 'package main\nx: 1 + 1\n' }, exports: [{ path: 'x' }] };
 // Memory-bound: a huge list that must be materialized.
@@ -20,7 +20,7 @@ describe('WorkerPool limits', () => {
   });
   afterAll(() => engine.close());
 
-  it('stops a call running in wasm at the timeout and replaces the worker', async () => {
+  it('stops a call running in Go at the timeout and replaces the worker', async () => {
     const before = engine.stats().replaced;
     const err = await spinningCall(engine, 500);
     expect(err).toBeInstanceOf(CueTimeoutError);

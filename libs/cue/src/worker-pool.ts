@@ -1,11 +1,7 @@
-import { Worker } from 'node:worker_threads';
 import { CueEngineError, CueError, CueMemoryLimitError, CueTimeoutError } from './errors';
 import type { CueEngineOptions } from './options';
+import type { CueRunner, CueRunnerFactory } from './runner';
 import { TenantScheduler, quarantineWorkers } from './tenant-scheduler';
-import type { WasmModule } from './wasm-types';
-import { cueWorkerMain, type WorkerCall, type WorkerInit, type WorkerReply } from './worker-main';
-
-const WORKER_SOURCE = `(${cueWorkerMain.toString()})()`;
 
 interface Job {
   id: number;
@@ -18,7 +14,7 @@ interface Job {
 }
 
 interface Slot {
-  worker: Worker;
+  worker: CueRunner;
   ready: boolean;
   job?: Job;
   timer?: NodeJS.Timeout;
@@ -53,7 +49,8 @@ export type PoolEvent =
 export const TEST_BLOCK_OP = 'test.block';
 
 /**
- * Worker threads each owning one warm Go/wasm instance. A call that times
+ * Workers (threads with a Go/wasm runtime or native helper processes, see
+ * runner.ts) each owning one warm CUE instance. A call that times
  * out or breaks the memory cap costs its worker: it is terminated, the call
  * rejected with a typed error, and a fresh worker takes its place. Queued
  * calls are shared fairly between tenants (see tenant-scheduler.ts).
@@ -66,13 +63,11 @@ export class WorkerPool {
   private closed = false;
   private replaced = 0;
   private lastStartMs = 0;
-  private startWaiters: Array<{ resolve(): void; reject(e: Error): void }> = [];
   private startFailures = 0;
 
   constructor(
     private readonly options: CueEngineOptions,
-    private readonly module: WasmModule,
-    private readonly wasmExec: string,
+    private readonly runners: CueRunnerFactory,
   ) {
     this.scheduler = new TenantScheduler<Job>({ quarantineWorkers: quarantineWorkers(options.poolSize), quarantineMs: options.quarantineMs });
   }
@@ -128,52 +123,35 @@ export class WorkerPool {
   }
 
   private spawn(): Promise<void> {
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      resourceLimits: { maxOldGenerationSizeMb: this.options.workerHeapMb },
-      stdout: false,
-      stderr: false,
+    let resolveStart!: () => void;
+    let rejectStart!: (e: Error) => void;
+    const started = new Promise<void>((resolve, reject) => {
+      resolveStart = resolve;
+      rejectStart = reject;
     });
-    const slot: Slot = { worker, ready: false, memoryBytes: 0 };
+    const waiter = { resolve: resolveStart, reject: rejectStart };
+    const slot: Slot = { worker: undefined as unknown as CueRunner, ready: false, memoryBytes: 0 };
     this.slots.push(slot);
-    const started = new Promise<void>((resolve, reject) => this.startWaiters.push({ resolve, reject }));
-    const waiter = this.startWaiters[this.startWaiters.length - 1];
-    worker.on('message', (m: WorkerReply) => this.onMessage(slot, m, waiter));
-    worker.on('error', (err: Error & { code?: string }) => this.onCrash(slot, err, waiter));
-    worker.on('exit', (code) => this.onCrash(slot, new Error(`worker exited with code ${code}`), waiter));
-    const gomemlimit = Math.floor(this.options.memoryLimitBytes * 0.8);
-    const init: WorkerInit = { type: 'init', module: this.module, wasmExec: this.wasmExec, env: { GOMEMLIMIT: String(gomemlimit) } };
-    worker.postMessage(init);
+    slot.worker = this.runners.spawn({
+      ready: (info) => this.onReady(slot, info, waiter),
+      result: (reply) => this.onResult(slot, reply),
+      fatal: (failure) => this.onFatal(slot, failure, waiter),
+    });
     return started;
   }
 
-  private onMessage(slot: Slot, m: WorkerReply, waiter: { resolve(): void; reject(e: Error): void }): void {
-    if (m.type === 'ready') {
-      slot.ready = true;
-      // Idle workers do not keep the process alive; busy ones do (see dispatch).
-      slot.worker.unref();
-      slot.memoryBytes = m.memoryBytes;
-      this.lastStartMs = m.startMs;
-      this.startFailures = 0;
-      waiter.resolve();
-      this.dispatch();
-      return;
-    }
-    if (m.type === 'fatal') {
-      const job = slot.job;
-      const detail = `${m.message}${m.output ? `: ${m.output.trim().split('\n').slice(0, 3).join(' | ')}` : ''}`;
-      if (!job) {
-        waiter.reject(new CueEngineError(detail));
-      } else if (/out of memory/i.test(m.output) || /out of memory/i.test(m.message)) {
-        this.strike(job, 'memory');
-        job.reject(new CueMemoryLimitError(job.op, this.options.memoryLimitBytes, 'wasm memory', { cause: new Error(detail) }));
-      } else {
-        job.reject(new CueEngineError(`${job.op}: the CUE engine crashed: ${detail}`));
-      }
-      slot.job = undefined;
-      this.replace(slot);
-      return;
-    }
+  private onReady(slot: Slot, info: { startMs: number; memoryBytes: number }, waiter: { resolve(): void }): void {
+    slot.ready = true;
+    // Idle workers do not keep the process alive; busy ones do (see dispatch).
+    slot.worker.unref();
+    slot.memoryBytes = info.memoryBytes;
+    this.lastStartMs = info.startMs;
+    this.startFailures = 0;
+    waiter.resolve();
+    this.dispatch();
+  }
+
+  private onResult(slot: Slot, m: { id: number; response: string; memoryBytes: number }): void {
     const job = slot.job;
     if (!job || job.id !== m.id) return;
     if (slot.timer) clearTimeout(slot.timer);
@@ -186,19 +164,21 @@ export class WorkerPool {
     else this.dispatch();
   }
 
-  private onCrash(slot: Slot, err: Error & { code?: string }, waiter: { reject(e: Error): void }): void {
+  private onFatal(slot: Slot, f: { message: string; output: string; code?: string }, waiter: { reject(e: Error): void }): void {
     if (!this.slots.includes(slot)) return; // already replaced or closed
     const job = slot.job;
     slot.job = undefined;
-    if (job) {
-      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        this.strike(job, 'memory');
-        job.reject(new CueMemoryLimitError(job.op, this.options.workerHeapMb * 1048576, 'worker heap', { cause: err }));
-      } else {
-        job.reject(new CueEngineError(`${job.op}: the CUE worker failed: ${err.message}`, { cause: err }));
-      }
-    } else if (!slot.ready) {
-      waiter.reject(new CueEngineError(`starting a CUE worker failed: ${err.message}`, { cause: err }));
+    const detail = `${f.message}${f.output ? `: ${f.output.trim().split('\n').slice(0, 3).join(' | ')}` : ''}`;
+    if (!job) {
+      if (!slot.ready) waiter.reject(new CueEngineError(`starting a CUE worker failed: ${detail}`));
+    } else if (f.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      this.strike(job, 'memory');
+      job.reject(new CueMemoryLimitError(job.op, this.options.workerHeapMb * 1048576, 'worker heap', { cause: new Error(detail) }));
+    } else if (/out of memory/i.test(f.output) || /out of memory/i.test(f.message)) {
+      this.strike(job, 'memory');
+      job.reject(new CueMemoryLimitError(job.op, this.options.memoryLimitBytes, this.runners.memoryKind, { cause: new Error(detail) }));
+    } else {
+      job.reject(new CueEngineError(`${job.op}: the CUE engine crashed: ${detail}`));
     }
     this.replace(slot);
   }
@@ -249,8 +229,7 @@ export class WorkerPool {
         this.replace(slot);
       }, job.timeoutMs);
       slot.worker.ref();
-      const msg: WorkerCall = { type: 'call', id: job.id, op: job.op, payload: job.payload };
-      slot.worker.postMessage(msg);
+      slot.worker.call(job.id, job.op, job.payload);
       if (this.observers.size > 0) {
         const running = this.running();
         this.emit({

@@ -23,6 +23,15 @@ export interface EngineRuntimeOptions {
   sources: Partial<Omit<SourceCacheOptions, 'blobCache'>>;
   registry: Partial<Omit<RegistryClientOptions, 'credentials'>>;
   reconcile: Partial<ReconcileOptions>;
+  /** Told where CUE runs once it started (at the first run), so apps can log a fallback to wasm. */
+  onCueStarted?: (info: CueStartInfo) => void;
+}
+
+export interface CueStartInfo {
+  runtime: 'native' | 'wasm';
+  /** why the native helper was not used, when it was not */
+  fallbackReason?: string;
+  startMs: number;
 }
 
 export function defaultEngineRuntimeOptions(cacheDir: string): EngineRuntimeOptions {
@@ -58,6 +67,7 @@ export class EngineRuntime {
     const o = { ...defaultEngineRuntimeOptions(options.cacheDir), ...options };
     return new EngineRuntime(async () => {
       const cue = await CueEngine.start(o.cue);
+      o.onCueStarted?.({ runtime: cue.runtime, fallbackReason: cue.fallbackReason, startMs: cue.startMs });
       const blobCache = new BlobCache(defaultBlobCacheOptions(o.cacheDir));
       return {
         generator: new TimoniManifestGenerator(cue, { ...o.generator, blobCache }),

@@ -16,6 +16,7 @@ import {
 } from '@flotilla/engine';
 import { ResourceManager } from '@flotilla/kube';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { openKubeConnection } from './push-connection';
 import type { TargetRunHooks, TargetRunInput, TargetRunner } from './target-runner';
 
@@ -35,8 +36,17 @@ export class EngineTargetRunner implements TargetRunner {
   private readonly runtime: EngineRuntime;
 
   /** `runtime` lets tests and benchmarks pass their own generator; by default the CUE engine starts at the first run. */
-  constructor(options: EngineRunnerOptions, runtime?: EngineRuntime) {
-    this.runtime = runtime ?? EngineRuntime.create({ cacheDir: options.cacheDir, reconcile: { ...options.reconcile, pruneTimeoutMs: options.deleteTimeoutMs } });
+  constructor(options: EngineRunnerOptions, runtime?: EngineRuntime, logger?: Logger) {
+    this.runtime =
+      runtime ??
+      EngineRuntime.create({
+        cacheDir: options.cacheDir,
+        reconcile: { ...options.reconcile, pruneTimeoutMs: options.deleteTimeoutMs },
+        onCueStarted: (cue) =>
+          cue.fallbackReason
+            ? logger?.warn({ reason: cue.fallbackReason }, 'CUE runs on WebAssembly, slower and larger: the native helper is unavailable')
+            : logger?.info({ runtime: cue.runtime, startMs: Math.round(cue.startMs) }, 'CUE engine started'),
+      });
   }
 
   reconcile(input: TargetRunInput & { digest: string }, hooks: TargetRunHooks): Promise<RunReport> {

@@ -5,6 +5,8 @@ import { RepositoriesModule } from '../repositories/repositories.module';
 import { EventsModule } from '../events/events.module';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
+import { HUB_LOGGER } from '../logging/logging.module';
+import type { Logger } from 'pino';
 import { ClusterEventSink } from './cluster-event-sink';
 import { defaultEngineRunnerOptions, EngineTargetRunner } from './engine-adapter';
 import { LeaseRepository } from './lease.repository';
@@ -36,8 +38,8 @@ export class SchedulerModule {
       providers: [
         {
           provide: TARGET_RUNNER,
-          inject: [HUB_CONFIG],
-          useFactory: (config: HubConfig) => options.targetRunner ?? new EngineTargetRunner(defaultEngineRunnerOptions(config.dataDir)),
+          inject: [HUB_CONFIG, HUB_LOGGER],
+          useFactory: (config: HubConfig, logger: Logger) => options.targetRunner ?? new EngineTargetRunner(defaultEngineRunnerOptions(config.dataDir), undefined, logger),
         },
         { provide: TAG_RESOLVER, useValue: options.tagResolver ?? new OciTagResolver() },
         { provide: SchedulerMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new SchedulerMetrics(registry) },
