@@ -66,3 +66,24 @@ export function expectNoStack(text: string): void {
   expect(text).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
   expect(text).not.toMatch(/node:internal|TypeError|ReferenceError/);
 }
+
+/** Resolves with the output so far once `pattern` shows up on stdout (a positive signal, not a sleep). */
+export function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<string> {
+  let out = '';
+  let err = '';
+  return new Promise((resolveWait, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${pattern} on stdout\nstdout:\n${out.slice(-4000)}\nstderr:\n${err}`)), timeoutMs);
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (pattern.test(out)) {
+        clearTimeout(timer);
+        resolveWait(out);
+      }
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (!pattern.test(out)) reject(new Error(`exited ${code} before ${pattern} showed up\nstdout:\n${out}\nstderr:\n${err}`));
+    });
+  });
+}

@@ -14,7 +14,7 @@ export function registerArtifactList(parent: Command, cli: Cli): void {
       const repo = { registry: ref.registry, repository: ref.repository };
       let rows: Array<{ tag: string; digest: string }>;
       try {
-        const tags = await client.listTags(repo);
+        const tags = (await client.listTags(repo)).sort();
         rows = [];
         for (const tag of tags) rows.push({ tag, digest: (await client.resolve({ ...repo, tag })).digest });
       } catch (err) {

@@ -24,7 +24,7 @@ export function readKubeconfig(path: string, context?: string): { kubeconfig: st
   const ctx = (doc.contexts ?? []).find((c) => c.name === name);
   if (!name || !ctx?.context) {
     const names = (doc.contexts ?? []).map((c) => c.name).join(', ') || 'none';
-    throw new CliError(`kubeconfig ${path} has no context ${name ? `"${name}"` : '(and no current-context)'}`, `pick one with --context (contexts: ${names})`);
+    throw new CliError(`kubeconfig ${path} has no context ${name ? `"${name}"` : '(and no current-context)'}`, `pick one with --kube-context (contexts: ${names})`);
   }
   const inline = (entry: Record<string, unknown> | undefined, fileKey: string, dataKey: string, encode: boolean) => {
     const file = entry?.[fileKey];
