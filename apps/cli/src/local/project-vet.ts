@@ -4,7 +4,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CueEngine, readFileTree } from '@flotilla/cue';
-import { ComponentBuilder, ModuleBuilder, ModuleFetcher, vetProject, type VetReport } from '@flotilla/timoni';
+import { ComponentBuilder, formatIssue, ModuleBuilder, ModuleFetcher, vetProject, type TimoniIssue, type VetReport } from '@flotilla/timoni';
 import { CliError, UsageError } from '../errors';
 import { registryClient, type RegistryFlags } from './registry';
 
@@ -29,4 +29,15 @@ export async function vetDirectory(dir: string, flags: VetFlags, env: NodeJS.Pro
   } finally {
     await cue.close();
   }
+}
+
+/**
+ * One problem as a line: files of the Project are shown under DIR so that
+ * editors can jump to them; other files (a module's templates) are named as
+ * the module has them, with `module` in front.
+ */
+export function issueLine(dir: string, issue: TimoniIssue): string {
+  if (!issue.file) return formatIssue(issue);
+  const inProject = existsSync(join(dir, issue.file));
+  return formatIssue({ ...issue, file: inProject ? join(dir, issue.file) : `module ${issue.file}` });
 }

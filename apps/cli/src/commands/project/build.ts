@@ -1,12 +1,10 @@
 // `flotilla project build DIR`: the objects every instance would apply, as
 // YAML documents in apply order (like `timoni bundle build`).
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
-import { formatIssue } from '@flotilla/timoni';
 import { examples, withOutput, type Cli } from '../../cli';
 import { CliError, UsageError } from '../../errors';
-import { vetDirectory, type VetFlags } from '../../local/project-vet';
+import { issueLine, vetDirectory, type VetFlags } from '../../local/project-vet';
 import { localProjectOptions } from './local-options';
 
 export function registerProjectBuild(parent: Command, cli: Cli): void {
@@ -15,7 +13,7 @@ export function registerProjectBuild(parent: Command, cli: Cli): void {
       if (opts.output && opts.output !== 'yaml' && opts.output !== 'json') throw new UsageError(`-o ${opts.output}: build prints yaml or json`);
       const report = await vetDirectory(dir, opts, cli.io.env);
       if (!report.ok) {
-        for (const issue of report.issues) cli.io.err.write(`${formatIssue({ ...issue, file: issue.file ? join(dir, issue.file) : undefined })}\n`);
+        for (const issue of report.issues) cli.io.err.write(`${issueLine(dir, issue)}\n`);
         throw new CliError(`project in ${dir} does not build (${report.issues.length} problem${report.issues.length === 1 ? '' : 's'})`, 'run `flotilla project vet` for the details');
       }
       const objects = report.plan!.order.flatMap((component) => (report.built[component] ?? []).flatMap((b) => b.steps.flatMap((s) => s.objects)));

@@ -1,11 +1,9 @@
 // `flotilla project vet DIR`: loads project.cue, every bundle and runtime and
 // builds every instance, locally; every problem with file:line; exit 1 on any.
-import { join } from 'node:path';
 import type { Command } from 'commander';
-import { formatIssue } from '@flotilla/timoni';
 import { examples, type Cli } from '../../cli';
 import { CliError } from '../../errors';
-import { vetDirectory, type VetFlags } from '../../local/project-vet';
+import { issueLine, vetDirectory, type VetFlags } from '../../local/project-vet';
 import { painter } from '../../output/format';
 import { duration } from '../../output/time';
 import { localProjectOptions } from './local-options';
@@ -16,7 +14,7 @@ export function registerProjectVet(parent: Command, cli: Cli): void {
       const started = Date.now();
       const report = await vetDirectory(dir, opts, cli.io.env);
       const p = painter(cli.io);
-      for (const issue of report.issues) cli.io.err.write(`${p.red('✗')} ${formatIssue({ ...issue, file: issue.file ? join(dir, issue.file) : undefined })}\n`);
+      for (const issue of report.issues) cli.io.err.write(`${p.red('✗')} ${issueLine(dir, issue)}\n`);
       if (!report.ok) throw new CliError(`project in ${dir} has ${report.issues.length} problem${report.issues.length === 1 ? '' : 's'}`, 'fix the files named above and run `flotilla project vet` again');
       for (const [component, builds] of Object.entries(report.built)) {
         for (const b of builds) cli.io.out.write(`${p.green('✓')} ${component}/${b.instance} (${b.namespace}): ${b.steps.reduce((n, s) => n + s.objects.length, 0)} objects, module ${b.module.repository}@${b.moduleVersion}\n`);
