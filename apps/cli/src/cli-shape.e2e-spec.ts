@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { createServer, type Socket } from 'node:net';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CliUser, expectNoStack } from '../test/run-cli';
+import { collect, CliUser, expectNoStack } from '../test/run-cli';
 
 // Issue 17, the shape of the `flotilla` executable: the compiled bin, help
 // with examples everywhere, exit codes 0/1/2, contexts without a hub, shell
@@ -57,13 +58,38 @@ describe('flotilla: the executable', () => {
     expect(slow).toMatchObject({ code: 2, stderr: expect.stringMatching(/--request-timeout "soon" is not a duration/) });
   });
 
-  it('tells a hub that does not answer from one that refuses, within the deadline', async () => {
+  it('says when nothing listens at the hub URL, without showing the token', async () => {
     // Nothing listens on port 9 of loopback: connection refused, at once.
     const r = await user.run(['cluster', 'list'], { env: { FLOTILLA_SERVER: 'http://127.0.0.1:9', FLOTILLA_TOKEN: 'secret-token-value-123' } });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/cannot reach the hub at http:\/\/127\.0\.0\.1:9/);
     expect(r.stderr).not.toContain('secret-token-value-123');
     expectNoStack(r.stderr);
+  });
+
+  it('keeps a token given as an argument out of the process title, and gives up on a silent hub at the deadline', async () => {
+    // A hub that accepts the connection and never answers.
+    const sockets: Socket[] = [];
+    let connected!: () => void;
+    const seen = new Promise<void>((r) => (connected = r));
+    const server = createServer((s) => {
+      sockets.push(s);
+      connected();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const child = user.spawn(['login', '--server', `http://127.0.0.1:${port}`, '--token', 'argv-token-0123456789', '--request-timeout', '2s']);
+      const done = collect(child, 'login', 30_000);
+      await seen;
+      expect(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8')).not.toContain('argv-token-0123456789');
+      const r = await done;
+      expect(r).toMatchObject({ code: 1, stderr: expect.stringMatching(/did not answer GET \/api\/v1\/clusters within 2s\ncheck that the hub is up, or raise --request-timeout/) });
+      expect(r.stderr).not.toContain('argv-token-0123456789');
+    } finally {
+      for (const s of sockets) s.destroy();
+      server.close();
+    }
   });
 
   it('prints completion scripts for bash, zsh and fish that follow the command tree', async () => {
