@@ -52,9 +52,12 @@ async function status(cli: Cli, name: string, opts: StatusOptions): Promise<void
       const s = await fetchStatus(cli, name);
       const frame = renderStatus(cli, s.project, s.targets, format === 'wide');
       if (tty) {
+        // Lines are clipped to the terminal width so none wraps and the count of lines to go back up stays true.
+        const width = cli.io.out.columns ?? 200;
+        const clipped = frame.split('\n').map((l) => clip(l, width)).join('\n');
         // Up to the first line of the last frame, clear to the end of the screen, draw again.
-        cli.io.out.write(`${lines ? `\x1b[${lines}A\x1b[0J` : ''}${frame}`);
-        lines = frame.split('\n').length - 1;
+        cli.io.out.write(`${lines ? `\x1b[${lines}A\x1b[0J` : ''}${clipped}`);
+        lines = clipped.split('\n').length - 1;
       } else if (stripTimes(frame) !== stripTimes(previous)) {
         cli.io.out.write(`${previous ? '\n' : ''}${frame}`);
       }
@@ -74,4 +77,21 @@ async function status(cli: Cli, name: string, opts: StatusOptions): Promise<void
 /** Relative times change every second; a new frame off a terminal is only worth printing when something else did. */
 function stripTimes(frame: string): string {
   return frame.replace(/(in )?\d+[smhd](\d+[sm])?( ago)?/g, '');
+}
+
+/** At most `width` visible characters; colour codes do not count. */
+function clip(line: string, width: number): string {
+  let visible = 0;
+  let out = '';
+  // eslint-disable-next-line no-control-regex -- colour codes are kept whole
+  for (const part of line.split(/(\x1b\[[0-9;]*m)/)) {
+    if (part.startsWith('\x1b[')) {
+      out += part;
+      continue;
+    }
+    const room = Math.max(0, width - 1 - visible);
+    out += part.slice(0, room);
+    visible += Math.min(part.length, room);
+  }
+  return out;
 }
