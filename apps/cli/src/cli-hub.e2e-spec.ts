@@ -186,6 +186,30 @@ describe('flotilla against a hub', () => {
       }
     })());
 
+  it('registers clusters from flags, creates a Project from flags and deletes it leaving its instances', () =>
+    fleet.guard(async () => {
+      const kube = harnessEnv().kube;
+      const dir = mkdtempSync(join(tmpdir(), 'flotilla-cli-flags-'));
+      for (const [f, text] of [['ca.crt', kube.caData], ['token', `${kube.admin.token}\n`], ['tls.crt', kube.certAdmin.clientCertificateData], ['tls.key', kube.certAdmin.clientKeyData]]) writeFileSync(join(dir, f), text);
+      const byToken = await user.ok(['cluster', 'register', 'spoke-token', '--server', kube.server, '--token-file', join(dir, 'token'), '--certificate-authority', join(dir, 'ca.crt')]);
+      expect(byToken).toMatch(/^cluster\/spoke-token registered \(push, group default, https:.*; reachable, Kubernetes v1\./);
+      const byCert = await user.ok(['cluster', 'register', 'spoke-cert', '--server', kube.server, '--client-certificate', join(dir, 'tls.crt'), '--client-key', join(dir, 'tls.key'), '--certificate-authority', join(dir, 'ca.crt')]);
+      expect(byCert).toMatch(/reachable, Kubernetes v1\./);
+      expect(JSON.parse(await user.ok(['cluster', 'get', 'spoke-cert', '-o', 'json']))).toMatchObject({ credentials: { kind: 'clientCertificate' } });
+      const half = await user.run(['cluster', 'register', 'x', '--server', kube.server, '--client-key', join(dir, 'tls.key')]);
+      expect(half).toMatchObject({ code: 2, stderr: 'error: --client-certificate and --client-key go together\n' });
+
+      expect(await user.ok(['project', 'create', 'extra', '--namespace', ns, '--repository', repo, '--cluster', 'spoke-token', '--suspend'])).toMatch(/^project\/extra created \(1 target\);/);
+      expect(await user.ok(['project', 'status', 'extra'])).toMatch(/suspended\n[\s\S]*spoke-token\s+default\s+Suspended\s/);
+      // A cluster still targeted is refused unless forced, and the message says so.
+      const targeted = await user.run(['cluster', 'delete', 'spoke-token']);
+      expect(targeted.code).toBe(1);
+      expect(targeted.stderr).toMatch(/--force/);
+      expect(await user.ok(['project', 'delete', 'extra', '--orphan'])).toBe('project/extra deleted (instances left on the clusters)\n');
+      expect(await user.ok(['cluster', 'delete', 'spoke-token'])).toBe('cluster/spoke-token deleted\n');
+      expect(await user.ok(['cluster', 'delete', 'spoke-cert'])).toBe('cluster/spoke-cert deleted\n');
+    })());
+
   it('deletes the Project and waits while its cluster prunes', () =>
     fleet.guard(async () => {
       const out = await user.run(['project', 'delete', 'shop', '--wait', '--timeout', '60']);
