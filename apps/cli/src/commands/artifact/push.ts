@@ -9,6 +9,7 @@ import { CliError, UsageError, messageOf } from '../../errors';
 import { registryClient, registryOptions, type RegistryFlags } from '../../local/registry';
 import { printData } from '../../output/format';
 import { ociReference } from './reference';
+import { withProgress } from '../../output/progress';
 
 interface PushOptions extends RegistryFlags {
   tag?: string[];
@@ -27,7 +28,7 @@ export function registerArtifactPush(parent: Command, cli: Cli): void {
     if (!opts.tag?.length) throw new UsageError('give at least one --tag', 'e.g. --tag latest --tag v1.2.0');
     ociReference(url, { tag: 'forbidden' });
     if (!existsSync(dir)) throw new CliError(`${dir} does not exist`, 'give the directory (or file) to push');
-    const result = await pushArtifact(registryClient(opts, cli.io.env), url, dir, { tags: opts.tag, contentType: opts.contentType, annotations: opts.annotation ?? {} }).catch((err: unknown) => {
+    const result = await withProgress(cli.io, `pushing ${dir}`, () => pushArtifact(registryClient(opts, cli.io.env), url, dir, { tags: opts.tag!, contentType: opts.contentType, annotations: opts.annotation ?? {} })).catch((err: unknown) => {
       throw new CliError(`pushing ${dir} to ${url} failed: ${messageOf(err)}`, 'check the URL and your registry credentials (--creds, or docker login)');
     });
     const digestUrl = `${url}@${result.digest}`;

@@ -6,12 +6,13 @@ import { examples, withOutput, type Cli } from '../../cli';
 import { CliError, UsageError } from '../../errors';
 import { issueLine, vetDirectory, type VetFlags } from '../../local/project-vet';
 import { localProjectOptions } from './local-options';
+import { withProgress } from '../../output/progress';
 
 export function registerProjectBuild(parent: Command, cli: Cli): void {
   const cmd = localProjectOptions(withOutput(parent.command('build <dir>').description('print the objects a local Project directory builds to, as YAML (or -o json)'))).action(
     async (dir: string, opts: VetFlags & { output?: string }) => {
       if (opts.output && opts.output !== 'yaml' && opts.output !== 'json') throw new UsageError(`-o ${opts.output}: build prints yaml or json`);
-      const report = await vetDirectory(dir, opts, cli.io.env);
+      const report = await withProgress(cli.io, `building ${dir}`, () => vetDirectory(dir, opts, cli.io.env));
       if (!report.ok) {
         for (const issue of report.issues) cli.io.err.write(`${issueLine(dir, issue)}\n`);
         throw new CliError(`project in ${dir} does not build (${report.issues.length} problem${report.issues.length === 1 ? '' : 's'})`, 'run `flotilla project vet` for the details');

@@ -6,6 +6,7 @@ import { examples, seg, type Cli } from '../../cli';
 import { CliError, UsageError } from '../../errors';
 import type { Project } from '../../hub/types';
 import { notFound } from './not-found';
+import { withProgress } from '../../output/progress';
 
 interface DeleteOptions {
   orphan?: boolean;
@@ -39,15 +40,17 @@ async function remove(cli: Cli, name: string, opts: DeleteOptions): Promise<void
     return;
   }
   cli.io.err.write(`project/${name} deleting: waiting for its clusters to prune…\n`);
-  const deadline = Date.now() + timeoutS * 1000;
-  for (;;) {
-    const p = await hub.get<Project>(path).catch((err: unknown) => {
-      if (err instanceof CliError && /not found/i.test(err.message)) return undefined;
-      throw err;
-    });
-    if (!p) break;
-    if (Date.now() > deadline) throw new CliError(`project "${name}" is still deleting after ${timeoutS}s (${p.status.targets} target(s) left)`, `see \`flotilla project status ${name}\` for what blocks it`);
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+  await withProgress(cli.io, `waiting for project ${name} to be pruned`, async () => {
+    const deadline = Date.now() + timeoutS * 1000;
+    for (;;) {
+      const p = await hub.get<Project>(path).catch((err: unknown) => {
+        if (err instanceof CliError && /not found/i.test(err.message)) return undefined;
+        throw err;
+      });
+      if (!p) return;
+      if (Date.now() > deadline) throw new CliError(`project "${name}" is still deleting after ${timeoutS}s (${p.status.targets} target(s) left)`, `see \`flotilla project status ${name}\` for what blocks it`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  });
   cli.io.out.write(`project/${name} deleted\n`);
 }

@@ -7,12 +7,13 @@ import { issueLine, vetDirectory, type VetFlags } from '../../local/project-vet'
 import { painter } from '../../output/format';
 import { duration } from '../../output/time';
 import { localProjectOptions } from './local-options';
+import { withProgress } from '../../output/progress';
 
 export function registerProjectVet(parent: Command, cli: Cli): void {
   const cmd = localProjectOptions(parent.command('vet <dir>').description('check a local Project directory: build every instance of every component, no hub needed')).action(
     async (dir: string, opts: VetFlags) => {
       const started = Date.now();
-      const report = await vetDirectory(dir, opts, cli.io.env);
+      const report = await withProgress(cli.io, `building ${dir}`, () => vetDirectory(dir, opts, cli.io.env));
       const p = painter(cli.io);
       for (const issue of report.issues) cli.io.err.write(`${p.red('✗')} ${issueLine(dir, issue)}\n`);
       if (!report.ok) throw new CliError(`project in ${dir} has ${report.issues.length} problem${report.issues.length === 1 ? '' : 's'}`, 'fix the files named above and run `flotilla project vet` again');
