@@ -14,7 +14,7 @@ import { CliUser, expectNoStack } from '../test/run-cli';
 
 jest.setTimeout(90_000);
 
-describe('flotilla project reconcile/suspend/resume on a standalone cluster', () => {
+describe('flotilla project list/status/reconcile/suspend/resume on a standalone cluster', () => {
   const user = new CliUser();
   let kube: ObjectClient;
   let kubeconfig: string;
@@ -60,5 +60,29 @@ describe('flotilla project reconcile/suspend/resume on a standalone cluster', ()
     expect(badContext.stderr).toMatch(/kubeconfig .*: .*nowhere/);
     expectNoStack(badContext.stderr);
     expect((await user.run(['project', 'reconcile', 'shop', '--kube-context', 'edge-1', '--kubeconfig', kubeconfig, '--cluster', 'x'])).code).toBe(2);
+  });
+
+  it('lists and shows Projects from the status the agent writes', async () => {
+    const k = ['--kubeconfig', kubeconfig, '--kube-context', 'edge-1'];
+    expect(await user.ok(['project', 'status', 'shop', ...k, '-n', ns])).toMatch(/no status yet: is the agent running in this cluster\?/);
+    // What an agent would write after a good run (there is none in the harness).
+    const revision = `latest@sha256:${'a'.repeat(64)}`;
+    await kube.patch(ref, {
+      status: {
+        conditions: [{ type: 'Ready', status: 'True', reason: 'ReconciliationSucceeded', message: `Applied revision ${revision}`, lastTransitionTime: new Date().toISOString() }],
+        lastAppliedRevision: revision,
+        nextReconcileAt: new Date(Date.now() + 600_000).toISOString(),
+        components: [{ name: 'app', status: 'Succeeded', durationMs: 12, instances: [{ name: 'web', namespace: ns, ready: true, objects: 2, module: { name: 'webapp', version: '1.0.0' } }] }],
+      },
+    }, 'merge', { subresource: 'status' });
+    expect(await user.ok(['project', 'list', ...k])).toMatch(new RegExp(`NAMESPACE\\s+NAME\\s+READY\\s+REASON\\s+SUSPENDED\\s+REVISION\\s+AGE\\n(.*\\n)*${ns}\\s+shop\\s+True\\s+ReconciliationSucceeded\\s+false\\s+latest@sha256:a{64}\\s`));
+    const status = await user.ok(['project', 'status', 'shop', ...k, '-n', ns]);
+    expect(status).toMatch(new RegExp(`^Project ${ns}/shop  source oci://127\\.0\\.0\\.1:1/shop:latest  active\\nRevision: latest@sha256:a{64}  next run: in (9m5\\ds|10m)\\n`));
+    expect(status).toMatch(/Ready\s+True\s+ReconciliationSucceeded\s+Applied revision/);
+    expect(status).toMatch(new RegExp(`app\\s+Succeeded\\s+${ns}/web\\s+webapp@1\\.0\\.0\\s+true\\s+2`));
+    expect(JSON.parse(await user.ok(['project', 'status', 'shop', ...k, '-n', ns, '-o', 'json']))).toMatchObject({ status: { lastAppliedRevision: revision } });
+    const missing = await user.run(['project', 'status', 'nope', ...k, '-n', ns]);
+    expect(missing).toMatchObject({ code: 1, stderr: expect.stringMatching(`project "nope" not found in namespace ${ns} of context edge-1`) });
+    expect((await user.run(['project', 'status', 'shop', ...k, '-n', ns, '--watch'])).code).toBe(2);
   });
 });

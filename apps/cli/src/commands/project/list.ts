@@ -4,12 +4,19 @@ import { examples, withOutput, type Cli } from '../../cli';
 import type { Project } from '../../hub/types';
 import { painter, printData, printTable } from '../../output/format';
 import { ago } from '../../output/time';
+import { isStandalone, readProjects, standaloneOptions, type StandaloneFlags } from '../../local/standalone';
+import { renderResourceList } from './standalone-view';
 
 export function registerProjectList(parent: Command, cli: Cli): void {
-  const cmd = withOutput(parent.command('list').alias('ls').description('list the Projects on the hub with their readiness'))
+  const cmd = standaloneOptions(withOutput(parent.command('list').alias('ls').description('list the Projects on the hub (or on a standalone cluster) with their readiness')))
     .option('--suspended <bool>', 'only suspended (true) or active (false) Projects')
-    .action(async (opts: { output?: string; suspended?: string }) => {
+    .action(async (opts: StandaloneFlags & { output?: string; suspended?: string }) => {
       const format = cli.format(opts);
+      if (isStandalone(opts)) {
+        const resources = await readProjects(opts, cli.io.env);
+        if (!printData(cli.io, format, resources)) cli.io.out.write(renderResourceList(cli, resources));
+        return;
+      }
       const items = await cli.hub().all<Project>('/projects', { suspended: opts.suspended });
       if (printData(cli.io, format, items)) return;
       const wide = format === 'wide';
@@ -23,5 +30,5 @@ export function registerProjectList(parent: Command, cli: Cli): void {
       });
       printTable(cli.io, ['NAME', 'NAMESPACE', 'STATE', 'READY', 'SOURCE', 'UPDATED', ...(wide ? ['PHASES', 'INTERVAL', 'GENERATION'] : [])], rows, 'no Projects: create one with `flotilla project apply -f`');
     });
-  examples(cmd, ['flotilla project list', 'flotilla project list --suspended true', 'flotilla project list -o wide']);
+  examples(cmd, ['flotilla project list', 'flotilla project list --suspended true', 'flotilla project list -o wide', 'flotilla project list --kube-context edge-1   # standalone agent, all namespaces']);
 }

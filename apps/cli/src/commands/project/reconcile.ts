@@ -13,7 +13,7 @@ export function registerProjectReconcile(parent: Command, cli: Cli): void {
     if (isStandalone(opts)) {
       if (opts.cluster) throw new UsageError('--cluster is for the hub; a standalone cluster is named by --kube-context');
       await annotateProject(opts, cli.io.env, name, { [REQUESTED_AT]: cli.io.now().toISOString() });
-      cli.io.out.write(`project/${name} in ${opts.namespace}: reconcile requested from the agent\n`);
+      cli.io.out.write(`project/${name} in ${opts.namespace ?? 'default'}: reconcile requested from the agent\n`);
       return;
     }
     const res = await cli.hub().request<{ requested: number }>('POST', `/projects/${seg(name)}/reconcile`, {

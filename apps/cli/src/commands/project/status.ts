@@ -8,19 +8,21 @@ import type { Project, Target } from '../../hub/types';
 import { printData } from '../../output/format';
 import { notFound } from './not-found';
 import { renderStatus } from './status-view';
+import { isStandalone, readProjects, standaloneOptions, type StandaloneFlags } from '../../local/standalone';
+import { renderResourceStatus } from './standalone-view';
 
-interface StatusOptions {
+interface StatusOptions extends StandaloneFlags {
   output?: string;
   watch?: boolean;
   interval: string;
 }
 
 export function registerProjectStatus(parent: Command, cli: Cli): void {
-  const cmd = withOutput(parent.command('status <name>').description('per cluster: phase, revision, conditions and next run; per instance with -o wide'))
+  const cmd = standaloneOptions(withOutput(parent.command('status <name>').description('per cluster: phase, revision, conditions and next run; per instance with -o wide'))
     .option('-w, --watch', 'keep redrawing as the hub reports (Ctrl-C to stop)')
-    .option('--interval <seconds>', 'how often --watch asks the hub', '2')
+    .option('--interval <seconds>', 'how often --watch asks the hub', '2'))
     .action((name: string, opts: StatusOptions) => status(cli, name, opts));
-  examples(cmd, ['flotilla project status shop', 'flotilla project status shop -o wide --watch', 'flotilla project status shop -o json | jq .targets[].phase']);
+  examples(cmd, ['flotilla project status shop', 'flotilla project status shop --kube-context edge-1 -n shop   # standalone agent', 'flotilla project status shop -o wide --watch', 'flotilla project status shop -o json | jq .targets[].phase']);
 }
 
 async function fetchStatus(cli: Cli, name: string): Promise<{ project: Project; targets: Target[] }> {
@@ -34,6 +36,12 @@ async function status(cli: Cli, name: string, opts: StatusOptions): Promise<void
   const format = cli.format(opts);
   const seconds = Number(opts.interval);
   if (!(seconds >= 0.2)) throw new UsageError(`--interval "${opts.interval}" must be a number of seconds, at least 0.2`);
+  if (isStandalone(opts)) {
+    if (opts.watch) throw new UsageError('--watch is for the hub; on a standalone cluster use `kubectl get projects -w`');
+    const [resource] = await readProjects(opts, cli.io.env, name);
+    if (!printData(cli.io, format, resource)) cli.io.out.write(renderResourceStatus(cli, resource, format === 'wide'));
+    return;
+  }
   if (!opts.watch) {
     const s = await fetchStatus(cli, name);
     if (!printData(cli.io, format, s)) cli.io.out.write(renderStatus(cli, s.project, s.targets, format === 'wide'));
