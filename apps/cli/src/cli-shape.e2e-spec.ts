@@ -1,8 +1,9 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { collect, CliUser, expectNoStack } from '../test/run-cli';
+import { CLI_MAIN, collect, CliUser, expectNoStack, waitForOutput } from '../test/run-cli';
 
 // Issue 17, the shape of the `flotilla` executable: the compiled bin, help
 // with examples everywhere, exit codes 0/1/2, contexts without a hub, shell
@@ -88,6 +89,33 @@ describe('flotilla: the executable', () => {
       expect(r.stderr).not.toContain('argv-token-0123456789');
     } finally {
       for (const s of sockets) s.destroy();
+      server.close();
+    }
+  });
+
+  it('redraws --watch in place on a real pseudo-terminal, in colour unless NO_COLOR', async () => {
+    // A stand-in for the two routes `project status` reads; the hub suite covers the real one off a terminal.
+    const project = { name: 'tty', namespace: 'tty', source: { repository: 'oci://r/x', tag: 'latest' }, generation: 1, suspend: false, status: { targets: 0, ready: 0, phases: {}, deleting: false } };
+    const server = createHttpServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(req.url?.startsWith('/api/v1/projects/tty/targets') ? { items: [], total: 0, limit: 500, offset: 0 } : project));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const env = { FLOTILLA_SERVER: `http://127.0.0.1:${(server.address() as { port: number }).port}`, FLOTILLA_TOKEN: 'tty-token-0123456789' };
+    // eslint-disable-next-line no-control-regex -- the cursor-up and clear sequences are what is checked
+    const redraw = /\x1b\[4A\x1b\[0J[^\n]*Project tty[\s\S]*no targets/;
+    try {
+      for (const noColor of [false, true]) {
+        // `script` gives the CLI a pseudo-terminal, so it sees isTTY as a user's shell would.
+        const child = spawn('script', ['-qfec', `${process.execPath} ${CLI_MAIN} project status tty --watch --interval 0.2`, '/dev/null'], { env: user.env(noColor ? { ...env, NO_COLOR: '1' } : env), stdio: ['pipe', 'pipe', 'pipe'] });
+        const done = collect(child, 'watch in script', 30_000);
+        const out = await waitForOutput(child, redraw, 20_000);
+        child.kill('SIGTERM');
+        await done;
+        expect(out.includes('\x1b[1mProject tty\x1b[22m')).toBe(!noColor);
+        expect(out).not.toContain('tty-token-0123456789');
+      }
+    } finally {
       server.close();
     }
   });

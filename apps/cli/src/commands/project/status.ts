@@ -61,7 +61,7 @@ async function status(cli: Cli, name: string, opts: StatusOptions): Promise<void
       const frame = renderStatus(cli, s.project, s.targets, format === 'wide');
       if (tty) {
         // Lines are clipped to the terminal width so none wraps and the count of lines to go back up stays true.
-        const width = cli.io.out.columns ?? 200;
+        const width = cli.io.out.columns || 200; // 0 on a pseudo-terminal without a size
         const clipped = frame.split('\n').map((l) => clip(l, width)).join('\n');
         // Up to the first line of the last frame, clear to the end of the screen, draw again.
         cli.io.out.write(`${lines ? `\x1b[${lines}A\x1b[0J` : ''}${clipped}`);
