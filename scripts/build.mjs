@@ -4,7 +4,7 @@
 // harness's tools (the Kubernetes API server) and compiles test/harness, which
 // the hub itself never needs.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
@@ -42,3 +42,7 @@ for (const name of existsSync(join(root, 'libs')) ? readdirSync(join(root, 'libs
     JSON.stringify({ name: `@flotilla/${name}`, main: `../../../libs/${name}/src/index.js` }, null, 2),
   );
 }
+
+// The `flotilla` bin (package.json) runs the compiled CLI directly, so it must be executable.
+const cliMain = join(root, 'dist', 'apps', 'cli', 'src', 'main.js');
+if (existsSync(cliMain)) chmodSync(cliMain, 0o755);

@@ -1,0 +1,27 @@
+// Which hub a command talks to: the selected context, with FLOTILLA_SERVER and
+// FLOTILLA_TOKEN taking precedence (CI sets those and has no config file).
+import { CliError } from '../errors';
+import { configPath, readConfig, type HubContext } from './config-file';
+
+export interface Connection {
+  name: string;
+  server: string;
+  token: string;
+}
+
+export function resolveContext(env: NodeJS.ProcessEnv, selected?: string): Connection {
+  const path = configPath(env);
+  const config = readConfig(path);
+  const name = selected ?? config.currentContext;
+  let ctx: HubContext | undefined;
+  if (name) {
+    ctx = config.contexts.find((c) => c.name === name);
+    if (!ctx && selected) throw new CliError(`context "${selected}" not found in ${path}`, 'run `flotilla context list` to see the contexts');
+  }
+  const server = env.FLOTILLA_SERVER || ctx?.server;
+  const token = env.FLOTILLA_TOKEN || ctx?.token;
+  if (!server || !token) {
+    throw new CliError('no hub context: nothing says which hub to talk to', 'run `flotilla login --server URL --token TOKEN`, or set FLOTILLA_SERVER and FLOTILLA_TOKEN');
+  }
+  return { name: env.FLOTILLA_SERVER ? 'FLOTILLA_SERVER' : (ctx?.name ?? 'env'), server: server.replace(/\/+$/, ''), token };
+}

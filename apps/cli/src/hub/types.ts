@@ -1,0 +1,83 @@
+// The parts of the hub's response bodies the CLI reads (see /api/docs-json).
+
+export interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+}
+
+export interface Cluster {
+  name: string;
+  group: string;
+  labels: Record<string, string>;
+  mode: 'push' | 'agent';
+  endpoint: { server: string; insecureSkipTLSVerify: boolean; hasCaData: boolean } | null;
+  credentials: { kind: string; fingerprint: string } | null;
+  status: { reachable: boolean | null; version: string | null; lastChecked: string | null; error: string | null; warnings: string[] };
+  targets: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Project {
+  name: string;
+  namespace: string;
+  source: { repository: string; tag: string; path: string };
+  serviceAccountName: string;
+  targets: Record<string, unknown>;
+  rollout: Record<string, unknown>;
+  interval: string;
+  suspend: boolean;
+  annotations: Record<string, string>;
+  cdeventsSink: string | null;
+  generation: number;
+  status: { targets: number; ready: number; phases: Record<string, number>; deleting: boolean };
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface InstanceReport {
+  name: string;
+  namespace: string;
+  component: string;
+  action: string;
+  ready: boolean;
+  durationMs: number;
+  counts: { created: number; configured: number; unchanged: number; deleted: number; skipped: number };
+  module?: { name: string; version: string };
+  error?: { reason: string; message: string };
+}
+
+export interface Target {
+  cluster: string;
+  clusterGroup: string;
+  phase: string;
+  conditions: Condition[];
+  generation: number;
+  observedGeneration: number | null;
+  lastAppliedRevision: string | null;
+  components: Array<{ name: string; status: string; durationMs: number; instances: InstanceReport[]; error?: { reason: string; message: string } }>;
+  nextRunAt: string;
+  attempt: number;
+}
+
+export interface Run {
+  id: string;
+  revision: string | null;
+  trigger: string;
+  result: string;
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+  error: string | null;
+}
+
+export interface HubEvent {
+  cluster: string | null;
+  type: string;
+  reason: string;
+  message: string;
+  time: string;
+}
