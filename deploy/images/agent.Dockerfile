@@ -6,7 +6,7 @@ ARG GO_VERSION=1.26.8
 
 FROM golang:${GO_VERSION}-trixie AS go
 
-# Build stage: the same npm scripts CI runs (.ci/run), with Go for the CUE wasm.
+# Build stage: the same npm scripts CI runs (.ci/run), with Go for the CUE helper and its wasm fallback.
 FROM node:${NODE_VERSION}-trixie-slim AS build
 COPY --from=go /usr/local/go /usr/local/go
 ENV PATH=/usr/local/go/bin:$PATH \
@@ -20,7 +20,8 @@ RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
  && mkdir /cue-wasm \
  && cp "$(node -p "require('./libs/cue/.wasm-location.json').dir")"/cue.wasm \
-       "$(node -p "require('./libs/cue/.wasm-location.json').dir")"/wasm_exec.js /cue-wasm/
+       "$(node -p "require('./libs/cue/.wasm-location.json').dir")"/wasm_exec.js \
+       "$(node -p "require('./libs/cue/.wasm-location.json').dir")"/cue-native /cue-wasm/
 
 # Runtime stage: Node only. npm, npx, corepack and yarn are removed, there is no
 # compiler, and the app files belong to root so the app user cannot change them.

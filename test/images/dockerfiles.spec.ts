@@ -41,6 +41,8 @@ describe.each([
     expect(runs).toContain('npm install --no-audit --no-fund');
     expect(runs).toMatch(/npm run build\b(?! *:)/);
     expect(runs).toContain('npm prune --omit=dev');
+    // the native CUE helper the engine runs by default, and the wasm it falls back to
+    for (const file of ['cue-native', 'cue.wasm', 'wasm_exec.js']) expect(runs).toContain(`/${file}`);
   });
 
   it('runs as a numeric non-root user, without npm, from the compiled entry point', () => {
