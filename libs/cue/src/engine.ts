@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CueEngineError, CueEvaluationError, CueInputError } from './errors';
-import { stringifyExactJson } from './exact-json';
+import { stringifyExactJson } from '@flotilla/json';
 import { toGoFile, toGoFiles } from './files';
 import { defaultCueEngineOptions, type CueEngineOptions } from './options';
 import type {

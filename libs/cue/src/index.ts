@@ -5,4 +5,3 @@ export * from './errors';
 export * from './types';
 export { parseOrderedJson, type OrderedValue } from './ordered-json';
 export { readFileTree } from './file-tree';
-export { parseExactJson, stringifyExactJson, exactNumber } from './exact-json';

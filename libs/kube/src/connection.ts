@@ -5,7 +5,7 @@ import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { apiPathTemplate } from './api-path';
 import { DEFAULT_BURST, DEFAULT_QPS } from './constants';
 import { ConflictError, ConnectionConfigError, ResponseTooLargeError, ForbiddenError, KubeApiError, NotFoundError, RequestTimeoutError, StreamDecodeError, StreamIdleError, type ApiStatus } from './errors';
-import { parseExactJson, stringifyExactJson } from './exact-json';
+import { parseExactJson, stringifyExactJson } from '@flotilla/json';
 import { LineSplitter } from './line-splitter';
 import { TokenBucket } from './rate-limiter';
 import { TokenFile } from './token-file';

@@ -1,5 +1,5 @@
 // Structured and readable diffs between a live object and its dry-run result.
-import { stringifyExactJson } from './exact-json';
+import { stringifyExactJson } from '@flotilla/json';
 import { semanticEqual } from './object-drift';
 
 export interface FieldChange {

@@ -2,7 +2,8 @@
 // group/kind (exact kind beats group-wide), the object filled into its
 // #object, then inProgress, failed, current read in that order.
 import { createHash } from 'node:crypto';
-import { CueEvaluationError, stringifyExactJson, type CueEngine } from '@flotilla/cue';
+import { CueEvaluationError, type CueEngine } from '@flotilla/cue';
+import { stringifyExactJson } from '@flotilla/json';
 import { LruPromiseCache } from './build-cache';
 import type { HealthCheckEvaluator, HealthCheckTarget, HealthResult, InstanceBuild, KubeObject, TenantOptions } from './types';
 

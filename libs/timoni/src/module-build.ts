@@ -3,7 +3,8 @@
 // steps in field order with object validation, health checks, images.
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import { CueEvaluationError, parseExactJson, parseOrderedJson, type CueEngine, type FileTree, type ValuesFile } from '@flotilla/cue';
+import { CueEvaluationError, parseOrderedJson, type CueEngine, type FileTree, type ValuesFile } from '@flotilla/cue';
+import { parseExactJson } from '@flotilla/json';
 import { packageOf, textOf } from './cue-source';
 import { ModuleBuildError, issuesFromDiagnostics, type TimoniIssue } from './errors';
 import { collectImages, stampInstanceLabels, stepObjects } from './object-validate';

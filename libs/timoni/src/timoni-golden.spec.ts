@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { CueEngine, parseExactJson, readFileTree, type FileTree } from '@flotilla/cue';
+import { CueEngine, readFileTree, type FileTree } from '@flotilla/cue';
+import { parseExactJson } from '@flotilla/json';
 import { RegistryClient } from '@flotilla/oci';
 import { loadBundle } from './bundle-load';
 import { ComponentBuilder } from './component-build';

@@ -36,7 +36,10 @@ describe('progress', () => {
 
   it('never draws off a terminal, and passes errors through', async () => {
     const t = io(false);
-    await expect(withProgress(t.io, 'pushing', () => new Promise((_, reject) => setTimeout(() => reject(new Error('boom')), 60)), fast)).rejects.toThrow('boom');
+    // The work ends on a timer due after the spinner's delay and a few frames, set after it,
+    // so Node fires it later than any spinner timer: an ordering, not a race with the clock.
+    const slow = () => new Promise((_, reject) => setTimeout(() => reject(new Error('boom')), fast.delayMs + 3 * fast.frameMs));
+    await expect(withProgress(t.io, 'pushing', slow, fast)).rejects.toThrow('boom');
     expect(t.written()).toBe('');
   });
 });

@@ -1,8 +1,11 @@
 // CUE integers have arbitrary precision, JavaScript numbers do not:
 // JSON.parse turns 9007199254740993 into …992 and the int64 minimum into
-// -9223372036854776000. JSON exported by CUE is read here instead: integers
-// outside Number's safe range but within int64 become bigint, everything else
-// is exactly what JSON.parse gives (so beyond int64 a float64, as in Go). lossless-json does the parsing and the writing back.
+// -9223372036854776000, and a rounded value sent to the API server reads as
+// drift on the next dry run. JSON exported by CUE and Kubernetes bodies are
+// read and written here instead: integers outside Number's safe range but
+// within int64 become bigint, everything else is exactly what JSON.parse
+// gives (so beyond int64 a float64, as in Go). lossless-json does the parsing
+// and the writing back.
 import { isInteger, parse, stringify } from 'lossless-json';
 
 // An unsafe integer has at least 16 digits; text without such a run takes
