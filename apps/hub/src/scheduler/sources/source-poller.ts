@@ -57,6 +57,8 @@ export class SourcePoller {
   private readonly inFlight = new Map<string, Promise<void>>();
   /** resolutions started by triggers, awaited at stop like the poll's */
   private readonly triggered = new Set<Promise<unknown>>();
+  /** every resolution in flight, poll's or trigger's, by Project: one Project never resolves twice at once */
+  private readonly byProject = new Map<string, Promise<unknown>>();
   private readonly limiter: Limiter;
   private readonly stopping = new AbortController();
 
@@ -105,6 +107,12 @@ export class SourcePoller {
    */
   async resolveNow(projectId: string): Promise<boolean> {
     if (this.stopping.signal.aborted) return false;
+    // one already in flight answers this trigger too
+    const running = this.byProject.get(projectId);
+    if (running) {
+      await running;
+      return true;
+    }
     const work = (async () => {
       const source = await this.repo.claimSource(projectId);
       if (!source) return false;
@@ -114,10 +122,12 @@ export class SourcePoller {
       return true;
     })();
     this.triggered.add(work);
+    this.byProject.set(projectId, work);
     try {
       return await work;
     } finally {
       this.triggered.delete(work);
+      if (this.byProject.get(projectId) === work) this.byProject.delete(projectId);
     }
   }
 
@@ -144,13 +154,19 @@ export class SourcePoller {
     }
     const poll = this.newPoll();
     const started: Promise<void>[] = [];
-    for (const [key, members] of groups) {
-      if (this.inFlight.has(key) || poll.signal.aborted) continue;
+    for (const [key, claimed] of groups) {
+      // a Project a trigger is resolving right now is left to it
+      const members = claimed.filter((m) => !this.byProject.has(m.id));
+      if (members.length === 0 || this.inFlight.has(key) || poll.signal.aborted) continue;
       const resolution = this.limiter
         .run(() => (poll.signal.aborted ? Promise.resolve() : this.resolveGroup(poll, members)))
         .catch((err: unknown) => this.logger.error({ project: members.map((m) => m.name), err: messageOf(err) }, 'tag resolution failed unexpectedly'))
-        .finally(() => this.inFlight.delete(key));
+        .finally(() => {
+          this.inFlight.delete(key);
+          for (const m of members) if (this.byProject.get(m.id) === resolution) this.byProject.delete(m.id);
+        });
       this.inFlight.set(key, resolution);
+      for (const m of members) this.byProject.set(m.id, resolution);
       started.push(resolution);
     }
     return { poll, started };
