@@ -43,6 +43,16 @@ for (const name of existsSync(join(root, 'libs')) ? readdirSync(join(root, 'libs
   );
 }
 
-// The `flotilla` bin (package.json) runs the compiled CLI directly, so it must be executable.
+// The `flotilla` bin (package.json) is the CLI bundled into one file: a
+// command starts without resolving and reading hundreds of modules, which
+// took half of a cold `project build`.
 const cliMain = join(root, 'dist', 'apps', 'cli', 'src', 'main.js');
-if (existsSync(cliMain)) chmodSync(cliMain, 0o755);
+if (existsSync(cliMain)) {
+  const { buildSync } = await import('esbuild');
+  const options = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning' };
+  buildSync({ ...options, entryPoints: [cliMain], outfile: join(root, 'dist', 'cli', 'cli.js') });
+  // The bin itself is a small launcher that loads cli.js with a V8 code cache.
+  const bin = join(root, 'dist', 'cli', 'flotilla.js');
+  buildSync({ ...options, entryPoints: [join(root, 'dist', 'apps', 'cli', 'src', 'launcher.js')], outfile: bin });
+  chmodSync(bin, 0o755);
+}

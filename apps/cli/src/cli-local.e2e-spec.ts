@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -72,8 +72,9 @@ describe('flotilla project vet and build, locally', () => {
     });
     const r = await user.run(['project', 'vet', dir, '--cluster-name', 'dev']);
     expect(r.code).toBe(1);
-    // The schema conflict is found in the module's template, which is where CUE places it.
-    expect(r.stderr).toMatch(/component app: instance web: module templates\/config\.cue:\d+:\d+: values\.replicas: conflicting values "two" and 1/);
+    // The schema conflict is shown where the bundle sets the value, not in the module's template where CUE finds it.
+    const line = readFileSync(join(dir, 'app', 'bundle.cue'), 'utf8').split('\n').findIndex((l) => l.includes('replicas: "two"')) + 1;
+    expect(r.stderr).toMatch(new RegExp(`component app: instance web: ${dir}/app/bundle\\.cue:${line}:\\d+: values\\.replicas: conflicting values "two" and 1`));
     expect(r.stderr).toMatch(new RegExp(`component worker.*${dir}/worker/bundle\\.cue:\\d+`));
     expect(r.stderr).toMatch(/error: project in .* has \d+ problems\nfix the files named above/);
     expectNoStack(r.stderr);

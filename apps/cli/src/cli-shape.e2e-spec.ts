@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CLI_MAIN, collect, CliUser, expectNoStack, waitForOutput } from '../test/run-cli';
 
@@ -13,13 +13,28 @@ describe('flotilla: the executable', () => {
   const user = new CliUser();
 
   it('is the package bin, compiled, and runs with npx from the clone', async () => {
-    const pkg = JSON.parse(readFileSync(resolve(__dirname, '../../../package.json'), 'utf8')) as { bin: Record<string, string> };
-    expect(pkg.bin).toEqual({ flotilla: 'dist/apps/cli/src/main.js' });
+    const pkg = JSON.parse(readFileSync(resolve(__dirname, '../../../package.json'), 'utf8')) as { bin: Record<string, string>; version: string };
+    expect(pkg.bin).toEqual({ flotilla: 'dist/cli/flotilla.js' });
     const bin = resolve(__dirname, '../../..', pkg.bin.flotilla);
     expect(readFileSync(bin, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
     expect(statSync(bin).mode & 0o111).not.toBe(0);
     const npx = spawnSync('npx', ['--offline', 'flotilla', '--version'], { cwd: resolve(__dirname, '../../..'), encoding: 'utf8', timeout: 60_000 });
-    expect(npx.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(npx.stdout.trim()).toBe(pkg.version);
+  });
+
+  it('keeps a V8 code cache of the bundle per user, and replaces one it cannot use', async () => {
+    const fresh = new CliUser();
+    const cacheDir = join(fresh.home, '.cache', 'flotilla', 'cli');
+    expect(existsSync(cacheDir)).toBe(false);
+    expect((await fresh.ok(['--version'])).trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const [file] = readdirSync(cacheDir);
+    expect(file).toMatch(new RegExp(`^${process.version.replace(/\./g, '\\.')}-\\d+-\\d+-\\d+\\.v8$`));
+    expect(statSync(join(cacheDir, file)).size).toBeGreaterThan(10_000);
+    // Garbage where the cache was (a crash mid-write on another tool, a disk fault): V8 rejects it, the command runs, a good cache replaces it.
+    writeFileSync(join(cacheDir, file), 'not a code cache');
+    expect(await fresh.ok(['project', 'build', '--help'])).toContain('Examples:');
+    expect(statSync(join(cacheDir, file)).size).toBeGreaterThan(10_000);
+    expect(readdirSync(cacheDir)).toEqual([file]);
   });
 
   it('shows help with examples on every command, exit 0', async () => {

@@ -1,5 +1,5 @@
-#!/usr/bin/env node
-// The `flotilla` executable (package.json `bin`).
+// The CLI's entry: bundled into dist/cli/cli.js, which the `flotilla` bin
+// (launcher.ts) loads.
 import { processIo } from './io';
 import { run } from './run';
 

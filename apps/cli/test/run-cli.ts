@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-/** The compiled CLI, as the package.json `bin` runs it (built by `npm run build`). */
-export const CLI_MAIN = resolve(__dirname, '../../../dist/apps/cli/src/main.js');
+const ROOT = resolve(__dirname, '../../..');
+
+/** The file the package.json `bin` names (the bundle `npm run build` makes): what users run. */
+export const CLI_MAIN = resolve(ROOT, (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: { flotilla: string } }).bin.flotilla);
 
 export interface CliResult {
   code: number | null;

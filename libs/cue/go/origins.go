@@ -14,6 +14,16 @@ type OriginsRequest struct {
 	// Overlay is the generated file the positions are in.
 	Overlay   File       `json:"overlay"`
 	Positions []Position `json:"positions"`
+	// Origins, index for index with Overlays, names where an overlay's
+	// fields were written when the overlay itself is generated (a bundle
+	// instance's values, passed on as JSON): the files and the path of the
+	// values in them. Positions found there point into those files.
+	Origins []*OverlayOrigin `json:"origins,omitempty"`
+}
+
+type OverlayOrigin struct {
+	Source
+	Path string `json:"path"`
 }
 
 // valuesOrigins answers, for each position, where the field found there was
@@ -36,6 +46,12 @@ func valuesOrigins(r *OriginsRequest) (any, []Diagnostic) {
 	// Later files win, so they are asked first.
 	var sources []cue.Value
 	for i := len(r.Overlays) - 1; i >= -1; i-- {
+		if i >= 0 && i < len(r.Origins) && r.Origins[i] != nil {
+			if v, ok := originValues(ctx, r.Origins[i]); ok {
+				sources = append(sources, v)
+				continue
+			}
+		}
 		src := r.Base
 		if i >= 0 {
 			src = r.Overlays[i]
@@ -67,6 +83,18 @@ func valuesOrigins(r *OriginsRequest) (any, []Diagnostic) {
 		}
 	}
 	return out, nil
+}
+
+// originValues loads an overlay's origin; one that does not load (it was
+// loaded once already to make the overlay, so this is rare) falls back to
+// the overlay itself.
+func originValues(ctx *cue.Context, o *OverlayOrigin) (cue.Value, bool) {
+	v, _, d := loadInstance(ctx, &o.Source)
+	if d != nil {
+		return cue.Value{}, false
+	}
+	x := v.LookupPath(cue.ParsePath(o.Path))
+	return x, x.Exists()
 }
 
 // fieldPathAt gives the path of the innermost field (or list element)

@@ -191,6 +191,9 @@ export class CueEngine {
       selector: req.selector,
       overlay: toGoFile(req.overlay.path, req.overlay.content),
       positions: req.positions.map((p) => ({ file: '', line: p.line, column: p.column })),
+      origins: req.overlays?.some((o) => o.origin)
+        ? req.overlays.map((o) => (o.origin ? { files: toGoFiles(o.origin.files), entries: o.origin.entries, path: o.origin.path } : null))
+        : undefined,
     };
     return this.run<CuePosition[]>('valuesOrigins', payload, call);
   }

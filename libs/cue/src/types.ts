@@ -106,6 +106,15 @@ export interface EvaluateResult {
 export interface ValuesFile {
   path: string;
   content: string | Uint8Array;
+  /** Where the fields of a generated file were written (only error positions use it). */
+  origin?: ValuesOrigin;
+}
+
+/** Files that, loaded as one package, hold a generated values file's fields at `path` (a CUE path). */
+export interface ValuesOrigin {
+  files: FileTree;
+  entries: string[];
+  path: string;
 }
 
 export interface MergeValuesRequest {

@@ -1,7 +1,8 @@
 // A connection to one API server from explicit credentials: TLS, auth, impersonation,
 // rate limiting, a total deadline per request and request counting. Never reads a
 // kubeconfig (kubeconfig.ts and in-cluster.ts turn those into ClusterCredentials).
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { undici } from './undici-loader';
 import { apiPathTemplate } from './api-path';
 import { DEFAULT_BURST, DEFAULT_QPS } from './constants';
 import { ConflictError, ConnectionConfigError, ResponseTooLargeError, ForbiddenError, KubeApiError, NotFoundError, RequestTimeoutError, StreamDecodeError, StreamIdleError, type ApiStatus } from './errors';
@@ -156,7 +157,7 @@ export class ClusterConnection {
         throw new ConnectionConfigError(`cluster ${credentials.server}: ${field} is not PEM (expected "-----BEGIN …")`);
       }
     }
-    const agent = new Agent({
+    const agent = new (undici().Agent)({
       connections: 16,
       connect: {
         ca: credentials.caData,
@@ -223,7 +224,7 @@ export class ClusterConnection {
       this.signal?.addEventListener('abort', onAbort, { once: true });
       timer = setTimeout(() => deadline.abort(timeout), timeoutMs);
       const signal = deadline.signal;
-      const res = await undiciRequest(url, {
+      const res = await undici().request(url, {
         method: req.method,
         headers,
         body: req.body === undefined ? undefined : stringifyExactJson(req.body),
@@ -289,7 +290,7 @@ export class ClusterConnection {
       this.signal?.throwIfAborted();
       this.signal?.addEventListener('abort', onAbort, { once: true });
       arm(headersLate, timeoutMs);
-      const res = await undiciRequest(url, {
+      const res = await undici().request(url, {
         method: req.method,
         headers,
         dispatcher: this.transport.agent,

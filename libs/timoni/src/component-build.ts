@@ -1,7 +1,7 @@
 // One component for one cluster: runtime values, bundle with injection,
 // then every instance's module fetched and built (cached by input hash).
 import { createHash } from 'node:crypto';
-import type { CueEngine, FileTree } from '@flotilla/cue';
+import type { CueEngine, FileTree, ValuesOrigin } from '@flotilla/cue';
 import { LruPromiseCache, type BuildCacheStats } from './build-cache';
 import { BUNDLE_VALUES_FILE, hashTree } from './module-build';
 import { parseRuntimeAttribute } from './runtime-attributes';
@@ -120,7 +120,7 @@ export class ComponentBuilder {
       namespace: inst.namespace,
       module,
       // One fixed name: the path is part of the build key, the bundle's name is not in the objects.
-      values: [{ path: BUNDLE_VALUES_FILE, content: `{"values":${inst.values}}` }],
+      values: [{ path: BUNDLE_VALUES_FILE, content: `{"values":${inst.values}}`, origin: bundleValuesOrigin(files, bundle, inst.name) }],
       kubeVersion,
       tenant: options.tenant,
     });
@@ -134,6 +134,17 @@ export class ComponentBuilder {
     for (let i = 0; i < bundle.instances.length; i++) instances.push(await this.instance(files, bundle, i, target.kubeVersion, options));
     return { component: component.name, bundle, runtimeValues, instances };
   }
+}
+
+/**
+ * Where an instance's values were written: the bundle files as the user has
+ * them (before runtime values are injected, which may move lines), so a
+ * value the module refuses is reported at its line in the bundle. Failed
+ * builds are cached by their inputs, so another bundle with equal values
+ * shares the first one's positions.
+ */
+function bundleValuesOrigin(files: FileTree, bundle: Bundle, instance: string): ValuesOrigin {
+  return { files, entries: bundle.files, path: `bundle.instances.${JSON.stringify(instance)}.values` };
 }
 
 /** The positioned problems of any error, each labelled with `subject`. */

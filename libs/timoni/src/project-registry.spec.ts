@@ -122,7 +122,8 @@ describe('projects and modules from the registry', () => {
     expect(lines[0]).toMatch(/^component web \| web\/bundle\.cue:5 \| .*url/);
     expect(lines[1]).toMatch(/^component infra: instance cache \| : \| .*9\.9\.9.*manifest unknown/);
     expect(lines[2]).toMatch(/^component app: instance web: values \| : \| .*incompatible list lengths/);
-    expect(lines[3]).toMatch(/^component app: instance api \| templates\/config\.cue:15 \| values\.replicas: conflicting values 1 and -3/);
-    expect(lines[4]).toMatch(/^component app: instance api \| templates\/config\.cue:15 \| values\.replicas: invalid value -3/);
+    // A value the module refuses is shown where the bundle sets it (line 19), not in the module's template.
+    expect(lines[3]).toMatch(/^component app: instance api \| app\/bundle\.cue:19 \| values\.replicas: conflicting values 1 and -3/);
+    expect(lines[4]).toMatch(/^component app: instance api \| app\/bundle\.cue:19 \| values\.replicas: invalid value -3/);
   });
 });
