@@ -6,6 +6,7 @@ export * from './object-id';
 export * from './object-sort';
 export * from './object-drift';
 export * from './object-diff';
+export * from './object-unified-diff';
 export * from './action-annotations';
 export * from './changeset';
 export * from './instance-state';
