@@ -20,6 +20,7 @@ export { countChanges, addCounts, emptyCounts } from './change-counts';
 export { planPrune, instanceKey, ownedBy, type StoredInstanceRef } from './prune-plan';
 export { listProjectInstances, pruneInstance } from './instance-prune';
 export { PROJECT_NAME_LABEL, PROJECT_NAMESPACE_LABEL, PROJECT_COMPONENT_LABEL, PROJECT_OWNER_LABEL, instanceLabels, projectSelector } from './labels';
+export { readSourceArchive, ArchiveError } from './source-archive';
 export { SourceCache, defaultSourceCacheOptions, resolveTag, sourceReference, type SourceCacheOptions } from './source-fetch';
 export { resolveRegistryCredentials, projectCredentialSource, pullSecretConfigs, pullSecretCredentialSource, type ResolvedCredentials } from './registry-credentials';
 export { RegistryClients } from './registry-clients';

@@ -59,6 +59,13 @@ function clusterModes(schemas: Schemas): void {
   };
 }
 
+/** The fleet diff takes at most one artifact source and at most one of cluster or group (the pipe's cross-field rule). */
+function diffRequest(schemas: Schemas): void {
+  const request = schema(schemas, 'ProjectDiffRequestDto');
+  const pairs = [['tag', 'digest'], ['tag', 'artifact'], ['digest', 'artifact'], ['cluster', 'group']];
+  request.not = { anyOf: pairs.map((required) => ({ required })) };
+}
+
 const TIME_FIELDS = /(At|Time)$|^(time|lastChecked)$/;
 
 type AnySchema = SchemaObject | ReferenceObject;
@@ -137,6 +144,7 @@ export function reshapeDocument(doc: OpenAPIObject): OpenAPIObject {
   credentialKinds(schemas);
   clusterModes(schemas);
   selectorOperators(schemas);
+  diffRequest(schemas);
   for (const [name, s] of Object.entries(schemas)) schemas[name] = tighten(s);
   operations(doc);
   // 3.1 is JSON Schema: propertyNames and null types say what 3.0 cannot.

@@ -13,6 +13,7 @@ import { registerProjectResume } from './resume';
 import { registerProjectDelete } from './delete';
 import { registerProjectVet } from './vet';
 import { registerProjectBuild } from './build';
+import { registerProjectDiff } from './diff';
 
 export function registerProject(program: Command, cli: Cli): void {
   const project = group(program, 'project', 'Projects on the hub, and local checks of a Project directory');
@@ -26,6 +27,7 @@ export function registerProject(program: Command, cli: Cli): void {
   registerProjectSuspend(project, cli);
   registerProjectResume(project, cli);
   registerProjectDelete(project, cli);
+  registerProjectDiff(project, cli);
   registerProjectVet(project, cli);
   registerProjectBuild(project, cli);
 }
