@@ -29,6 +29,7 @@ export * from './ownership-takeover';
 export * from './object-normalize';
 export * from './resources-apply';
 export * from './resources-wait';
+export { waitForServedKinds } from './discovery-wait';
 export * from './resources-delete';
 export * from './resources-diff';
 export * from './inventory-storage';
