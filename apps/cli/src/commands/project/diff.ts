@@ -32,24 +32,22 @@ export function registerProjectDiff(parent: Command, cli: Cli): void {
     .option('--digest <sha256:…>', "diff this digest of the Project's repository")
     .option('--dir <path>', 'diff a local Project directory (packed and uploaded, up to about 700 KiB packed)')
     .option('--cluster <name>', 'only this cluster')
-    .option('--group <name>', 'only clusters of this group')
+    .option('--group <name>', 'only clusters of this group (with --cluster: that cluster, if it is in the group)')
     .option('--exit-code', `exit ${EXIT_CHANGES} when something would change (0 when nothing would)`)
     .action(async (name: string, opts: DiffFlags) => {
       const sources = (['tag', 'digest', 'dir'] as const).filter((k) => opts[k] !== undefined);
       if (sources.length > 1) throw new UsageError(`--${sources.join(' and --')} do not go together`, 'give at most one of --tag, --digest or --dir');
-      if (opts.cluster !== undefined && opts.group !== undefined) throw new UsageError('--cluster and --group do not go together', 'give at most one of them');
       if (opts.digest !== undefined && !/^sha256:[a-f0-9]{64}$/.test(opts.digest)) throw new UsageError(`--digest "${opts.digest}" is not sha256: and 64 lowercase hex digits`);
       const format = cli.format(opts);
       const body: Record<string, string> = {};
       if (opts.tag) body.tag = opts.tag;
       if (opts.digest) body.digest = opts.digest;
-      if (opts.cluster) body.cluster = opts.cluster;
-      if (opts.group) body.group = opts.group;
       if (opts.dir !== undefined) body.artifact = await packDir(opts.dir);
       const hub = cli.hub(DIFF_TIMEOUT_MS);
       const res = await withProgress(cli.io, `diffing project ${name}`, () =>
         hub.request<FleetDiff>('POST', `/projects/${seg(name)}/diff`, {
           body,
+          query: { cluster: opts.cluster, group: opts.group },
           // the 404 may be about the project, the cluster or the group: the hub's message says which
           notFoundHint: opts.cluster || opts.group ? `run \`flotilla project status ${name}\` to see its clusters` : 'run `flotilla project list` to see the Projects',
         }),

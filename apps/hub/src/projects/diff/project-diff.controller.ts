@@ -1,8 +1,8 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../common/openapi-errors';
 import { RequiresRole } from '../../auth/roles';
-import { ProjectDiffDto, ProjectDiffRequestDto } from './project-diff.dto';
+import { ProjectDiffDto, ProjectDiffQuery, ProjectDiffRequestDto } from './project-diff.dto';
 import { ProjectDiffService } from './project-diff.service';
 
 @ApiTags('projects')
@@ -17,10 +17,10 @@ export class ProjectDiffController {
   @RequiresRole('operator')
   @ApiOperation({
     description:
-      "What a reconcile would change on each Target (or the one on `cluster`, or those in `group`), by server-side dry run; nothing is applied. The artifact is the Project's tag, another `tag`, a `digest`, or an uploaded `artifact`. Agent-mode clusters are reported as skipped, with why.",
+      "What a reconcile would change on each Target (or the one on `cluster`, or those in `group`), by server-side dry run; nothing is applied. The artifact is the Project's tag, another `tag`, a `digest`, or an uploaded `artifact`; without a body, the Project's own tag. Agent-mode clusters are reported as skipped, with why.",
   })
   @ApiOkResponse({ type: ProjectDiffDto })
-  diff(@Param('name') name: string, @Body() dto: ProjectDiffRequestDto): Promise<ProjectDiffDto> {
-    return this.diffs.diff(name, dto);
+  diff(@Param('name') name: string, @Query() q: ProjectDiffQuery, @Body() dto: ProjectDiffRequestDto): Promise<ProjectDiffDto> {
+    return this.diffs.diff(name, dto, q);
   }
 }

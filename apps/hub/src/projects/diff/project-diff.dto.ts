@@ -4,7 +4,8 @@ import type { CrossFieldChecks } from '../../common/validation.pipe';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, Optional } from '../../common/validators';
 import { OCI_TAG } from '../projects.dto';
 
-// The fleet diff's request and answer. The request body is JSON, so an
+// The fleet diff's request and answer: the artifact in the body, the
+// Targets in the query (as `POST …/reconcile?cluster=` takes them). The request body is JSON, so an
 // uploaded artifact travels base64-encoded and stays under the hub's 1 MB
 // body limit; a larger project is pushed and diffed by tag or digest.
 
@@ -38,7 +39,17 @@ export class ProjectDiffRequestDto implements CrossFieldChecks {
   @Matches(BASE64, { message: 'must be base64' })
   artifact?: string;
 
-  @ApiPropertyOptional({ description: 'only this cluster (one of the Project\'s Targets)' })
+  crossFieldProblems(): string[] {
+    const problems: string[] = [];
+    const sources = (['tag', 'digest', 'artifact'] as const).filter((k) => this[k] !== undefined);
+    if (sources.length > 1) problems.push(`${sources.join(', ')}: give at most one of tag, digest or artifact`);
+    return problems;
+  }
+}
+
+/** Which Targets: all, the one on `cluster`, those in `group` (both: that cluster, if it is in the group). */
+export class ProjectDiffQuery {
+  @ApiPropertyOptional({ description: "only this cluster (one of the Project's Targets)" })
   @Optional()
   @IsString({ message: 'must be a string' })
   @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
@@ -49,14 +60,6 @@ export class ProjectDiffRequestDto implements CrossFieldChecks {
   @IsString({ message: 'must be a string' })
   @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
   group?: string;
-
-  crossFieldProblems(): string[] {
-    const problems: string[] = [];
-    const sources = (['tag', 'digest', 'artifact'] as const).filter((k) => this[k] !== undefined);
-    if (sources.length > 1) problems.push(`${sources.join(', ')}: give at most one of tag, digest or artifact`);
-    if (this.cluster !== undefined && this.group !== undefined) problems.push('cluster, group: give at most one of cluster or group');
-    return problems;
-  }
 }
 
 export const DIFF_ACTIONS = ['created', 'changed', 'pruned'] as const;

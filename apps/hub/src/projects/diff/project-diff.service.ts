@@ -14,7 +14,7 @@ import { Limiter } from '../../scheduler/sources/limiter';
 import { TARGET_RUNNER, type TargetRunner } from '../../scheduler/target-runner';
 import { ProjectsService } from '../projects.service';
 import { AGENT_DIFFER, type AgentDiffer } from './agent-diff';
-import type { ClusterDiffDto, ProjectDiffDto, ProjectDiffRequestDto } from './project-diff.dto';
+import type { ClusterDiffDto, ProjectDiffDto, ProjectDiffQuery, ProjectDiffRequestDto } from './project-diff.dto';
 
 export const PROJECT_DIFF_OPTIONS = Symbol('PROJECT_DIFF_OPTIONS');
 
@@ -48,9 +48,9 @@ export class ProjectDiffService {
     this.options = { ...defaultProjectDiffOptions(), ...options };
   }
 
-  async diff(name: string, dto: ProjectDiffRequestDto): Promise<ProjectDiffDto> {
+  async diff(name: string, dto: ProjectDiffRequestDto, q: ProjectDiffQuery): Promise<ProjectDiffDto> {
     const project = this.projects.refuseWhileDeleting(await this.projects.find(name));
-    const targets = this.select(project, await this.targets.forProject(project.id), dto);
+    const targets = this.select(project, await this.targets.forProject(project.id), q);
     const source = await this.source(dto);
     const deadline = AbortSignal.timeout(this.options.deadlineMs);
     const limiter = new Limiter(this.options.concurrency);
@@ -58,17 +58,15 @@ export class ProjectDiffService {
     return { project: project.name, source: dto.tag ? `tag ${dto.tag}` : dto.digest ? `digest ${dto.digest}` : dto.artifact ? 'upload' : `tag ${project.sourceTag}`, clusters };
   }
 
-  private select(project: ProjectEntity, all: TargetEntity[], dto: ProjectDiffRequestDto): TargetEntity[] {
-    const targets = all.filter((t) => t.cluster).sort((a, b) => a.cluster!.name.localeCompare(b.cluster!.name));
-    if (dto.cluster !== undefined) {
-      const one = targets.filter((t) => t.cluster!.name === dto.cluster);
-      if (!one.length) throw new NotFoundError('target', `${project.name}/${dto.cluster}`);
-      return one;
+  private select(project: ProjectEntity, all: TargetEntity[], q: ProjectDiffQuery): TargetEntity[] {
+    let targets = all.filter((t) => t.cluster).sort((a, b) => a.cluster!.name.localeCompare(b.cluster!.name));
+    if (q.cluster) {
+      targets = targets.filter((t) => t.cluster!.name === q.cluster);
+      if (!targets.length) throw new NotFoundError('target', `${project.name}/${q.cluster}`);
     }
-    if (dto.group !== undefined) {
-      const group = targets.filter((t) => t.cluster!.groupName === dto.group);
-      if (!group.length) throw new NotFoundError(`Targets of project "${project.name}" in group`, dto.group);
-      return group;
+    if (q.group) {
+      targets = targets.filter((t) => t.cluster!.groupName === q.group);
+      if (!targets.length) throw new NotFoundError(`Targets of project "${project.name}" in group`, q.group);
     }
     return targets;
   }
