@@ -10,10 +10,10 @@ import type { ProjectEntity, TargetEntity } from '../../database/entities';
 import { TargetsRepository } from '../../repositories/targets.repository';
 import { pushConnection } from '../../scheduler/push-connection';
 import { openRegistryCredentials } from '../../scheduler/sources/registry-credentials';
-import { Limiter } from '../../scheduler/sources/limiter';
 import { TARGET_RUNNER, type TargetRunner } from '../../scheduler/target-runner';
 import { ProjectsService } from '../projects.service';
 import { AGENT_DIFFER, type AgentDiffer } from './agent-diff';
+import { boundedFanout } from './bounded-fanout';
 import type { ClusterDiffDto, ProjectDiffDto, ProjectDiffQuery, ProjectDiffRequestDto } from './project-diff.dto';
 
 export const PROJECT_DIFF_OPTIONS = Symbol('PROJECT_DIFF_OPTIONS');
@@ -53,8 +53,7 @@ export class ProjectDiffService {
     const targets = this.select(project, await this.targets.forProject(project.id), q);
     const source = await this.source(dto);
     const deadline = AbortSignal.timeout(this.options.deadlineMs);
-    const limiter = new Limiter(this.options.concurrency);
-    const clusters = await Promise.all(targets.map((t) => limiter.run(() => this.withinDeadline(project, t, source, deadline))));
+    const clusters = await boundedFanout(targets, this.options.concurrency, deadline, (t) => this.one(project, t, source, deadline), (t) => failed(baseOf(t), this.timeoutMessage()));
     return { project: project.name, source: dto.tag ? `tag ${dto.tag}` : dto.digest ? `digest ${dto.digest}` : dto.artifact ? 'upload' : `tag ${project.sourceTag}`, clusters };
   }
 
@@ -83,24 +82,10 @@ export class ProjectDiffService {
     }
   }
 
-  /** Answers by the deadline even when a cluster does not: the dry run is aborted and unwinds on its own. */
-  private async withinDeadline(project: ProjectEntity, target: TargetEntity, source: Source, deadline: AbortSignal): Promise<ClusterDiffDto> {
-    const cluster = target.cluster!;
-    const base = { cluster: cluster.name, group: cluster.groupName, mode: cluster.mode };
-    if (deadline.aborted) return failed(base, this.timeoutMessage());
-    let stop!: () => void;
-    const timedOut = new Promise<ClusterDiffDto>((resolve) => (stop = () => resolve(failed(base, this.timeoutMessage()))));
-    deadline.addEventListener('abort', stop, { once: true });
-    try {
-      return await Promise.race([this.one(project, target, source, deadline), timedOut]);
-    } finally {
-      deadline.removeEventListener('abort', stop);
-    }
-  }
-
+  /** Never rejects: a failure is the cluster's answer. */
   private async one(project: ProjectEntity, target: TargetEntity, source: Source, signal: AbortSignal): Promise<ClusterDiffDto> {
     const cluster = target.cluster!;
-    const base = { cluster: cluster.name, group: cluster.groupName, mode: cluster.mode };
+    const base = baseOf(target);
     try {
       if (cluster.mode === 'agent') {
         const outcome = await this.agents.diff({ project, cluster, digest: source.digest, tag: source.tag, archive: source.archive, signal });
@@ -134,6 +119,10 @@ export class ProjectDiffService {
 }
 
 type Base = Pick<ClusterDiffDto, 'cluster' | 'group' | 'mode'>;
+
+function baseOf(target: TargetEntity): Base {
+  return { cluster: target.cluster!.name, group: target.cluster!.groupName, mode: target.cluster!.mode };
+}
 const noCounts = () => ({ created: 0, changed: 0, pruned: 0, unchanged: 0 });
 
 function skipped(base: Base, message: string): ClusterDiffDto {
