@@ -1,10 +1,13 @@
 """What the hub's OpenAPI document cannot spell out in JSON Schema, taught to
-schemathesis: three string formats (a kubeconfig, a docker config, a reconcile
-interval between 10s and 168h) and the meaning of a 202 to DELETE."""
+schemathesis: four string formats (a kubeconfig, a docker config, a reconcile
+interval between 10s and 168h, a base64 gzip'd tar for the fleet diff) and the
+meaning of a 202 to DELETE."""
 
 import base64
+import io
 import json
 import re
+import tarfile
 
 import schemathesis
 from hypothesis import strategies as st
@@ -47,6 +50,20 @@ def docker_config(host: str = "ghcr.io", user: str = "u", password: str = "p") -
     return json.dumps({"auths": {host: {"auth": auth}}})
 
 
+def timoni_artifact() -> str:
+    """A project archive as `flotilla project diff --dir` uploads it: base64 of a gzip'd tar."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        data = b'project: {apiVersion: "v1alpha1", name: "fuzz", components: {}}\n'
+        info = tarfile.TarInfo("project.cue")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    return base64.b64encode(out.getvalue()).decode()
+
+
+ARTIFACT = timoni_artifact()
+
+
 def is_docker_config(text: str) -> bool:
     try:
         parsed = json.loads(text)
@@ -56,6 +73,7 @@ def is_docker_config(text: str) -> bool:
 
 
 schemathesis.openapi.format("kubeconfig", st.just(kubeconfig()))
+schemathesis.openapi.format("timoni-artifact", st.just(ARTIFACT))
 schemathesis.openapi.format("interval", st.builds(interval, st.integers(min_value=10, max_value=7 * 24 * 3600), st.booleans()))
 schemathesis.openapi.format(
     "docker-config-json",
@@ -77,6 +95,8 @@ def before_call(context, case, kwargs):
     registry = body.get("registryCredentials")
     if isinstance(registry, dict) and isinstance(registry.get("dockerConfigJson"), str) and not is_docker_config(registry["dockerConfigJson"]):
         registry["dockerConfigJson"] = docker_config()
+    if isinstance(body.get("artifact"), str) and body["artifact"] != ARTIFACT:
+        body["artifact"] = ARTIFACT
     every = body.get("interval")
     if isinstance(every, str):
         seconds = interval_seconds(every)

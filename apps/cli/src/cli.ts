@@ -23,13 +23,14 @@ export class Cli {
     return this.root.opts<GlobalOptions>();
   }
 
-  hub(): HubClient {
-    return new HubClient(resolveContext(this.io.env, this.globals.context), this.timeoutMs());
+  /** `defaultTimeoutMs` for commands whose hub call is long by nature (a fleet diff); --request-timeout wins. */
+  hub(defaultTimeoutMs = DEFAULT_TIMEOUT_MS): HubClient {
+    return new HubClient(resolveContext(this.io.env, this.globals.context), this.timeoutMs(defaultTimeoutMs));
   }
 
-  timeoutMs(): number {
+  timeoutMs(defaultMs = DEFAULT_TIMEOUT_MS): number {
     const raw = this.globals.requestTimeout;
-    if (raw === undefined) return DEFAULT_TIMEOUT_MS;
+    if (raw === undefined) return defaultMs;
     const m = /^(\d+)(ms|s|m)?$/.exec(raw);
     if (!m || Number(m[1]) === 0) throw new UsageError(`--request-timeout "${raw}" is not a duration`, 'use e.g. 30s, 2m or 500ms');
     return Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000 }[m[2] ?? 's'] ?? 1000);

@@ -29,3 +29,11 @@ export class UsageError extends CliError {
 export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/** Not an error: a command's outcome as an exit code other than 0, with its output already printed (`diff --exit-code`). */
+export class ExitStatus extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+    this.name = 'ExitStatus';
+  }
+}

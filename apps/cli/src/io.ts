@@ -5,10 +5,12 @@ export interface Io {
   err: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
   now: () => Date;
+  /** answers to questions (bootstrap's confirmation); absent: nobody can answer */
+  in?: NodeJS.ReadableStream;
 }
 
 export function processIo(): Io {
-  return { out: process.stdout, err: process.stderr, env: process.env, now: () => new Date() };
+  return { out: process.stdout, err: process.stderr, env: process.env, now: () => new Date(), in: process.stdin };
 }
 
 /** Colour only on a terminal, and never with NO_COLOR (https://no-color.org) or TERM=dumb. */

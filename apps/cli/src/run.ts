@@ -2,7 +2,7 @@
 // 1 failure, 2 usage. Errors are printed as one message plus what to do;
 // never a stack trace.
 import { CommanderError } from 'commander';
-import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, messageOf } from './errors';
+import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, ExitStatus, messageOf } from './errors';
 import type { Io } from './io';
 import { buildProgram } from './program';
 import { painter } from './output/format';
@@ -18,6 +18,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
 }
 
 function report(err: unknown, io: Io): number {
+  if (err instanceof ExitStatus) return err.code;
   if (err instanceof CommanderError) {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT_OK;
     // commander already printed its message (unknown option, missing argument…)

@@ -147,7 +147,7 @@ async function pruneStep(input: ReconcileInput, manager: ResourceManager, option
   result.namespaces = namespaceSet(desiredNs, remaining);
 }
 
-async function loadPlan(generator: ManifestGenerator, files: SourceFiles, path: string, tenant: string): Promise<ProjectPlan> {
+export async function loadPlan(generator: ManifestGenerator, files: SourceFiles, path: string, tenant: string): Promise<ProjectPlan> {
   try {
     const plan = await generator.loadProject(files, path, tenant);
     checkDag(plan.components);
@@ -157,7 +157,7 @@ async function loadPlan(generator: ManifestGenerator, files: SourceFiles, path: 
   }
 }
 
-async function clusterVersion(manager: ResourceManager, known?: string): Promise<string> {
+export async function clusterVersion(manager: ResourceManager, known?: string): Promise<string> {
   if (known) {
     try {
       return normalizeKubeVersion(known);
@@ -173,7 +173,7 @@ async function clusterVersion(manager: ResourceManager, known?: string): Promise
 }
 
 /** `k8s:` queries as the service account; a missing object is null. */
-function runtimeReader(manager: ResourceManager): RuntimeObjectReader {
+export function runtimeReader(manager: ResourceManager): RuntimeObjectReader {
   const reader = manager.reader();
   return {
     get: async (ref) => {

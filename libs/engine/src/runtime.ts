@@ -8,6 +8,7 @@ import type { ResourceManager } from '@flotilla/kube';
 import { BlobCache, defaultBlobCacheOptions, type RegistryClientOptions } from '@flotilla/oci';
 import type { ReconcileOptions } from './options';
 import { deleteProject, type DeleteInput } from './project-delete';
+import { diffProject, type DiffInput, type ProjectDiff } from './project-diff';
 import { reconcileProject } from './project-reconcile';
 import { RegistryClients } from './registry-clients';
 import { resolveRegistryCredentials } from './registry-credentials';
@@ -92,6 +93,19 @@ export class EngineRuntime {
       manager: access.manager,
       credentials: access.credentials,
       hooks: access.hooks,
+      options: this.reconcileOptions,
+    });
+  }
+
+  /** What a reconcile would change, by server-side dry run; applies nothing. Throws when the artifact cannot be loaded. */
+  async diff(input: DiffInput, access: Pick<RunAccess, 'manager' | 'credentials'>): Promise<ProjectDiff> {
+    const parts = await this.ready();
+    return diffProject(input, {
+      generator: parts.generator,
+      sources: parts.sources,
+      registries: parts.registries,
+      manager: access.manager,
+      credentials: access.credentials,
       options: this.reconcileOptions,
     });
   }

@@ -62,7 +62,7 @@ export interface SourceCacheStats {
   accessChecks: number;
 }
 
-async function readTree(root: string): Promise<SourceFiles> {
+export async function readTree(root: string): Promise<SourceFiles> {
   const files: SourceFiles = {};
   const walk = async (dir: string, prefix: string): Promise<void> => {
     for (const entry of await readdir(dir, { withFileTypes: true })) {

@@ -7,6 +7,7 @@ import { diffObjects, formatDiff, type FieldChange } from './object-diff';
 import { hasDrifted } from './object-drift';
 import { addressOf, type ObjectClient } from './object-client';
 import { objectRef } from './object-id';
+import { unifiedObjectDiff } from './object-unified-diff';
 import { maskSecrets } from './secret-mask';
 import type { ChangeAction, KubeObject, VersionedObjectRef } from './types';
 
@@ -19,6 +20,8 @@ export interface DiffEntry {
   changes: FieldChange[];
   /** readable form of `changes`; empty when unchanged */
   text: string;
+  /** unified diff of the live object and the dry-run result (Secret values masked); empty when unchanged */
+  unified: string;
 }
 
 /**
@@ -45,12 +48,12 @@ export async function diffAll(client: ObjectClient, objects: readonly KubeObject
     }
     const action: ChangeAction = !live ? 'created' : hasDrifted(live, dryRun) ? 'configured' : 'unchanged';
     if (action === 'unchanged') {
-      out.push({ ref, subject, action, changes: [], text: '' });
+      out.push({ ref, subject, action, changes: [], text: '', unified: '' });
       continue;
     }
     const [before, after] = maskSecrets(live, dryRun);
     const changes = diffObjects(before, after);
-    out.push({ ref, subject, action, changes, text: formatDiff(`${subject} (${action})`, changes) });
+    out.push({ ref, subject, action, changes, text: formatDiff(`${subject} (${action})`, changes), unified: unifiedObjectDiff(subject, live, dryRun) });
   }
   return out;
 }

@@ -23,6 +23,7 @@ const ROUTES: Array<[string, string, Role]> = [
   ['POST', '/api/v1/projects/none/reconcile', 'operator'],
   ['POST', '/api/v1/projects/none/suspend', 'operator'],
   ['POST', '/api/v1/projects/none/resume', 'operator'],
+  ['POST', '/api/v1/projects/none/diff', 'operator'],
   ['GET', '/api/v1/tokens', 'admin'],
   ['POST', '/api/v1/tokens', 'admin'],
   ['DELETE', '/api/v1/tokens/none', 'admin'],

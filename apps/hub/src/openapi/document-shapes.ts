@@ -59,6 +59,15 @@ function clusterModes(schemas: Schemas): void {
   };
 }
 
+/** The fleet diff takes at most one artifact source (the pipe's cross-field rule); no body is the Project's own tag. */
+function diffRequest(doc: OpenAPIObject): void {
+  const request = schema(doc.components!.schemas as Schemas, 'ProjectDiffRequestDto');
+  const pairs = [['tag', 'digest'], ['tag', 'artifact'], ['digest', 'artifact']];
+  request.not = { anyOf: pairs.map((required) => ({ required })) };
+  const body = doc.paths['/api/v1/projects/{name}/diff']?.post?.requestBody;
+  if (body && !('$ref' in body)) body.required = false;
+}
+
 const TIME_FIELDS = /(At|Time)$|^(time|lastChecked)$/;
 
 type AnySchema = SchemaObject | ReferenceObject;
@@ -137,6 +146,7 @@ export function reshapeDocument(doc: OpenAPIObject): OpenAPIObject {
   credentialKinds(schemas);
   clusterModes(schemas);
   selectorOperators(schemas);
+  diffRequest(doc);
   for (const [name, s] of Object.entries(schemas)) schemas[name] = tighten(s);
   operations(doc);
   // 3.1 is JSON Schema: propertyNames and null types say what 3.0 cannot.

@@ -1,14 +1,25 @@
 import { Module } from '@nestjs/common';
+import { CredentialsModule } from '../credentials/credentials.module';
 import { EventsModule } from '../events/events.module';
 import { RepositoriesModule } from '../repositories/repositories.module';
 import { TargetingModule } from '../targeting/targeting.module';
+import { AGENT_DIFFER, UnavailableAgentDiffer } from './diff/agent-diff';
+import { ProjectDiffController } from './diff/project-diff.controller';
+import { PROJECT_DIFF_OPTIONS, ProjectDiffService } from './diff/project-diff.service';
 import { ProjectsController } from './projects.controller';
 import { ProjectsService } from './projects.service';
 import { TargetsService } from './targets.service';
 
 @Module({
-  imports: [RepositoriesModule, EventsModule, TargetingModule],
-  controllers: [ProjectsController],
-  providers: [ProjectsService, TargetsService],
+  imports: [RepositoriesModule, EventsModule, TargetingModule, CredentialsModule],
+  controllers: [ProjectsController, ProjectDiffController],
+  providers: [
+    ProjectsService,
+    TargetsService,
+    ProjectDiffService,
+    // the connected agent replaces this with a differ that asks the agent over its stream
+    { provide: AGENT_DIFFER, useClass: UnavailableAgentDiffer },
+    { provide: PROJECT_DIFF_OPTIONS, useValue: {} },
+  ],
 })
 export class ProjectsModule {}

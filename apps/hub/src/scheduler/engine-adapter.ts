@@ -8,6 +8,7 @@ import {
   EngineRuntime,
   failedRunResult,
   removedInstance,
+  type ProjectDiff,
   type ProjectSpec,
   type ReconcileHooks,
   type ReconcileOptions,
@@ -18,7 +19,7 @@ import { ResourceManager } from '@flotilla/kube';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { openKubeConnection } from './push-connection';
-import type { TargetRunHooks, TargetRunInput, TargetRunner } from './target-runner';
+import type { TargetDiffInput, TargetRunHooks, TargetRunInput, TargetRunner } from './target-runner';
 
 export interface EngineRunnerOptions {
   /** on-disk blob cache of artifacts and modules (under the hub's data dir) */
@@ -81,6 +82,26 @@ export class EngineTargetRunner implements TargetRunner {
     );
   }
 
+  async diff(input: TargetDiffInput): Promise<ProjectDiff> {
+    const conn = openKubeConnection(input.connection, input.onKubeRequest);
+    try {
+      return await this.runtime.diff(
+        {
+          project: spec(input),
+          cluster: { name: input.cluster.name, group: input.cluster.group, kubeVersion: input.cluster.serverVersion ?? undefined },
+          digest: input.digest,
+          files: input.files,
+          owner: input.owner,
+          knownNamespaces: input.knownNamespaces,
+          signal: input.signal,
+        },
+        { manager: new ResourceManager(conn), credentials: { registryCredentials: async () => input.registryCredentials } },
+      );
+    } finally {
+      await conn.close();
+    }
+  }
+
   close(): Promise<void> {
     return this.runtime.close();
   }
@@ -110,7 +131,7 @@ export class EngineTargetRunner implements TargetRunner {
   }
 }
 
-function spec(input: TargetRunInput): ProjectSpec {
+function spec(input: Pick<TargetRunInput, 'project'>): ProjectSpec {
   const p = input.project;
   return { name: p.name, namespace: p.namespace, source: p.source, serviceAccountName: p.serviceAccountName, annotations: p.annotations };
 }

@@ -52,7 +52,7 @@ export class SchedulerModule {
         RunWakeup,
         RunTriggers,
       ],
-      exports: [SchedulerService, RunTriggers],
+      exports: [SchedulerService, RunTriggers, TARGET_RUNNER],
     };
   }
 }

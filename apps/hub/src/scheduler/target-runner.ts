@@ -2,7 +2,7 @@
 // (one Project on one cluster) and return the engine's RunReport, which
 // already holds the conditions and the retry decision. The engine adapter
 // implements it for real runs; specs use in-process runners.
-import type { ProjectRegistryCredentials, ReportContext, ReportInstance, RunReport } from '@flotilla/engine';
+import type { ProjectDiff, ProjectRegistryCredentials, ReportContext, ReportInstance, RunReport, SourceFiles } from '@flotilla/engine';
 import type { ClusterCredentials } from '@flotilla/kube';
 
 /** Injection token of the TargetRunner the scheduler uses. */
@@ -47,6 +47,13 @@ export interface TargetRunInput {
   onKubeRequest: (event: KubeRequestEvent) => void;
 }
 
+/** A dry run of one Target: the run's input without the schedule, and with an optional uploaded artifact. */
+export interface TargetDiffInput extends Omit<TargetRunInput, 'schedule' | 'digest' | 'connection'> {
+  connection: ClusterCredentials;
+  digest?: string;
+  files?: SourceFiles;
+}
+
 export interface TargetRunHooks {
   /** called after each instance apply, prune or deletion; awaited */
   instanceApplied(instance: ReportInstance, revision: string | undefined): Promise<void>;
@@ -57,6 +64,11 @@ export interface TargetRunner {
   reconcile(input: TargetRunInput & { digest: string }, hooks: TargetRunHooks): Promise<RunReport>;
   /** Deletes every instance of the Project this owner applied on the cluster. Never throws. */
   deleteInstances(input: TargetRunInput, hooks: TargetRunHooks): Promise<RunReport>;
+  /**
+   * What a reconcile at `digest` (or of `files`, or of the tag) would change, by server-side dry run;
+   * applies nothing. Throws an EngineError when the artifact cannot be loaded. Push clusters only.
+   */
+  diff?(input: TargetDiffInput): Promise<ProjectDiff>;
   /** Frees what the runner holds (CUE workers); called once at hub shutdown, after the last run. */
   close?(): Promise<void>;
 }

@@ -7,27 +7,29 @@ import { CliError, UsageError } from '../../errors';
 import type { Project } from '../../hub/types';
 import { notFound } from './not-found';
 import { withProgress } from '../../output/progress';
+import { deleteStandaloneProject } from '../../local/standalone-delete';
+import { isStandalone, standaloneOptions, type StandaloneFlags } from '../../local/standalone';
 
-interface DeleteOptions {
+interface DeleteOptions extends StandaloneFlags {
   orphan?: boolean;
   wait?: boolean;
   timeout: string;
 }
 
 export function registerProjectDelete(parent: Command, cli: Cli): void {
-  const cmd = parent
-    .command('delete <name>')
-    .description('delete the Project and, unless --orphan, what it applied on every cluster')
+  const cmd = standaloneOptions(parent.command('delete <name>'))
+    .description('delete the Project and, unless --orphan, what it applied on every cluster (or on a standalone cluster)')
     .option('--orphan', 'leave the instances on the clusters')
     .option('--wait', 'wait until every cluster has pruned and the Project is gone')
     .option('--timeout <seconds>', 'how long --wait waits', '300')
     .action((name: string, opts: DeleteOptions) => remove(cli, name, opts));
-  examples(cmd, ['flotilla project delete shop --wait', 'flotilla project delete shop --orphan']);
+  examples(cmd, ['flotilla project delete shop --wait', 'flotilla project delete shop --orphan', 'flotilla project delete shop --kube-context edge-1 -n shop --wait   # standalone agent']);
 }
 
 async function remove(cli: Cli, name: string, opts: DeleteOptions): Promise<void> {
   const timeoutS = Number(opts.timeout);
   if (!(timeoutS > 0)) throw new UsageError(`--timeout "${opts.timeout}" must be a number of seconds`);
+  if (isStandalone(opts)) return removeStandalone(cli, name, opts, timeoutS);
   const hub = cli.hub();
   const path = `/projects/${seg(name)}`;
   const res = await hub.request<{ state: string }>('DELETE', path, { query: { instances: opts.orphan ? 'orphan' : 'delete' }, ...notFound(name) });
@@ -53,4 +55,14 @@ async function remove(cli: Cli, name: string, opts: DeleteOptions): Promise<void
     }
   });
   cli.io.out.write(`project/${name} deleted\n`);
+}
+
+async function removeStandalone(cli: Cli, name: string, opts: DeleteOptions, timeoutS: number): Promise<void> {
+  const ns = opts.namespace ?? 'default';
+  const onDeleting = opts.wait ? () => cli.io.err.write(`project/${name} in ${ns} deleting: waiting for the agent to let it go…\n`) : undefined;
+  const del = () => deleteStandaloneProject(opts, cli.io.env, name, { orphan: Boolean(opts.orphan), wait: Boolean(opts.wait), timeoutMs: timeoutS * 1000, onDeleting });
+  const gone = opts.wait ? await withProgress(cli.io, `waiting for the agent to remove project ${name}`, del) : await del();
+  const left = opts.orphan ? ' (instances left in the cluster)' : '';
+  if (gone) cli.io.out.write(`project/${name} in ${ns} deleted${left}\n`);
+  else cli.io.out.write(`project/${name} in ${ns} deleting${left}: the agent ${opts.orphan ? 'lets it go' : 'removes its instances first'}; pass --wait to follow it\n`);
 }

@@ -13,6 +13,8 @@ import { registerProjectResume } from './resume';
 import { registerProjectDelete } from './delete';
 import { registerProjectVet } from './vet';
 import { registerProjectBuild } from './build';
+import { registerProjectDiff } from './diff';
+import { registerProjectBootstrap } from './bootstrap';
 
 export function registerProject(program: Command, cli: Cli): void {
   const project = group(program, 'project', 'Projects on the hub, and local checks of a Project directory');
@@ -26,6 +28,8 @@ export function registerProject(program: Command, cli: Cli): void {
   registerProjectSuspend(project, cli);
   registerProjectResume(project, cli);
   registerProjectDelete(project, cli);
+  registerProjectDiff(project, cli);
+  registerProjectBootstrap(project, cli);
   registerProjectVet(project, cli);
   registerProjectBuild(project, cli);
 }

@@ -1,0 +1,26 @@
+import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../../common/openapi-errors';
+import { RequiresRole } from '../../auth/roles';
+import { ProjectDiffDto, ProjectDiffQuery, ProjectDiffRequestDto } from './project-diff.dto';
+import { ProjectDiffService } from './project-diff.service';
+
+@ApiTags('projects')
+@ApiBearerAuth()
+@ApiErrors()
+@Controller('api/v1/projects')
+export class ProjectDiffController {
+  constructor(private readonly diffs: ProjectDiffService) {}
+
+  @Post(':name/diff')
+  @HttpCode(200)
+  @RequiresRole('operator')
+  @ApiOperation({
+    description:
+      "What a reconcile would change on each Target (or the one on `cluster`, or those in `group`), by server-side dry run; nothing is applied. The artifact is the Project's tag, another `tag`, a `digest`, or an uploaded `artifact`; without a body, the Project's own tag. Agent-mode clusters are reported as skipped, with why.",
+  })
+  @ApiOkResponse({ type: ProjectDiffDto })
+  diff(@Param('name') name: string, @Query() q: ProjectDiffQuery, @Body() dto: ProjectDiffRequestDto): Promise<ProjectDiffDto> {
+    return this.diffs.diff(name, dto, q);
+  }
+}
