@@ -20,6 +20,8 @@ describe('OpenAPI', () => {
       '/api/v1/clusters/{name}',
       '/api/v1/clusters/{name}/check',
       '/api/v1/credentials/rotate',
+      '/api/v1/fleet/matrix',
+      '/api/v1/fleet/summary',
       '/api/v1/projects',
       '/api/v1/projects/{name}',
       '/api/v1/projects/{name}/events',
