@@ -90,6 +90,12 @@ describe.each(DATABASE_KINDS)('fleet API on %s', (_label, kind) => {
     expect((await hub.call('GET', '/api/v1/fleet/matrix?offset=100')).body).toMatchObject({ total: 5, items: [] });
   });
 
+  it('tells a token its name and role', async () => {
+    const viewer = (await hub.call('POST', '/api/v1/tokens', { body: { name: 'wall-screen', role: 'viewer' } })).body.token;
+    expect((await hub.call('GET', '/api/v1/session', { token: viewer })).body).toEqual({ name: 'wall-screen', role: 'viewer' });
+    expect((await hub.call('GET', '/api/v1/session', { token: null })).status).toBe(401);
+  });
+
   it('refuses the aggregates and the stream without a token', async () => {
     expect((await hub.call('GET', '/api/v1/fleet/summary', { token: null })).status).toBe(401);
     expect((await hub.call('GET', '/api/v1/fleet/matrix', { token: 'flt_wrong' })).status).toBe(401);

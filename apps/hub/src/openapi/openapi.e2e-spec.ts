@@ -31,6 +31,7 @@ describe('OpenAPI', () => {
       '/api/v1/projects/{name}/targets',
       '/api/v1/projects/{name}/targets/{cluster}',
       '/api/v1/projects/{name}/targets/{cluster}/runs',
+      '/api/v1/session',
       '/api/v1/tokens',
       '/api/v1/tokens/{id}',
       '/healthz',
