@@ -99,7 +99,11 @@ function Matrix({ page, offset, setOffset }: { page: MatrixPage; offset: number;
           return (
             <td key={p} class="cell">
               {cell ? (
-                <a href={`#/projects/${encodeURIComponent(p)}/targets/${encodeURIComponent(row.cluster)}`} title={`${p} on ${row.cluster}: ${cell.state}, revision ${shortRevision(cell.revision)}`}>
+                <a
+                  href={`#/projects/${encodeURIComponent(p)}/targets/${encodeURIComponent(row.cluster)}`}
+                  aria-label={`${p} on ${row.cluster}: ${cell.state}`}
+                  title={`${p} on ${row.cluster}: ${cell.state}, revision ${shortRevision(cell.revision)}`}
+                >
                   <StateBadge state={cell.state} />
                 </a>
               ) : (
