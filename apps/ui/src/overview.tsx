@@ -36,9 +36,9 @@ function Summary({ summary, onGroup }: { summary: FleetSummary; onGroup: (g: str
         <thead>
           <tr>
             <th scope="col">Group</th>
-            <th scope="col">Clusters</th>
+            <th scope="col" class="num">Clusters</th>
             {summary.states.map((s) => (
-              <th scope="col" key={s}>
+              <th scope="col" class="num" key={s}>
                 {s}
               </th>
             ))}
@@ -52,9 +52,9 @@ function Summary({ summary, onGroup }: { summary: FleetSummary; onGroup: (g: str
                   {g.group}
                 </button>
               </th>
-              <td>
+              <td class="num">
+                {g.unreachable > 0 && <span class="warn">({g.unreachable} unreachable) </span>}
                 {g.clusters}
-                {g.unreachable > 0 && <span class="warn"> ({g.unreachable} unreachable)</span>}
               </td>
               {summary.states.map((s: FleetState) => (
                 <td key={s} class={g.targets[s] ? `num has-${s.toLowerCase()}` : 'num zero'}>
@@ -108,7 +108,7 @@ function Matrix({ page, offset, setOffset }: { page: MatrixPage; offset: number;
                 </a>
               ) : (
                 <span class="muted" title="not targeted">
-                  <span aria-hidden="true">·</span>
+                  <span aria-hidden="true">–</span>
                   <span class="sr-only">not targeted</span>
                 </span>
               )}
