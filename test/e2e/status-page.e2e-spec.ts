@@ -12,6 +12,11 @@ import { spokeSuite } from './support/suite';
 
 jest.setTimeout(120_000);
 
+// What the functions run inside the page read (this project compiles without the DOM library).
+declare const sessionStorage: { getItem(key: string): string | null };
+declare const localStorage: { length: number };
+declare const window: { noReload?: boolean };
+
 describe('status page in a real browser', () => {
   let fleet: HubFleet;
   const { registry, ns } = spokeSuite('e2e-ui', {
@@ -124,13 +129,13 @@ describe('status page in a real browser', () => {
       await page.getByRole('heading', { name: /shop on prod-1/ }).waitFor();
       await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
       // a mark in the document: a reload would drop it
-      await page.evaluate(() => ((window as unknown as { noReload: boolean }).noReload = true));
+      await page.evaluate(() => (window.noReload = true));
       const before = (await runs(fleet, 'shop', 'prod-1')).length;
       await fleet.expectCall(202, 'POST', '/api/v1/projects/shop/reconcile?cluster=prod-1');
       const manual = page.getByRole('row').filter({ hasText: 'Manual' }).filter({ hasText: 'Succeeded' });
       await manual.waitFor({ timeout: 60_000 });
       expect((await runs(fleet, 'shop', 'prod-1')).length).toBeGreaterThan(before);
-      expect(await page.evaluate(() => (window as unknown as { noReload?: boolean }).noReload)).toBe(true);
+      expect(await page.evaluate(() => window.noReload)).toBe(true);
       await browser.screenshot(page, 'live-update');
       await page.close();
     }));

@@ -17,6 +17,19 @@ import { freePort } from '../../../test/harness/ports';
 import { startPostgres } from '../../../test/harness/postgres';
 import { launchBrowser } from '../../../test/e2e/support/browser';
 
+// What the functions run inside the page use (this project compiles without the DOM library).
+interface PageElement {
+  value: string;
+  tagName: string;
+  textContent: string | null;
+  isConnected: boolean;
+  dispatchEvent(event: unknown): boolean;
+}
+declare const document: { querySelector(selector: string): PageElement | null; querySelectorAll(selector: string): { length: number }; getElementById(id: string): PageElement | null };
+declare const sessionStorage: { setItem(key: string, value: string): void };
+declare function requestAnimationFrame(callback: () => void): number;
+declare const Event: new (type: string, init: { bubbles: boolean }) => unknown;
+
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const TOKEN = 'bench-admin-token-0123456789abcdef';
@@ -80,7 +93,7 @@ async function filtered(page: Page, field: string, value: string, expected: stri
   return page.evaluate(
     ([name, v, want]) =>
       new Promise<number>((done, fail) => {
-        const el = document.querySelector(`[name="${name}"]`) as HTMLInputElement | HTMLSelectElement;
+        const el = document.querySelector(`[name="${name}"]`)!;
         const range = document.getElementById('matrix-range');
         const t0 = performance.now();
         el.value = v;
