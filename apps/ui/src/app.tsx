@@ -37,7 +37,7 @@ function SignIn({ onSession, problem }: { onSession: (token: string, s: Session)
   return (
     <main id="main" class="signin">
       <h2>Sign in</h2>
-      <p>Paste an API token (from <code>flotilla token create</code> or the hub's first start). It is kept for this browser tab only.</p>
+      <p>Paste an API token: the admin token the hub printed at its first start, or one an admin created with <code>POST /api/v1/tokens</code>. It is kept for this browser tab only.</p>
       <form onSubmit={submit}>
         <label>
           API token

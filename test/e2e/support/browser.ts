@@ -1,9 +1,10 @@
 // Debian's chromium driven by playwright-core: never a browser download.
 // Each suite gets a fresh profile directory, removed when it closes.
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ensureDebianPackage } from '../../harness/apt';
 
 export const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 /** Where every browser test leaves its screenshot (gitignored). */
@@ -21,7 +22,8 @@ export interface Browser {
 }
 
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium package (.ci/run lists it)`);
+  // .ci/run installs it; a machine without it gets it from apt as the harness does its other packages
+  ensureDebianPackage('chromium', CHROMIUM);
   const profile = mkdtempSync(join(tmpdir(), 'flotilla-chromium-'));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: VIEWPORT });
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
