@@ -13,10 +13,15 @@ export class ApiError extends Error {
 /** A request gives up after this long: the page says so rather than spinning. */
 const REQUEST_DEADLINE_MS = 15_000;
 
+/** The headers of a request with `token`; none for '' (an anonymous reader, where the hub allows one). */
+export function authHeaders(token: string): Record<string, string> {
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
 export async function apiCall<T>(token: string, method: string, path: string): Promise<T> {
   const res = await fetch(path, {
     method,
-    headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+    headers: { ...authHeaders(token), accept: 'application/json' },
     signal: AbortSignal.timeout(REQUEST_DEADLINE_MS),
   });
   const text = await res.text();

@@ -73,6 +73,7 @@ export function App() {
   const [problem, setProblem] = useState<string>();
   const [live, setLive] = useState<LiveState>('connecting');
   const [version, setVersion] = useState(0);
+  const [signingIn, setSigningIn] = useState(false);
 
   // a token kept from earlier in this tab: check it is still valid
   useEffect(() => {
@@ -84,8 +85,20 @@ export function App() {
     });
   }, [token, session]);
 
+  // no token: where the hub lets anyone read, show the fleet as an anonymous viewer ('' is that token)
   useEffect(() => {
-    if (!token || !session) return;
+    if (token !== null || signingIn) return;
+    apiGet<Session>('', '/api/v1/session').then(
+      (s) => {
+        setToken('');
+        setSession(s);
+      },
+      () => undefined,
+    );
+  }, [token, signingIn]);
+
+  useEffect(() => {
+    if (token === null || !session) return;
     const stop = new AbortController();
     void followFleet(token, stop.signal, setLive, () => setVersion((v) => v + 1));
     return () => stop.abort();
@@ -95,7 +108,10 @@ export function App() {
     forgetToken();
     setToken(null);
     setSession(null);
+    // signing out of a token shows the sign-in form, not the anonymous view again
+    setSigningIn(true);
   };
+  const anonymous = token === '';
 
   return (
     <>
@@ -115,12 +131,12 @@ export function App() {
               {session.name} ({session.role})
             </span>
             <button type="button" onClick={signOut}>
-              Sign out
+              {anonymous ? 'Sign in' : 'Sign out'}
             </button>
           </div>
         )}
       </header>
-      {token && session ? (
+      {token !== null && session ? (
         <Route hash={hash} token={token} session={session} version={version} />
       ) : token ? (
         <main id="main">
@@ -133,6 +149,7 @@ export function App() {
             storeToken(t);
             setToken(t);
             setSession(s);
+            setSigningIn(false);
           }}
         />
       )}

@@ -2,6 +2,8 @@
 // Authorization header (EventSource cannot send headers and would need it in
 // the URL). Each `change` event tells the page to reload what it shows.
 
+import { authHeaders } from './api';
+
 export type LiveState = 'connecting' | 'live' | 'offline';
 
 const RETRY_MIN_MS = 1000;
@@ -13,7 +15,7 @@ export async function followFleet(token: string, signal: AbortSignal, onState: (
   while (!signal.aborted) {
     onState('connecting');
     try {
-      const res = await fetch('/api/v1/fleet/events', { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal });
+      const res = await fetch('/api/v1/fleet/events', { headers: { ...authHeaders(token), accept: 'text/event-stream' }, signal });
       if (!res.ok || !res.body) throw new Error(`stream refused: ${res.status}`);
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = '';

@@ -131,3 +131,24 @@ describe.each(DATABASE_KINDS)('fleet API on %s', (_label, kind) => {
     await reader.cancel().catch(() => undefined);
   });
 });
+
+describe('anonymous viewers (FLOTILLA_ANONYMOUS_VIEWER=on)', () => {
+  let hub: TestHub;
+  beforeAll(async () => {
+    hub = await startTestHub('pglite', { anonymousViewer: true });
+  });
+  afterAll(() => hub?.close());
+
+  it('lets requests without a token read, and asks them for one to write', async () => {
+    expect((await hub.call('GET', '/api/v1/session', { token: null })).body).toEqual({ name: 'anonymous', role: 'viewer' });
+    expect((await hub.call('GET', '/api/v1/fleet/summary', { token: null })).status).toBe(200);
+    const write = await hub.call('POST', '/api/v1/clusters', { token: null, body: { name: 'x', mode: 'agent' } });
+    expect(write.status).toBe(401);
+    // the body is never read: a malformed one gets the same answer
+    expect((await hub.call('POST', '/api/v1/clusters', { token: null, rawBody: '{' })).status).toBe(401);
+    expect((await hub.call('GET', '/api/v1/tokens', { token: null })).status).toBe(401);
+    // a wrong token is still wrong: anonymous is for requests without one
+    expect((await hub.call('GET', '/api/v1/fleet/summary', { token: 'flt_wrong' })).status).toBe(401);
+    expect((await hub.call('GET', '/api/v1/clusters')).status).toBe(200);
+  });
+});
