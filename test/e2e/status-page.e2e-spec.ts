@@ -167,4 +167,21 @@ describe('status page in a real browser', () => {
       await browser.screenshot(ops, 'operator-reconcile');
       await ops.close();
     }));
+
+  it('opens on the fleet without a token where the hub lets anyone read, with sign-in for operators',
+    guarded(async () => {
+      const open = await fleet.addHub('hub-anon', { FLOTILLA_ANONYMOUS_VIEWER: 'on', FLOTILLA_SCHEDULER: 'off' });
+      const page = await browser.tab();
+      await page.goto(await open.url);
+      await page.getByRole('heading', { name: 'Fleet', exact: true }).waitFor();
+      await page.getByText('anonymous (viewer)').waitFor();
+      await page.getByRole('link', { name: /^shop on stage-1: Ready/ }).waitFor();
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      await browser.screenshot(page, 'anonymous');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByLabel('API token').fill(operator);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText('ops (operator)').waitFor();
+      await page.close();
+    }));
 });
