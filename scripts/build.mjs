@@ -1,8 +1,9 @@
 // Builds what `npm start` needs: native pieces of the libs first (each lib may
 // ship a build.mjs), then TypeScript into dist/ (tsconfig.build.json: no test/,
-// no specs). With --test-tools (`npm run build:test`) it also builds the test
-// harness's tools (the Kubernetes API server) and compiles test/harness, which
-// the hub itself never needs.
+// no specs), then the status page into dist/ui (apps/ui/build.mjs). With
+// --test-tools (`npm run build:test`) it also builds the test harness's tools
+// (the Kubernetes API server) and compiles test/harness, which the hub itself
+// never needs.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -42,6 +43,9 @@ for (const name of existsSync(join(root, 'libs')) ? readdirSync(join(root, 'libs
     JSON.stringify({ name: `@flotilla/${name}`, main: `../../../libs/${name}/src/index.js` }, null, 2),
   );
 }
+
+// The status page's assets, which the hub serves from dist/ui.
+run(process.execPath, [join(root, 'apps', 'ui', 'build.mjs')]);
 
 // The `flotilla` bin (package.json) is the CLI bundled into one file: a
 // command starts without resolving and reading hundreds of modules, which

@@ -180,6 +180,10 @@ const ROUTES: Array<[string, string]> = [
   ['runs: list', '/api/v1/projects/fleet/targets/c-05000/runs'],
   ['events: list', '/api/v1/projects/fleet/events'],
   ['tokens: list', '/api/v1/tokens'],
+  ['fleet: summary', '/api/v1/fleet/summary'],
+  ['fleet: matrix', '/api/v1/fleet/matrix'],
+  ['fleet: matrix by name', '/api/v1/fleet/matrix?name=c-050'],
+  ['fleet: matrix by label', '/api/v1/fleet/matrix?labelSelector=env%3Dprod,region%3Dr1&offset=500'],
 ];
 
 async function main(): Promise<void> {

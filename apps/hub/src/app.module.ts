@@ -9,6 +9,7 @@ import { CredentialsModule } from './credentials/credentials.module';
 import type { HubConfig } from './config/hub-config';
 import { CryptoModule } from './crypto/crypto.module';
 import { DatabaseModule } from './database/database.module';
+import { FleetModule } from './fleet/fleet.module';
 import { HealthController } from './health/health.controller';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -42,6 +43,7 @@ export class AppModule {
         CredentialsModule,
         ClustersModule,
         ProjectsModule,
+        FleetModule,
         SchedulerModule.forRoot(scheduler),
       ],
       controllers: [HealthController],

@@ -18,6 +18,7 @@ import { createLogger, PinoNestLogger } from './logging/logger';
 import { requestLogging } from './logging/request-logging';
 import { MetricsRegistry } from './metrics/metrics.module';
 import { setupOpenApi } from './openapi/openapi';
+import { defaultStatusPageDir, statusPage } from './status-page/status-page';
 import type { SchedulerModuleOptions } from './scheduler/scheduler.module';
 
 export interface HubAppOptions {
@@ -29,6 +30,8 @@ export interface HubAppOptions {
   scheduler?: SchedulerModuleOptions;
   /** where services take the time (tests pass a FixedClock); default the system clock */
   clock?: Clock;
+  /** where the built status page is (default: dist/ui, see defaultStatusPageDir) */
+  statusPageDir?: string;
 }
 
 /** Builds the hub application (not yet listening); main.ts and the tests share it. */
@@ -49,6 +52,8 @@ export async function createHubApp(config: HubConfig, options: HubAppOptions = {
       if (r.startsWith('/api/v1') || r === '/readyz') outage.answered(s);
     }),
   );
+  // the status page's files need no token: its data come from the API with the signed-in one
+  app.use(statusPage(options.statusPageDir ?? defaultStatusPageDir()));
   const express = app.getHttpAdapter().getInstance() as { router?: { stack: never[] } };
   app.use(methodNotAllowed({ layers: () => express.router?.stack ?? [] }));
   // the token before the body: a caller without one learns nothing from 400, 413 or 415

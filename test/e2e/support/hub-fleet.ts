@@ -68,6 +68,14 @@ export class HubFleet {
     return fleet;
   }
 
+  /** Starts one more hub on the same database, with `env` on top of the fleet's (stopped with the others). */
+  async addHub(id: string, env: Record<string, string>): Promise<HubProcess> {
+    const hub = new HubProcess(id, { ...this.env, ...env });
+    this.hubs.push(hub);
+    await hub.url;
+    return hub;
+  }
+
   hub(id: string): HubProcess {
     const h = this.hubs.find((x) => x.id === id);
     if (!h) throw new Error(`no hub ${id} in this fleet (${this.hubs.map((x) => x.id).join(', ')})`);

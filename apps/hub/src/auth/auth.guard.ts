@@ -1,9 +1,9 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ForbiddenError } from '../common/errors';
+import { ForbiddenError, UnauthorizedError } from '../common/errors';
 import type { LoggedRequest } from '../logging/request-logging';
 import { AuthService } from './auth.service';
-import { PUBLIC_ROUTE, REQUIRED_ROLE, type Principal, type Role, roleAllows } from './roles';
+import { ANONYMOUS, PUBLIC_ROUTE, REQUIRED_ROLE, type Principal, type Role, roleAllows } from './roles';
 
 export interface AuthenticatedRequest extends LoggedRequest {
   principal?: Principal;
@@ -25,6 +25,8 @@ export class AuthGuard implements CanActivate {
     const principal = req.principal ?? (await this.auth.authenticate(req.headers.authorization));
     const needed =
       this.reflector.getAllAndOverride<Role>(REQUIRED_ROLE, targets) ?? (req.method === 'GET' || req.method === 'HEAD' ? 'viewer' : 'operator');
+    // anonymous readers are asked for a token, not told their role is too small
+    if (principal === ANONYMOUS && needed !== 'viewer') throw new UnauthorizedError('missing bearer token: send "Authorization: Bearer <token>"');
     if (!roleAllows(principal.role, needed)) {
       throw new ForbiddenError(`token "${principal.name}" has role ${principal.role}; this needs ${needed}`);
     }

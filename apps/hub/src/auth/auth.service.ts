@@ -8,7 +8,7 @@ import type { HubConfig } from '../config/hub-config';
 import { CryptoRepository } from '../crypto/crypto.repository';
 import type { ApiTokenEntity } from '../database/entities';
 import { HUB_LOGGER } from '../logging/logging.module';
-import type { Principal, Role } from './roles';
+import { ANONYMOUS, type Principal, type Role } from './roles';
 import { TokenCache } from './token-cache';
 import type { CreatedTokenDto, TokenDto } from './tokens.dto';
 import { TokensRepository } from '../repositories/tokens.repository';
@@ -32,6 +32,7 @@ export class AuthService {
 
   /** Resolves an `Authorization` header to a principal; throws UnauthorizedError otherwise. */
   async authenticate(header: string | undefined): Promise<Principal> {
+    if (header === undefined && this.config.anonymousViewer) return ANONYMOUS;
     const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!m) throw new UnauthorizedError('missing bearer token: send "Authorization: Bearer <token>"');
     const hash = this.crypto.sha256Hex(m[1]);

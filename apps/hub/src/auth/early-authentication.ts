@@ -2,7 +2,9 @@
 // valid token learns nothing about what the API would make of its body
 // (400, 413, 415) and costs no parsing. The guard then only checks the role.
 import type { ServerResponse } from 'node:http';
+import { UnauthorizedError } from '../common/errors';
 import type { AuthService } from './auth.service';
+import { ANONYMOUS } from './roles';
 import type { AuthenticatedRequest } from './auth.guard';
 
 export function authenticateEarly(auth: AuthService): (req: AuthenticatedRequest, res: ServerResponse, next: (err?: unknown) => void) => void {
@@ -11,6 +13,8 @@ export function authenticateEarly(auth: AuthService): (req: AuthenticatedRequest
     if (!path.startsWith('/api/v1/') && path !== '/api/v1') return next();
     auth.authenticate(req.headers.authorization).then(
       (principal) => {
+        // anonymous reading (HubConfig.anonymousViewer) never reaches a write's body
+        if (principal === ANONYMOUS && req.method !== 'GET' && req.method !== 'HEAD') return next(new UnauthorizedError('missing bearer token: send "Authorization: Bearer <token>"'));
         req.principal = principal;
         next();
       },

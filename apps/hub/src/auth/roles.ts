@@ -24,3 +24,6 @@ export interface Principal {
   name: string;
   role: Role;
 }
+
+/** Who a request without a token is, where the hub lets anyone read (HubConfig.anonymousViewer). */
+export const ANONYMOUS: Principal = { tokenId: 'anonymous', name: 'anonymous', role: 'viewer' };

@@ -23,6 +23,12 @@ export interface HubConfig {
   encryptionKeyFile?: string;
   /** The scheduler that makes Projects converge. */
   scheduler: SchedulerConfig;
+  /**
+   * Requests without a token read as a viewer (FLOTILLA_ANONYMOUS_VIEWER=on;
+   * default off): a status page on a wall screen with no one to sign in.
+   * Writes still need a token.
+   */
+  anonymousViewer?: boolean;
 }
 
 export interface SchedulerConfig {
@@ -146,6 +152,12 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
     if (['on', 'true', '1'].includes(scheduler)) config.scheduler.enabled = true;
     else if (['off', 'false', '0'].includes(scheduler)) config.scheduler.enabled = false;
     else problems.push(`FLOTILLA_SCHEDULER=${JSON.stringify(scheduler)}: expected on or off`);
+  }
+  const anonymous = value('FLOTILLA_ANONYMOUS_VIEWER');
+  if (anonymous !== undefined) {
+    if (['on', 'true', '1'].includes(anonymous)) config.anonymousViewer = true;
+    else if (['off', 'false', '0'].includes(anonymous)) config.anonymousViewer = false;
+    else problems.push(`FLOTILLA_ANONYMOUS_VIEWER=${JSON.stringify(anonymous)}: expected on or off`);
   }
   const durations: Array<[string, 'tickMs' | 'leaseTtlMs' | 'sourcePollMs' | 'clusterCheckMs' | 'shutdownGraceMs', number]> = [
     ['FLOTILLA_SCHEDULER_TICK', 'tickMs', 10],

@@ -4,6 +4,7 @@ import { CryptoRepository } from '../crypto/crypto.repository';
 import { KubeRepository } from '../kube/kube.repository';
 import { ClustersRepository } from './clusters.repository';
 import { CredentialsRepository } from './credentials.repository';
+import { FleetRepository } from './fleet.repository';
 import { HistoryRepository } from './history.repository';
 import { ListTotals } from './list-totals';
 import { ProjectsRepository } from './projects.repository';
@@ -25,6 +26,7 @@ const onDataSource = <T>(make: (ds: DataSource) => T) => ({ inject: [DataSource]
     { provide: ClustersRepository, inject: [DataSource, ListTotals], useFactory: (ds: DataSource, totals: ListTotals) => new ClustersRepository(ds.manager, totals) },
     { provide: ProjectsRepository, ...onDataSource((ds) => new ProjectsRepository(ds.manager)) },
     { provide: TargetsRepository, inject: [DataSource, ListTotals], useFactory: (ds: DataSource, totals: ListTotals) => new TargetsRepository(ds.manager, totals) },
+    { provide: FleetRepository, ...onDataSource((ds) => new FleetRepository(ds.manager)) },
     { provide: HistoryRepository, ...onDataSource((ds) => new HistoryRepository(ds.manager)) },
     { provide: TokensRepository, ...onDataSource((ds) => new TokensRepository(ds.manager)) },
     {
@@ -35,6 +37,6 @@ const onDataSource = <T>(make: (ds: DataSource) => T) => ({ inject: [DataSource]
     KubeRepository,
     UnitOfWork,
   ],
-  exports: [ListTotals, ClustersRepository, ProjectsRepository, TargetsRepository, HistoryRepository, TokensRepository, CredentialsRepository, KubeRepository, UnitOfWork],
+  exports: [ListTotals, FleetRepository, ClustersRepository, ProjectsRepository, TargetsRepository, HistoryRepository, TokensRepository, CredentialsRepository, KubeRepository, UnitOfWork],
 })
 export class RepositoriesModule {}

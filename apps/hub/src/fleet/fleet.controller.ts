@@ -1,0 +1,44 @@
+import { Controller, Get, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiExcludeEndpoint, ApiExtraModels, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { ServerResponse } from 'node:http';
+import { ApiErrors } from '../common/openapi-errors';
+import { FleetStream } from './fleet-stream';
+import { FleetSummaryDto, MatrixCellDto, MatrixPageDto, MatrixQuery } from './fleet.dto';
+import { FleetService } from './fleet.service';
+
+@ApiTags('fleet')
+@ApiBearerAuth()
+@ApiErrors()
+@ApiExtraModels(MatrixCellDto)
+@Controller('api/v1/fleet')
+export class FleetController {
+  constructor(
+    private readonly fleet: FleetService,
+    private readonly stream: FleetStream,
+  ) {}
+
+  /** Clusters and Targets by state, per cluster group, in one query. */
+  @Get('summary')
+  @ApiOkResponse({ type: FleetSummaryDto })
+  summary(): Promise<FleetSummaryDto> {
+    return this.fleet.summary();
+  }
+
+  /** A page of clusters × Projects with the state of each Target. */
+  @Get('matrix')
+  @ApiOkResponse({ type: MatrixPageDto })
+  matrix(@Query() q: MatrixQuery): Promise<MatrixPageDto> {
+    return this.fleet.matrix(q);
+  }
+
+  /**
+   * Server-Sent Events (text/event-stream) telling the status page when to
+   * reload. Left out of the OpenAPI document: a stream never ends, which a
+   * request/response contract (and its fuzzer) cannot describe; see docs/status-page.md.
+   */
+  @Get('events')
+  @ApiExcludeEndpoint()
+  events(@Res() res: ServerResponse): void {
+    this.stream.open(res);
+  }
+}

@@ -1,0 +1,136 @@
+import type { EntityManager } from 'typeorm';
+import type { LabelSelector } from '../database/entities';
+import { type FleetState, targetStateSql } from '../fleet/fleet-state';
+import { labelSelectorConditions, variesInShape } from './label-selector-sql';
+import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
+
+/** Target counts of one cluster group. */
+export interface GroupSummaryRow {
+  group: string;
+  clusters: number;
+  unreachable: number;
+  /** Targets by state; states without Targets are absent */
+  states: Partial<Record<FleetState, number>>;
+}
+
+export interface FleetSummaryRows {
+  projects: number;
+  groups: GroupSummaryRow[];
+}
+
+/** Narrows the clusters (rows) of the matrix. */
+export interface MatrixFilter {
+  /** part of the cluster name */
+  name?: string;
+  group?: string;
+  labelSelector?: LabelSelector;
+}
+
+export interface MatrixCellRow {
+  state: FleetState;
+  revision: string | null;
+}
+
+export interface MatrixRow {
+  name: string;
+  group: string;
+  mode: string;
+  reachable: boolean | null;
+  lastCheckedAt: string | null;
+  labels: Record<string, string>;
+  /** by Project name; a Project that does not target the cluster is absent */
+  cells: Record<string, MatrixCellRow>;
+}
+
+export interface MatrixRows {
+  total: number;
+  projects: string[];
+  rows: MatrixRow[];
+}
+
+/** `%` and `_` are LIKE's wildcards; a name filter means them literally. */
+function likeContaining(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+/** The fleet-wide reads of the status page: each one statement, whatever the fleet's size. */
+export class FleetRepository {
+  constructor(private readonly db: EntityManager) {}
+
+  /** Clusters, unreachable clusters and Targets by state, per cluster group, and the number of Projects. */
+  async summary(): Promise<FleetSummaryRows> {
+    const rows = await queryPrepared<GroupSummaryRow & { projects: number }>(this.db, {
+      text: `WITH states AS (
+          SELECT c.group_name AS grp, ${targetStateSql('t')} AS state, count(*)::int AS n
+          FROM targets t JOIN clusters c ON c.id = t.cluster_id GROUP BY 1, 2),
+        groups AS (
+          SELECT group_name AS grp, count(*)::int AS clusters, (count(*) FILTER (WHERE reachable IS false))::int AS unreachable
+          FROM clusters GROUP BY 1)
+        SELECT (SELECT count(*)::int FROM projects) AS projects, g.grp AS "group", g.clusters, g.unreachable,
+          COALESCE(jsonb_object_agg(s.state, s.n) FILTER (WHERE s.state IS NOT NULL), '{}') AS states
+        FROM (SELECT 1) AS one
+        LEFT JOIN groups g ON true
+        LEFT JOIN states s ON s.grp = g.grp
+        GROUP BY g.grp, g.clusters, g.unreachable
+        ORDER BY g.grp`,
+      values: [],
+    });
+    const projects = rows[0]?.projects ?? 0;
+    return { projects, groups: rows.filter((r) => r.group !== null).map(({ projects: _p, ...group }) => group) };
+  }
+
+  /**
+   * One page of clusters (ordered by group, then name) with the state of
+   * each Project on them, the first `projectLimit` Projects by name as the
+   * columns, and how many clusters the filter matches.
+   */
+  async matrix(filter: MatrixFilter, page: { limit: number; offset: number; projectLimit: number }): Promise<MatrixRows> {
+    const params = new SqlParams();
+    const conditions: string[] = [];
+    if (filter.name) conditions.push(`c.name LIKE ${params.add(likeContaining(filter.name))}`);
+    if (filter.group) conditions.push(`c.group_name = ${params.add(filter.group)}`);
+    conditions.push(...labelSelectorConditions('c.labels', filter.labelSelector, params));
+    const where = whereAll(conditions);
+    const rows = await queryPrepared<MatrixRow & { total: number; projects: string[] }>(
+      this.db,
+      {
+        text: `WITH cols AS (SELECT id, name FROM projects ORDER BY name LIMIT ${params.add(page.projectLimit)})
+          SELECT n.total, (SELECT COALESCE(jsonb_agg(name ORDER BY name), '[]') FROM cols) AS projects, r.*
+          FROM (SELECT count(*)::int AS total FROM clusters c ${where}) AS n
+          LEFT JOIN LATERAL (
+            SELECT c.name, c.group_name AS "group", c.mode, c.reachable, ${isoTime('c.last_checked_at')} AS "lastCheckedAt", c.labels,
+              (SELECT COALESCE(jsonb_object_agg(cols.name, jsonb_build_object('state', ${targetStateSql('t')}, 'revision', t.last_applied_revision)), '{}')
+                FROM targets t JOIN cols ON cols.id = t.project_id WHERE t.cluster_id = c.id) AS cells
+            FROM clusters c ${where}
+            ORDER BY c.group_name, c.name
+            LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}) AS r ON true`,
+        values: params.values,
+      },
+      { prepare: !variesInShape(filter.labelSelector) },
+    );
+    const first = rows[0];
+    return {
+      total: first.total,
+      projects: first.projects,
+      rows: first.name === null ? [] : rows.map(({ total: _t, projects: _p, ...row }) => row),
+    };
+  }
+
+  /**
+   * A mark that changes whenever a Target, Project or cluster row is written,
+   * added or removed: the row count and the newest writing transaction id
+   * (xmin) of each table. The scheduler writes Targets with plain UPDATEs
+   * that leave updated_at alone; every write changes xmin. Read by the live
+   * stream once per tick for all its subscribers, from the database, so
+   * writes by other hub replicas count too. (A lease renewal counts as a
+   * change: the page then reloads what it shows, a little more often.)
+   */
+  async changeMark(): Promise<string> {
+    const mark = (table: string) => `(SELECT concat(count(*), '/', max(xmin::text::bigint)) FROM ${table})`;
+    const rows = await queryPrepared<{ mark: string }>(this.db, {
+      text: `SELECT concat_ws(' ', ${mark('targets')}, ${mark('projects')}, ${mark('clusters')}) AS mark`,
+      values: [],
+    });
+    return rows[0].mark;
+  }
+}

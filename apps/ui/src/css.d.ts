@@ -1,0 +1,2 @@
+// esbuild bundles imported CSS into the page's stylesheet
+declare module '*.css';

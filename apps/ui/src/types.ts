@@ -1,0 +1,120 @@
+// The API's response shapes the page reads (see /api/docs for all fields).
+
+export type FleetState = 'Failed' | 'Stalled' | 'Stale' | 'Progressing' | 'Deleting' | 'Suspended' | 'Ready';
+export type Role = 'viewer' | 'operator' | 'admin';
+
+export interface Session {
+  name: string;
+  role: Role;
+}
+
+export interface GroupSummary {
+  group: string;
+  clusters: number;
+  unreachable: number;
+  targets: Record<FleetState, number>;
+}
+
+export interface FleetSummary {
+  clusters: number;
+  projects: number;
+  targets: Record<FleetState, number>;
+  groups: GroupSummary[];
+  states: FleetState[];
+}
+
+export interface MatrixRow {
+  cluster: string;
+  group: string;
+  mode: 'push' | 'agent';
+  reachable: boolean | null;
+  lastCheckedAt: string | null;
+  labels: Record<string, string>;
+  cells: Record<string, { state: FleetState; revision: string | null }>;
+}
+
+export interface MatrixPage {
+  projects: string[];
+  items: MatrixRow[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+export interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+}
+
+export interface Project {
+  name: string;
+  namespace: string;
+  source: { repository: string; tag: string; path: string };
+  rollout: { groups: string[] };
+  interval: string;
+  suspend: boolean;
+  generation: number;
+  status: { targets: number; ready: number; phases: Record<string, number>; deleting: boolean };
+}
+
+export interface InstanceReport {
+  name: string;
+  namespace: string;
+  component: string;
+  action: string;
+  ready: boolean;
+  durationMs: number;
+  counts: { created: number; configured: number; unchanged: number; deleted: number; skipped: number };
+  objects: string[];
+  error?: { reason: string; message: string };
+}
+
+export interface Target {
+  cluster: string;
+  clusterGroup: string;
+  phase: string;
+  conditions: Condition[];
+  generation: number;
+  observedGeneration: number | null;
+  lastAppliedRevision: string | null;
+  components: Array<{ name: string; status: string; durationMs: number; instances: InstanceReport[]; error?: { reason: string; message: string } }>;
+  nextRunAt: string;
+  attempt: number;
+}
+
+export interface Run {
+  id: string;
+  trigger: string;
+  revision: string | null;
+  result: string;
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+  error: string | null;
+}
+
+export interface HubEvent {
+  cluster: string | null;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+  time: string;
+}
+
+export interface Cluster {
+  name: string;
+  group: string;
+  labels: Record<string, string>;
+  mode: 'push' | 'agent';
+  endpoint: { server: string } | null;
+  status: { reachable: boolean | null; version: string | null; lastChecked: string | null; error: string | null; warnings: string[] };
+  targets: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  total?: number;
+}
