@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { parseDurationMs } from '../common/duration';
+import { type CdeventsConfig, defaultCdeventsConfig, parseCdeventsConfig } from './cdevents-config';
 
 /** Hub settings, parsed once at boot from the environment. */
 export interface HubConfig {
@@ -23,6 +24,8 @@ export interface HubConfig {
   encryptionKeyFile?: string;
   /** The scheduler that makes Projects converge. */
   scheduler: SchedulerConfig;
+  /** CDEvents receiver and delivery. */
+  cdevents: CdeventsConfig;
 }
 
 export interface SchedulerConfig {
@@ -67,7 +70,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export function defaultHubConfig(): HubConfig {
-  return { port: 8080, host: '0.0.0.0', dataDir: resolve('.flotilla'), logLevel: 'info', scheduler: defaultSchedulerConfig() };
+  return { port: 8080, host: '0.0.0.0', dataDir: resolve('.flotilla'), logLevel: 'info', scheduler: defaultSchedulerConfig(), cdevents: defaultCdeventsConfig() };
 }
 
 /** Every bad environment variable, listed at once. */
@@ -171,6 +174,8 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
     if (!/^[A-Za-z0-9._-]{1,100}$/.test(hubId)) problems.push(`FLOTILLA_HUB_ID=${JSON.stringify(hubId)}: expected 1-100 characters of [A-Za-z0-9._-]`);
     else config.scheduler.hubId = hubId;
   }
+
+  config.cdevents = parseCdeventsConfig(value, problems);
 
   if (problems.length > 0) throw new HubConfigError(problems);
   return config;
