@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { ANNOUNCE, type Announce, AuthModule } from './auth/auth.module';
+import { CdeventsModule } from './cdevents/cdevents.module';
 import { ClustersModule } from './clusters/clusters.module';
 import type { Clock } from './common/clock';
 import { ClockModule } from './common/clock.module';
@@ -43,6 +44,7 @@ export class AppModule {
         ClustersModule,
         ProjectsModule,
         SchedulerModule.forRoot(scheduler),
+        CdeventsModule,
       ],
       controllers: [HealthController],
       providers: [{ provide: ANNOUNCE, useValue: announce }],

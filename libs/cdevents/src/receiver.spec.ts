@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toHttpMessage } from './http-binding';
-import { cdeventsReceiver, type ReceiverBackend, type ReceiverOutcome } from './receiver';
+import { cdeventsReceiver, type MatchedProject, type ReceiverBackend, type ReceiverOutcome } from './receiver';
 import { signBody } from './signature';
 import { specExample } from './test-support';
 import type { ArtifactPublished, CDEvent } from './types';
@@ -12,8 +12,8 @@ const SECRET = 'receiver-secret';
 class MemoryBackend implements ReceiverBackend {
   readonly seen = new Set<string>();
   readonly triggered: Array<{ projects: string[]; id: string }> = [];
-  async projectsFor(e: ArtifactPublished): Promise<string[]> {
-    return e.artifact.repository === '127.0.0.1:5000/acme/shop' ? ['shop'] : [];
+  async projectsFor(e: ArtifactPublished): Promise<MatchedProject[]> {
+    return e.artifact.repository === '127.0.0.1:5000/acme/shop' ? [{ id: 'p1', name: 'shop' }] : [];
   }
   async firstDelivery(e: ArtifactPublished): Promise<boolean> {
     const key = `${e.source}\u0000${e.id}`;
@@ -21,8 +21,8 @@ class MemoryBackend implements ReceiverBackend {
     this.seen.add(key);
     return true;
   }
-  trigger(projects: string[], e: ArtifactPublished): void {
-    this.triggered.push({ projects, id: e.id });
+  trigger(projects: MatchedProject[], e: ArtifactPublished): void {
+    this.triggered.push({ projects: projects.map((p) => p.id), id: e.id });
   }
 }
 
@@ -55,7 +55,7 @@ describe('cdeventsReceiver over HTTP', () => {
   it('accepts a signed artifact published in binary mode, and triggers its Project once', async () => {
     const { headers, body } = toHttpMessage(published('ev-1'), 'binary');
     expect(await signed(body, headers)).toEqual({ status: 202, body: { projects: ['shop'], message: '1 Project(s) resolve 127.0.0.1:5000/acme/shop now' } });
-    expect(backend.triggered).toEqual([{ projects: ['shop'], id: 'ev-1' }]);
+    expect(backend.triggered).toEqual([{ projects: ['p1'], id: 'ev-1' }]);
   });
 
   it('accepts structured mode and a bare CDEvent with a bearer token', async () => {

@@ -15,12 +15,18 @@ export type ReceiverOutcome = 'accepted' | 'duplicate' | 'unauthorized' | 'rejec
 
 /** Where the receiver learns about Projects and starts their runs; the hub and the agent each provide one. */
 export interface ReceiverBackend {
-  /** The Projects whose source is the event's repository (their ids or names). */
-  projectsFor(event: ArtifactPublished): Promise<string[]>;
+  /** The Projects whose source is the event's repository. */
+  projectsFor(event: ArtifactPublished): Promise<MatchedProject[]>;
   /** Records the event's (source, id) once; false when it was seen before. */
   firstDelivery(event: ArtifactPublished): Promise<boolean>;
   /** Makes those Projects resolve their tag now; must not wait for the runs. */
-  trigger(projects: string[], event: ArtifactPublished): void;
+  trigger(projects: MatchedProject[], event: ArtifactPublished): void;
+}
+
+/** A Project an event names: `id` for the backend, `name` for the answer. */
+export interface MatchedProject {
+  id: string;
+  name: string;
 }
 
 export interface ReceiverOptions {
@@ -83,7 +89,7 @@ async function handle(o: ReceiverOptions, req: IncomingMessage): Promise<Handled
     return { status: 200, body: { duplicate: true, message: `event ${event.id} from ${event.source} was already received; ignored` }, outcome: 'duplicate', event };
   }
   o.backend.trigger(projects, event);
-  return { status: 202, body: { projects, message: `${projects.length} Project(s) resolve ${event.artifact.repository} now` }, outcome: 'accepted', event };
+  return { status: 202, body: { projects: projects.map((p) => p.name), message: `${projects.length} Project(s) resolve ${event.artifact.repository} now` }, outcome: 'accepted', event };
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

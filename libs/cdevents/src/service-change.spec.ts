@@ -1,12 +1,25 @@
-import { serviceChange } from './service-change';
+import { instanceHistories, serviceChange } from './service-change';
 
-describe('serviceChange', () => {
-  const history = { inventory: new Set(['apps/web']), lastApplied: 'latest@sha256:b', earlier: new Set(['latest@sha256:a']) };
-  it('decides from the inventory and the revisions applied before', () => {
-    expect(serviceChange(history, 'apps/db', 'latest@sha256:b')).toBe('deployed');
-    expect(serviceChange(history, 'apps/web', 'latest@sha256:c')).toBe('upgraded');
-    expect(serviceChange(history, 'apps/web', 'latest@sha256:a')).toBe('rolledback');
-    expect(serviceChange(history, 'apps/web', 'latest@sha256:b')).toBeNull();
-    expect(serviceChange({ inventory: new Set(), lastApplied: null, earlier: new Set() }, 'apps/web', 'latest@sha256:a')).toBe('deployed');
+const applied = (name: string, error?: string) => ({ name, namespace: 'apps', action: 'applied' as const, ...(error ? { error } : {}) });
+
+describe('service changes from the run history', () => {
+  // newest first: v3 failed on web, v2 applied both, db pruned before that, v1 first
+  const history = instanceHistories([
+    { revision: 'v3', instances: [applied('web', 'apply failed')] },
+    { revision: 'v2', instances: [applied('web'), { name: 'db', namespace: 'apps', action: 'pruned' }] },
+    { revision: 'v1', instances: [applied('web'), applied('db')] },
+  ]);
+
+  it('knows what each instance runs and ran, a failed apply changing nothing', () => {
+    expect(history.get('apps/web')).toEqual({ current: 'v2', earlier: new Set(['v1']) });
+    expect(history.get('apps/db')).toEqual({ current: null, earlier: new Set(['v1']) });
+  });
+
+  it('decides deployed, upgraded, rolled back, or nothing', () => {
+    expect(serviceChange(history.get('apps/cache'), 'v2')).toBe('deployed');
+    expect(serviceChange(history.get('apps/db'), 'v2')).toBe('deployed');
+    expect(serviceChange(history.get('apps/web'), 'v3')).toBe('upgraded');
+    expect(serviceChange(history.get('apps/web'), 'v1')).toBe('rolledback');
+    expect(serviceChange(history.get('apps/web'), 'v2')).toBeNull();
   });
 });

@@ -1,22 +1,49 @@
-// Which service event an instance's run is, from the revision and the inventory.
+// Which service event an instance's apply is, from the revisions it ran
+// before and whether it is in the inventory now.
+
 export type ServiceChange = 'deployed' | 'upgraded' | 'rolledback';
 
-export interface ServiceHistory {
-  /** instances applied by the last successful run (`namespace/name`) */
-  inventory: ReadonlySet<string>;
-  /** the revision last applied successfully, null before the first */
-  lastApplied: string | null;
-  /** revisions applied successfully before `lastApplied` */
+/** One instance's past: the revision it runs now (null: not in the inventory) and the revisions it ran before that. */
+export interface InstanceHistory {
+  current: string | null;
   earlier: ReadonlySet<string>;
 }
 
+/** One past run as the history reads it: its revision and what it did to each instance. */
+export interface PastRun {
+  revision: string | null;
+  instances: Array<{ name: string; namespace: string; action: 'applied' | 'pruned' | 'deleted'; error?: unknown }>;
+}
+
 /**
- * An instance not in the inventory is deployed; one in it on a new revision
- * is upgraded, or rolled back when that revision was applied before the
- * current one; on the same revision (drift correction) nothing happened (null).
+ * Instance histories (`namespace/name` → history) from past runs, newest
+ * first. A failed apply changes nothing: the instance still runs what it ran.
  */
-export function serviceChange(history: ServiceHistory, instance: string, revision: string): ServiceChange | null {
-  if (!history.inventory.has(instance)) return 'deployed';
-  if (revision === history.lastApplied) return null;
+export function instanceHistories(runs: readonly PastRun[]): Map<string, InstanceHistory> {
+  const found = new Map<string, { current: string | null; earlier: Set<string> }>();
+  for (const run of runs) {
+    for (const i of run.instances) {
+      if (i.error) continue;
+      const key = `${i.namespace}/${i.name}`;
+      let h = found.get(key);
+      if (!h) {
+        h = { current: i.action === 'applied' ? run.revision : null, earlier: new Set() };
+        found.set(key, h);
+      } else if (i.action === 'applied' && run.revision && run.revision !== h.current) {
+        h.earlier.add(run.revision);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Not running (never applied, or removed since) is deployed; on a new
+ * revision it is upgraded, or rolled back when that revision ran before; on
+ * the revision it runs (drift correction, a retry) nothing happened (null).
+ */
+export function serviceChange(history: InstanceHistory | undefined, revision: string): ServiceChange | null {
+  if (!history || history.current === null) return 'deployed';
+  if (revision === history.current) return null;
   return history.earlier.has(revision) ? 'rolledback' : 'upgraded';
 }

@@ -22,6 +22,7 @@ describe('OpenAPI', () => {
       '/api/v1/credentials/rotate',
       '/api/v1/projects',
       '/api/v1/projects/{name}',
+      '/api/v1/projects/{name}/deliveries',
       '/api/v1/projects/{name}/events',
       '/api/v1/projects/{name}/reconcile',
       '/api/v1/projects/{name}/resume',
