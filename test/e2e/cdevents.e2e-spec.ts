@@ -77,8 +77,10 @@ describe('CDEvents: artifact published in; environment, service and incident eve
       const announce = async () => expect((await post(receiver, published(repo))).status).toBe(202);
 
       const v1 = await publish(base);
-      await createProject(fleet, { name: 'life', namespace: ns, repository: repo }, { cdeventsSink: sink.url, interval: '1h' });
+      await createProject(fleet, { name: 'life', namespace: ns, repository: repo }, { cdeventsSink: sink.url, cdeventsSinkHeader: { name: 'Authorization', value: 'Bearer sink-token' }, interval: '1h' });
       await readyOn(fleet, 'life', 'spoke-1', v1);
+      const shown = (await fleet.expectCall(200, 'GET', '/api/v1/projects/life')).body;
+      expect([shown.cdeventsSink, shown.cdeventsSinkHeader, JSON.stringify(shown).includes('sink-token')]).toEqual([sink.url, 'Authorization', false]);
 
       await fleet.expectCall(200, 'PATCH', '/api/v1/projects/life', { annotations: { team: 'shop' } });
       await eventually('the spec change to be reconciled', async () => ((await target(fleet, 'life', 'spoke-1')).observedGeneration === 2 ? true : undefined), { timeoutMs: 30_000 });
@@ -135,7 +137,7 @@ describe('CDEvents: artifact published in; environment, service and incident eve
       for (const { event, headers } of got) {
         expect([event.context.type, schemaErrors(event)]).toEqual([event.context.type, []]);
         // binary mode: the CloudEvent attributes are the CDEvent's context
-        expect(headers).toMatchObject({ 'ce-specversion': '1.0', 'ce-id': event.context.id, 'ce-type': event.context.type, 'ce-source': '/flotilla/hub' });
+        expect(headers).toMatchObject({ authorization: 'Bearer sink-token', 'ce-specversion': '1.0', 'ce-id': event.context.id, 'ce-type': event.context.type, 'ce-source': '/flotilla/hub' });
         expect(event.customData.flotilla).toMatchObject({ project: { name: 'life', namespace: ns } });
       }
       const detected = got.find((e) => e.event.context.type.startsWith('dev.cdevents.incident.detected'))!.event;

@@ -8,9 +8,8 @@ import { HUB_LOGGER } from '../logging/logging.module';
 import { CdeventOutboxRepository, type ClaimedDelivery } from '../repositories/cdevent-outbox.repository';
 import { CdeventsMetrics } from './cdevents.metrics';
 import { DeliveryWakeup } from './delivery-wakeup';
+import { SINK_HEADER_AAD } from './sink-header';
 
-/** The additional authenticated data a sink header is sealed with: it opens for nothing else. */
-export const SINK_HEADER_AAD = 'cdevents-sink-header';
 
 /** Deliveries claimed per pass: one per Project (the head of its queue), sent in parallel. */
 const CLAIM_LIMIT = 16;
