@@ -9,6 +9,7 @@ import type { AgentConfig } from './config/agent-config';
 import { ProjectController } from './controller/project-controller';
 import { ProjectReconciler } from './controller/project-reconciler';
 import { EventRecorder } from './events/event-recorder';
+import { startCdeventsReceiver } from './events/cdevents-receiver';
 import { startProbeServer, type ProbeServer } from './http/probe-server';
 import type { Logger } from './logging/logger';
 import { AgentMetrics } from './metrics/agent-metrics';
@@ -95,6 +96,9 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     ready: () => (!leading || controller.synced ? true : 'projects not listed yet'),
   });
   log.info('probe server started', { url: probe.url, identity: config.identity, leaderElect: config.leaderElect });
+  // every replica receives; only the leader's controller knows Projects, so a standby's answer is 422 (no Project)
+  const receiver = config.events ? await startCdeventsReceiver(config.events, controller, log) : undefined;
+  if (receiver) log.info('CDEvents receiver started', { url: receiver.url });
 
   const runController = async (signal: AbortSignal) => {
     reconciler.resetSchedules();
@@ -133,6 +137,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
   }
 
   const stopped = running.then(async () => {
+    await receiver?.close();
     await events.flush();
     await runtime.close();
     await probe.close();

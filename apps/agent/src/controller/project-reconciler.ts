@@ -77,6 +77,12 @@ export class ProjectReconciler {
     this.now = deps.now ?? Date.now;
   }
 
+  /** The next reconcile of `key` resolves its tag whatever the poll interval says (a CDEvent said it moved). */
+  pollNow(key: string): void {
+    const schedule = this.schedules.get(key);
+    if (schedule) schedule.pollAt = 0;
+  }
+
   /** Drops every schedule: a replica that (re)gains leadership reads them from the statuses another may have written. */
   resetSchedules(): void {
     this.schedules.clear();
