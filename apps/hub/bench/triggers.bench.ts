@@ -7,6 +7,8 @@
 //  - new digest: the tag moved, then POST /reconcile (resolves, then runs the new digest);
 //  - creation: POST /projects to its first run;
 //  - CDEvent: the tag moved, then a signed `artifact published` to the receiver.
+// And the way out: a spec change (PATCH) to its `environment.modified`
+// CDEvent arriving at a sink server in this process (outbox → delivery).
 // Prints p50/p99/max from the trigger to the run's start, beside the
 // reference measured in the same run: one bare tag resolution (libs/oci HEAD)
 // plus one PostgreSQL round trip, the floor of a trigger that resolves.
@@ -25,6 +27,8 @@ import { startBenchHub } from './bench-hub';
 import { freePort } from '../../../test/harness/ports';
 import { signBody, toHttpMessage, type CDEvent } from '@flotilla/cdevents';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 100);
 const CREATIONS = Number(process.env.BENCH_CREATIONS ?? 20);
@@ -109,6 +113,33 @@ async function main(): Promise<void> {
       cdevent.push(await runStart('shop', t0, digest));
     }
 
+    // outbound: PATCH → environment.modified at the sink
+    const arrivals: Array<{ at: number; type: string }> = [];
+    const sink = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        arrivals.push({ at: Date.now(), type: String(req.headers['ce-type']) });
+        res.writeHead(202).end();
+      });
+    });
+    await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+    await call('PATCH', '/api/v1/projects/shop', { cdeventsSink: `http://127.0.0.1:${(sink.address() as AddressInfo).port}/` });
+    const delivery: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const seen = arrivals.length;
+      const t0 = Date.now();
+      await call('PATCH', '/api/v1/projects/shop', { annotations: { round: String(i) } });
+      for (;;) {
+        const got = arrivals.slice(seen).find((a) => a.type.startsWith('dev.cdevents.environment.modified'));
+        if (got) {
+          delivery.push(got.at - t0);
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    }
+    await new Promise<void>((r) => sink.close(() => r()));
+
     // the reference: what a trigger that resolves the tag cannot go below
     const db = new Client({ connectionString: pg.endpoint.url });
     await db.connect();
@@ -131,6 +162,7 @@ async function main(): Promise<void> {
     console.log(row('Project created', creation, reference));
     console.log(row('CDEvent artifact published (tag moved), received → run start', cdevent, reference));
     console.log(row('reference: one tag resolution + one PostgreSQL round trip', floor, reference));
+    console.log(row('out: PATCH → its environment.modified CDEvent received by the sink', delivery, reference));
     const worst = Math.max(quantile(manual, 0.99), quantile(moved, 0.99), quantile(creation, 0.99), quantile(cdevent, 0.99));
     console.log(`goal p99 < ${GOAL_MS} ms: ${worst < GOAL_MS ? 'met' : 'NOT met'} (worst p99 ${worst.toFixed(1)} ms)`);
     await app.close();
