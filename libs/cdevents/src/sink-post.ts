@@ -39,8 +39,9 @@ export async function postCdevent(sink: SinkTarget, event: CDEvent, options: Sin
   if (!res.ok) throw new SinkDeliveryError(`POST ${sink.url}: HTTP ${res.status}${answer ? `: ${answer.slice(0, ANSWER_LIMIT)}` : ''}`, res.status);
 }
 
+/** `fetch failed: connect ECONNREFUSED …`: the error and its cause (checked by shape: errors may come from another realm). */
 function describe(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
-  return `${err.message}${cause}`;
+  const text = (e: unknown) => (typeof e === 'object' && e !== null && 'message' in e ? String((e as { message: unknown }).message) : String(e));
+  const cause = typeof err === 'object' && err !== null && 'cause' in err && (err as { cause: unknown }).cause !== undefined ? `: ${text((err as { cause: unknown }).cause)}` : '';
+  return `${text(err)}${cause}`;
 }
