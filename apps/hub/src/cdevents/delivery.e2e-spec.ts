@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { freePort } from '../../../../test/harness/ports';
 import { startTestHub, type TestHub } from '../../test/hub';
 import { defaultCdeventsConfig } from '../config/cdevents-config';
+import { EventsService } from '../events/events.service';
 import { CdeventOutboxRepository } from '../repositories/cdevent-outbox.repository';
+import { UnitOfWork } from '../repositories/unit-of-work';
 import { CdeventsDelivery, type DeliveryPass } from './delivery.service';
 
 // The outbox and its delivery on the harness PostgreSQL, passes driven by
@@ -127,6 +129,23 @@ describe('CDEvents delivery on the harness PostgreSQL', () => {
     expect([...a, ...b].filter((r) => r.projectName.startsWith('pair-'))).toHaveLength(4);
     const [first] = [...a, ...b];
     expect(await outbox.delivered(first.id, 'replica-c')).toBe(false);
+  });
+
+  it('writes nothing to the outbox when the transaction of the change rolls back', async () => {
+    await create('rollback', { cdeventsSink: sink.url });
+    const before = (await deliveries('rollback')).items.length;
+    const uow = hub.app.get(UnitOfWork);
+    const events = hub.app.get(EventsService);
+    const projectId = (await uow.transaction((tx) => tx.projects.findByName('rollback')))!.id;
+    await expect(
+      uow.transaction(async (tx) => {
+        await events.record({ projectId, clusterName: null, type: 'Normal', reason: 'SpecChanged', message: 'never committed' }, tx);
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    expect((await deliveries('rollback')).items).toHaveLength(before);
+    await events.record({ projectId, clusterName: null, type: 'Normal', reason: 'SpecChanged', message: 'committed' });
+    expect((await deliveries('rollback')).items).toHaveLength(before + 1);
   });
 
   it('answers 404 for a Project that never was, and 400 for a bad state', async () => {

@@ -16,6 +16,8 @@ const CLAIM_LIMIT = 16;
 /** Receipts of inbound events and delivered rows are kept this long. */
 const KEEP_MS = 7 * 24 * 3600 * 1000;
 const PRUNE_EVERY_MS = 3600 * 1000;
+/** The outbox gauge is recounted at most this often (a count reads every undelivered row). */
+const COUNT_EVERY_MS = 15_000;
 
 export interface DeliveryPass {
   delivered: number;
@@ -38,6 +40,7 @@ export class CdeventsDelivery implements OnApplicationBootstrap, OnApplicationSh
   private again = false;
   private stopped = false;
   private lastPrune = 0;
+  private lastCount = 0;
 
   constructor(
     private readonly outbox: CdeventOutboxRepository,
@@ -91,7 +94,7 @@ export class CdeventsDelivery implements OnApplicationBootstrap, OnApplicationSh
     const claimed = await this.outbox.claim(owner, leaseMs, CLAIM_LIMIT);
     const pass: DeliveryPass = { delivered: 0, retried: 0, failed: 0 };
     await Promise.all(claimed.map((row) => this.deliver(row, owner, pass)));
-    await this.housekeeping();
+    await this.housekeeping(pass);
     return pass;
   }
 
@@ -125,10 +128,14 @@ export class CdeventsDelivery implements OnApplicationBootstrap, OnApplicationSh
     return { url: row.sinkUrl, header: { name: row.sinkHeader.name, value } };
   }
 
-  private async housekeeping(): Promise<void> {
-    const counts = await this.outbox.countByState();
-    this.metrics.outbox.set({ state: 'pending' }, counts.pending);
-    this.metrics.outbox.set({ state: 'failed' }, counts.failed);
+  private async housekeeping(pass: DeliveryPass): Promise<void> {
+    // a give-up changes the failed count: the metric shows it at once
+    if (pass.failed > 0 || Date.now() - this.lastCount >= COUNT_EVERY_MS) {
+      this.lastCount = Date.now();
+      const counts = await this.outbox.countByState();
+      this.metrics.outbox.set({ state: 'pending' }, counts.pending);
+      this.metrics.outbox.set({ state: 'failed' }, counts.failed);
+    }
     if (Date.now() - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = Date.now();
     await this.outbox.prune(KEEP_MS, KEEP_MS);

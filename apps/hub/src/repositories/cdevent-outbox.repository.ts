@@ -144,10 +144,10 @@ export class CdeventOutboxRepository {
     return returnedRows(rows).length === 1;
   }
 
-  /** Forgets receipts older than `maxAgeMs` (a replay after that is taken again) and delivered rows older than `keepMs`. */
-  async prune(receiptAgeMs: number, deliveredAgeMs: number): Promise<void> {
+  /** Forgets receipts older than `receiptAgeMs` (a replay after that is taken again) and delivered or failed rows older than `keepMs`. */
+  async prune(receiptAgeMs: number, keepMs: number): Promise<void> {
     await this.db.query(`DELETE FROM cdevent_receipts WHERE received_at < now() - $1 * interval '1 millisecond'`, [receiptAgeMs]);
-    await this.db.query(`DELETE FROM cdevent_outbox WHERE state = 'delivered' AND delivered_at < now() - $1 * interval '1 millisecond'`, [deliveredAgeMs]);
+    await this.db.query(`DELETE FROM cdevent_outbox WHERE state <> 'pending' AND created_at < now() - $1 * interval '1 millisecond'`, [keepMs]);
   }
 
   /** Projects (id and name) whose source is `repository` (normalised: no scheme, lower case), not being deleted. */
