@@ -4,7 +4,9 @@ import { adminManager, createTenant } from '../../../libs/engine/testdata/harnes
 import { eventually } from '../../../libs/kube/testdata/eventually';
 import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
 import { agentKubeconfig, installAgent } from '../test/install';
-import { applyObject, getProject, projectObject, projectRepository, pushGreeterModule, pushSingle } from '../test/project-fixtures';
+import { applyObject, getProject, projectObject, projectRepository, pushGreeter, pushGreeterModule, pushSingle } from '../test/project-fixtures';
+import { SinkProcess } from '../../../test/e2e/support/cdevents-sink';
+import { schemaErrors } from '../../../libs/cdevents/src/test-support';
 
 // The standalone agent runs the hub's CDEvents receiver: with a poll interval
 // of an hour, only the `artifact published` event can make it see the new digest.
@@ -35,7 +37,7 @@ describe('standalone agent: CDEvents receiver', () => {
     await installAgent(client);
     const kubeconfig = await agentKubeconfig(client);
     [moduleUrl, ns] = await Promise.all([pushGreeterModule(), createTenant(client, 'agent-cde')]);
-    agent = startAgentProcess(testAgentArgs({ kubeconfig: kubeconfigFile(kubeconfig), identity: 'agent-cde', namespace: ns }, ['--poll-interval=1h', '--events-address=127.0.0.1:0']), { FLOTILLA_EVENTS_SECRETS: SECRET });
+    agent = startAgentProcess(testAgentArgs({ kubeconfig: kubeconfigFile(kubeconfig), identity: 'agent-cde', namespace: ns }, ['--poll-interval=1h', '--events-address=127.0.0.1:0', '--cluster-name=spoke-a', '--retry-initial=500ms', '--retry-max=2s']), { FLOTILLA_EVENTS_SECRETS: SECRET });
     await agent.url;
   });
 
@@ -59,5 +61,53 @@ describe('standalone agent: CDEvents receiver', () => {
     expect(await post(receiver, repo, id)).toBe(202);
     await eventually('the new digest applied', async () => (await getProject(client, ns, 'greet'))?.status?.lastAppliedRevision === `latest@${second}`, 60_000);
     expect(await post(receiver, repo, id)).toBe(200);
+  });
+
+  it('sends the CDEvents of a Project that names a sink: creation, services, an incident and its end, deletion', async () => {
+    const receiver = await eventually('the receiver to start', async () => agent.logs().find((l) => l.msg === 'CDEvents receiver started')?.url as string | undefined, 30_000);
+    const sink = await SinkProcess.create();
+    await sink.start();
+    try {
+      const repo = projectRepository();
+      const applied = async (digest: string) => {
+        try {
+          await eventually(`latest@${digest} applied`, async () => (await getProject(client, ns, 'told'))?.status?.lastAppliedRevision === `latest@${digest}`, 120_000);
+        } catch (err) {
+          throw new Error(`${(err as Error).message}; the Project: ${JSON.stringify(await getProject(client, ns, 'told'))}\n${agent.output().slice(-3000)}`);
+        }
+      };
+      const v1 = await pushGreeter(repo, moduleUrl, ns, { cache: true, shout: false });
+      const told = projectObject('told', ns, repo);
+      await applyObject(client, { ...told, spec: { ...(told.spec as object), cdevents: { sink: sink.url } } });
+      await applied(v1);
+
+      const broken = await pushGreeter(repo, moduleUrl, ns, { cache: true, shout: false, broken: true });
+      expect(await post(receiver, repo, randomUUID())).toBe(202);
+      await eventually('the broken revision tried', async () => (await getProject(client, ns, 'told'))?.status?.lastAttemptedRevision === `latest@${broken}` && ((await getProject(client, ns, 'told'))?.status?.failures ?? 0) >= 1, 60_000);
+
+      const fixed = await pushGreeter(repo, moduleUrl, ns, { cache: false, shout: false });
+      expect(await post(receiver, repo, randomUUID())).toBe(202);
+      await applied(fixed);
+      await client.delete({ apiVersion: 'projects.timoni.sh/v1alpha1', kind: 'Project', namespace: ns, name: 'told' });
+
+      const kinds = () => sink.events().map((e) => e.event.context.type.replace(/^dev\.cdevents\.|\.0\.3\.0$/g, '') + (e.event.customData.flotilla.instance ? ` ${(e.event.customData.flotilla.instance as { name: string }).name}` : ''));
+      const got = await eventually('environment.deleted at the sink', async () => (kinds().includes('environment.deleted') ? kinds() : undefined), 60_000);
+      expect(got[0]).toBe('environment.created');
+      expect(got.slice(1, 4).sort()).toEqual(['service.deployed cache', 'service.deployed db', 'service.deployed web']);
+      const detected = got.indexOf('incident.detected');
+      const resolved = got.indexOf('incident.resolved');
+      expect(detected).toBeGreaterThan(3);
+      expect(resolved).toBeGreaterThan(detected);
+      expect(got.filter((k) => k === 'incident.detected')).toHaveLength(1);
+      expect(got.slice(detected, resolved)).toContain('service.removed cache');
+      expect(got.at(-1)).toBe('environment.deleted');
+      expect(got.slice(resolved + 1, -1).sort()).toEqual(['service.removed db', 'service.removed web']);
+      for (const { event, headers } of sink.events()) {
+        expect([event.context.type, schemaErrors(event)]).toEqual([event.context.type, []]);
+        expect(headers['ce-source']).toBe('/flotilla/agent/spoke-a');
+      }
+    } finally {
+      await sink.stop();
+    }
   });
 });

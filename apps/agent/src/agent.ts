@@ -10,6 +10,8 @@ import { ProjectController } from './controller/project-controller';
 import { ProjectReconciler } from './controller/project-reconciler';
 import { EventRecorder } from './events/event-recorder';
 import { startCdeventsReceiver } from './events/cdevents-receiver';
+import { AgentCdeventsEmitter } from './events/cdevents-emitter';
+import { defaultDeliveryBackoff, defaultSinkPostOptions } from '@flotilla/cdevents';
 import { startProbeServer, type ProbeServer } from './http/probe-server';
 import type { Logger } from './logging/logger';
 import { AgentMetrics } from './metrics/agent-metrics';
@@ -64,6 +66,14 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     maxPending: 1000,
     onError: (err, event) => log.warn('event not recorded', { event: event.metadata.name, error: err instanceof Error ? err.message : String(err) }),
   });
+  // the Projects' own sinks; retries as the hub's, in memory
+  const cdevents = new AgentCdeventsEmitter({
+    source: `/flotilla/agent/${encodeURIComponent(config.clusterName)}`,
+    backoff: defaultDeliveryBackoff(),
+    post: defaultSinkPostOptions(),
+    maxQueued: 1000,
+    log,
+  });
   const reconciler = new ProjectReconciler(
     {
       pollIntervalMs: config.pollIntervalMs,
@@ -74,7 +84,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
       owner: config.owner,
       identity: config.identity,
     },
-    { runtime, manager, events, metrics, log },
+    { runtime, manager, events, metrics, log, cdevents },
   );
   const controller = new ProjectController({
     client: manager.client,
@@ -138,6 +148,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
 
   const stopped = running.then(async () => {
     await receiver?.close();
+    cdevents.stop();
     await events.flush();
     await runtime.close();
     await probe.close();
