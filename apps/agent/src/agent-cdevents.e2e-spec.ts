@@ -73,7 +73,7 @@ describe('standalone agent: CDEvents receiver', () => {
         try {
           await eventually(`latest@${digest} applied`, async () => (await getProject(client, ns, 'told'))?.status?.lastAppliedRevision === `latest@${digest}`, 120_000);
         } catch (err) {
-          throw new Error(`${(err as Error).message}; the Project: ${JSON.stringify(await getProject(client, ns, 'told'))}\n${agent.output().slice(-3000)}`);
+          throw new Error(`${(err as Error).message}; the Project: ${JSON.stringify(await getProject(client, ns, 'told'))}\n${agent.output().slice(-3000)}`, { cause: err });
         }
       };
       const v1 = await pushGreeter(repo, moduleUrl, ns, { cache: true, shout: false });
