@@ -137,6 +137,8 @@ describe('flotilla-hub Helm chart (real Helm, real API server)', () => {
         FLOTILLA_ENCRYPTION_KEYS: { name: 'flotilla-hub-keys', key: 'FLOTILLA_ENCRYPTION_KEYS' },
         FLOTILLA_ADMIN_TOKEN: { name: 'flotilla-hub-admin', key: 'FLOTILLA_ADMIN_TOKEN' },
         FLOTILLA_SCHEDULER_CONCURRENCY: '16',
+        FLOTILLA_EVENTS_PORT: '8081',
+        FLOTILLA_EVENTS_SECRETS: { name: 'flotilla-hub-cdevents', key: 'FLOTILLA_EVENTS_SECRETS' },
       });
       expect(hub.ports.map((p) => p.name)).toEqual(['http', 'grpc', 'cdevents']);
       expect(d.spec.template.spec.volumes.find((v) => v.name === 'data')?.emptyDir).toEqual({});
@@ -169,6 +171,12 @@ describe('flotilla-hub Helm chart (real Helm, real API server)', () => {
       const res = helm(templateArgs(opts({ set: { replicaCount: '2', ...set } })), home);
       expect(res.status).not.toBe(0);
       expect(res.stderr).toContain(message);
+    });
+
+    it('a CDEvents receiver without its shared secrets', () => {
+      const res = helm(templateArgs(opts({ set: { 'cdevents.enabled': 'true' } })), home);
+      expect(res.status).not.toBe(0);
+      expect(res.stderr).toContain("cdevents.enabled needs the receiver's shared secrets");
     });
 
     it('replicas > 1 without a database from a values file too', () => {

@@ -9,6 +9,9 @@ import type { AgentConfig } from './config/agent-config';
 import { ProjectController } from './controller/project-controller';
 import { ProjectReconciler } from './controller/project-reconciler';
 import { EventRecorder } from './events/event-recorder';
+import { startCdeventsReceiver } from './events/cdevents-receiver';
+import { AgentCdeventsEmitter } from './events/cdevents-emitter';
+import { defaultDeliveryBackoff, defaultSinkPostOptions } from '@flotilla/cdevents';
 import { startProbeServer, type ProbeServer } from './http/probe-server';
 import type { Logger } from './logging/logger';
 import { AgentMetrics } from './metrics/agent-metrics';
@@ -63,6 +66,14 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     maxPending: 1000,
     onError: (err, event) => log.warn('event not recorded', { event: event.metadata.name, error: err instanceof Error ? err.message : String(err) }),
   });
+  // the Projects' own sinks; retries as the hub's, in memory
+  const cdevents = new AgentCdeventsEmitter({
+    source: `/flotilla/agent/${encodeURIComponent(config.clusterName)}`,
+    backoff: defaultDeliveryBackoff(),
+    post: defaultSinkPostOptions(),
+    maxQueued: 1000,
+    log,
+  });
   const reconciler = new ProjectReconciler(
     {
       pollIntervalMs: config.pollIntervalMs,
@@ -73,7 +84,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
       owner: config.owner,
       identity: config.identity,
     },
-    { runtime, manager, events, metrics, log },
+    { runtime, manager, events, metrics, log, cdevents },
   );
   const controller = new ProjectController({
     client: manager.client,
@@ -95,6 +106,9 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     ready: () => (!leading || controller.synced ? true : 'projects not listed yet'),
   });
   log.info('probe server started', { url: probe.url, identity: config.identity, leaderElect: config.leaderElect });
+  // every replica receives; only the leader's controller knows Projects, so a standby's answer is 422 (no Project)
+  const receiver = config.events ? await startCdeventsReceiver(config.events, controller, log) : undefined;
+  if (receiver) log.info('CDEvents receiver started', { url: receiver.url });
 
   const runController = async (signal: AbortSignal) => {
     reconciler.resetSchedules();
@@ -133,6 +147,8 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
   }
 
   const stopped = running.then(async () => {
+    await receiver?.close();
+    cdevents.stop();
     await events.flush();
     await runtime.close();
     await probe.close();

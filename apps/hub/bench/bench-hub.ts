@@ -3,6 +3,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { createHubApp, listeningUrl } from '../src/app';
 import { defaultHubConfig, defaultSchedulerConfig, type SchedulerConfig } from '../src/config/hub-config';
+import { type CdeventsConfig, defaultCdeventsConfig } from '../src/config/cdevents-config';
 import type { TargetRunner } from '../src/scheduler/target-runner';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
@@ -13,7 +14,7 @@ export interface BenchHub {
   call<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
 }
 
-export async function startBenchHub(options: { dataDir: string; databaseUrl: string; runner: TargetRunner; scheduler: Partial<SchedulerConfig> }): Promise<BenchHub> {
+export async function startBenchHub(options: { dataDir: string; databaseUrl: string; runner: TargetRunner; scheduler: Partial<SchedulerConfig>; cdevents?: Partial<CdeventsConfig> }): Promise<BenchHub> {
   const app = await createHubApp(
     {
       ...defaultHubConfig(),
@@ -24,6 +25,7 @@ export async function startBenchHub(options: { dataDir: string; databaseUrl: str
       logLevel: 'error',
       adminToken: ADMIN_TOKEN,
       scheduler: { ...defaultSchedulerConfig(), hubId: 'bench', ...options.scheduler },
+      cdevents: { ...defaultCdeventsConfig(), ...options.cdevents },
     },
     { scheduler: { targetRunner: options.runner }, announce: () => undefined },
   );

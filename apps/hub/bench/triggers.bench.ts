@@ -5,7 +5,10 @@
 // times (default 100; creation 20):
 //  - manual: POST /reconcile, the tag unchanged (it is resolved all the same);
 //  - new digest: the tag moved, then POST /reconcile (resolves, then runs the new digest);
-//  - creation: POST /projects to its first run.
+//  - creation: POST /projects to its first run;
+//  - CDEvent: the tag moved, then a signed `artifact published` to the receiver.
+// And the way out: a spec change (PATCH) to its `environment.modified`
+// CDEvent arriving at a sink server in this process (outbox → delivery).
 // Prints p50/p99/max from the trigger to the run's start, beside the
 // reference measured in the same run: one bare tag resolution (libs/oci HEAD)
 // plus one PostgreSQL round trip, the floor of a trigger that resolves.
@@ -21,6 +24,11 @@ import { startRegistry } from '../../../test/harness/registry';
 import { SchedulerService } from '../src/scheduler/scheduler.service';
 import { pushImage, RecordingRunner } from '../test/scheduler-fixtures';
 import { startBenchHub } from './bench-hub';
+import { freePort } from '../../../test/harness/ports';
+import { signBody, toHttpMessage, type CDEvent } from '@flotilla/cdevents';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 100);
 const CREATIONS = Number(process.env.BENCH_CREATIONS ?? 20);
@@ -42,7 +50,19 @@ async function main(): Promise<void> {
   const reg = new RegistryClient({ fetch: undiciFetch as unknown as typeof fetch });
   const image = { registry: registry.endpoint.host, repository: 'bench/triggers' };
   const repository = `oci://${image.registry}/${image.repository}`;
-  const { app, call } = await startBenchHub({ dataDir: work, databaseUrl: pg.endpoint.url, runner, scheduler: { tickMs: 2000, sourcePollMs: 60_000 } });
+  const eventsPort = await freePort();
+  const secret = 'bench-receiver-secret-0123456789';
+  const { app, call } = await startBenchHub({ dataDir: work, databaseUrl: pg.endpoint.url, runner, scheduler: { tickMs: 2000, sourcePollMs: 60_000 }, cdevents: { receiverPort: eventsPort, receiverSecrets: [secret] } });
+  /** A signed `artifact published` naming the bench repository, as a CI step would send it. */
+  const announce = async (): Promise<void> => {
+    const event: CDEvent = {
+      context: { specversion: '0.5.1', id: randomUUID(), source: '/bench/ci', type: 'dev.cdevents.artifact.published.0.3.0', timestamp: new Date().toISOString() },
+      subject: { id: `pkg:oci/triggers?repository_url=${encodeURIComponent(`${image.registry}/${image.repository}`)}&tag=stable`, content: {} },
+    };
+    const { headers, body } = toHttpMessage(event, 'binary');
+    const res = await fetch(`http://127.0.0.1:${eventsPort}/`, { method: 'POST', body, headers: { ...headers, 'x-flotilla-signature': signBody(secret, body) } });
+    if (res.status !== 202) throw new Error(`receiver answered ${res.status}: ${await res.text()}`);
+  };
   const scheduler = app.get(SchedulerService);
 
   /** ms from `t0` (epoch ms) to the start of the next run of `project` on `digest`, once it has ended. */
@@ -85,6 +105,41 @@ async function main(): Promise<void> {
       moved.push(await runStart('shop', t0, digest));
     }
 
+    const cdevent: number[] = [];
+    for (let i = 1; i <= ROUNDS; i++) {
+      digest = await pushImage(reg, image, 'stable', `event ${i}`);
+      const t0 = Date.now();
+      await announce();
+      cdevent.push(await runStart('shop', t0, digest));
+    }
+
+    // outbound: PATCH → environment.modified at the sink
+    const arrivals: Array<{ at: number; type: string }> = [];
+    const sink = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        arrivals.push({ at: Date.now(), type: String(req.headers['ce-type']) });
+        res.writeHead(202).end();
+      });
+    });
+    await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+    await call('PATCH', '/api/v1/projects/shop', { cdeventsSink: `http://127.0.0.1:${(sink.address() as AddressInfo).port}/` });
+    const delivery: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const seen = arrivals.length;
+      const t0 = Date.now();
+      await call('PATCH', '/api/v1/projects/shop', { annotations: { round: String(i) } });
+      for (;;) {
+        const got = arrivals.slice(seen).find((a) => a.type.startsWith('dev.cdevents.environment.modified'));
+        if (got) {
+          delivery.push(got.at - t0);
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    }
+    await new Promise<void>((r) => sink.close(() => r()));
+
     // the reference: what a trigger that resolves the tag cannot go below
     const db = new Client({ connectionString: pg.endpoint.url });
     await db.connect();
@@ -105,8 +160,10 @@ async function main(): Promise<void> {
     console.log(row('manual reconcile, tag unchanged', manual, reference));
     console.log(row('new digest: tag moved, then manual reconcile', moved, reference));
     console.log(row('Project created', creation, reference));
+    console.log(row('CDEvent artifact published (tag moved), received → run start', cdevent, reference));
     console.log(row('reference: one tag resolution + one PostgreSQL round trip', floor, reference));
-    const worst = Math.max(quantile(manual, 0.99), quantile(moved, 0.99), quantile(creation, 0.99));
+    console.log(row('out: PATCH → its environment.modified CDEvent received by the sink', delivery, reference));
+    const worst = Math.max(quantile(manual, 0.99), quantile(moved, 0.99), quantile(creation, 0.99), quantile(cdevent, 0.99));
     console.log(`goal p99 < ${GOAL_MS} ms: ${worst < GOAL_MS ? 'met' : 'NOT met'} (worst p99 ${worst.toFixed(1)} ms)`);
     await app.close();
   } finally {

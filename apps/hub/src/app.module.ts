@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { ANNOUNCE, type Announce, AuthModule } from './auth/auth.module';
+import { CdeventsModule } from './cdevents/cdevents.module';
 import { ClustersModule } from './clusters/clusters.module';
 import type { Clock } from './common/clock';
 import { ClockModule } from './common/clock.module';
@@ -45,6 +46,7 @@ export class AppModule {
         ProjectsModule,
         FleetModule,
         SchedulerModule.forRoot(scheduler),
+        CdeventsModule,
       ],
       controllers: [HealthController],
       providers: [{ provide: ANNOUNCE, useValue: announce }],

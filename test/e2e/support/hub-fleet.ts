@@ -37,6 +37,7 @@ export class HubFleet {
     readonly databaseUrl: string,
     private readonly databaseName: string,
     timing: FleetTiming,
+    extraEnv: Record<string, string>,
   ) {
     this.env = {
       DATABASE_URL: databaseUrl,
@@ -47,17 +48,18 @@ export class HubFleet {
       FLOTILLA_SOURCE_POLL_INTERVAL: timing.sourcePoll,
       FLOTILLA_SHUTDOWN_GRACE: '2s',
       LOG_LEVEL: 'info',
+      ...extraEnv,
     };
   }
 
   /** Creates the database and starts `ids.length` hubs on it, resolving once every one listens. */
-  static async start(ids: string[], timing: FleetTiming = defaultFleetTiming()): Promise<HubFleet> {
+  static async start(ids: string[], timing: FleetTiming = defaultFleetTiming(), extraEnv: Record<string, string> = {}): Promise<HubFleet> {
     const name = `e2e_${randomBytes(6).toString('hex')}`;
     const pg = harnessEnv().postgres;
     await withClient(pg.url, (c) => c.query(`CREATE DATABASE "${name}"`));
     const url = new URL(pg.url);
     url.pathname = `/${name}`;
-    const fleet = new HubFleet(url.toString(), name, timing);
+    const fleet = new HubFleet(url.toString(), name, timing, extraEnv);
     for (const id of ids) fleet.hubs.push(new HubProcess(id, fleet.env));
     try {
       await Promise.all(fleet.hubs.map((h) => h.url));
@@ -74,6 +76,16 @@ export class HubFleet {
     this.hubs.push(hub);
     await hub.url;
     return hub;
+  }
+
+  /** Starts hub `id` again (after a kill), on the same database and settings; resolves once it listens. */
+  async restart(id: string): Promise<HubProcess> {
+    const old = this.hub(id);
+    if (old.running) throw new Error(`hub ${id} is still running: kill or stop it first`);
+    const fresh = new HubProcess(id, this.env);
+    this.hubs[this.hubs.indexOf(old)] = fresh;
+    await fresh.url;
+    return fresh;
   }
 
   hub(id: string): HubProcess {

@@ -22,6 +22,8 @@ export interface SpokeSuiteOptions {
   spokes: Array<[name: string, group: string]>;
   /** receives the hubs once they run, before the suite's own beforeAll hooks */
   started: (fleet: HubFleet) => void;
+  /** more environment of every hub */
+  env: Record<string, string>;
 }
 
 /**
@@ -31,7 +33,7 @@ export interface SpokeSuiteOptions {
  * everything stopped and the namespaces deleted.
  */
 export function spokeSuite(prefix: string, options: Partial<SpokeSuiteOptions> = {}): SpokeSuite {
-  const { hubs = ['hub-1'], timing = defaultFleetTiming(), instanceNamespaces = (ns: string) => [ns], spokes = [['spoke-1', 'staging']], started } = options;
+  const { hubs = ['hub-1'], timing = defaultFleetTiming(), instanceNamespaces = (ns: string) => [ns], spokes = [['spoke-1', 'staging']], started, env = {} } = options;
   const stoppers: Array<() => void> = [];
   let fleet: HubFleet | undefined;
   const suite: SpokeSuite = {
@@ -42,7 +44,7 @@ export function spokeSuite(prefix: string, options: Partial<SpokeSuiteOptions> =
   };
   beforeAll(async () => {
     await prepareTenant(suite.kube, { namespace: suite.ns, serviceAccount: 'deployer', instanceNamespaces: instanceNamespaces(suite.ns) });
-    fleet = await HubFleet.start(hubs, timing);
+    fleet = await HubFleet.start(hubs, timing, env);
     started?.(fleet);
     for (const [name, group] of spokes) await registerSpoke(fleet, name, group);
   });

@@ -70,3 +70,16 @@ describe('parseAgentConfig', () => {
     expect(problemsOf(['--namespace=a', '--namespace=b', '--cache-dir'])).toEqual(['--namespace is given more than once', '--cache-dir needs a value']);
   });
 });
+
+describe('the CDEvents receiver settings', () => {
+  it('has none by default, and reads --events-address with the secrets from the environment', () => {
+    expect(parseAgentConfig([], {}).events).toBeNull();
+    expect(parseAgentConfig(['--events-address=:8091'], { FLOTILLA_EVENTS_SECRETS: 'one-secret-0123456789, two-secret-0123456789' }).events).toEqual({ host: '0.0.0.0', port: 8091, secrets: ['one-secret-0123456789', 'two-secret-0123456789'] });
+  });
+
+  it('refuses a receiver without secrets, with a short one, or on a bad address', () => {
+    expect(problemsOf(['--events-address=127.0.0.1:8091'])).toEqual(['--events-address needs at least one shared secret in $FLOTILLA_EVENTS_SECRETS (comma-separated)']);
+    expect(problemsOf(['--events-address=127.0.0.1:8091'], { FLOTILLA_EVENTS_SECRETS: 'short' })).toEqual(['$FLOTILLA_EVENTS_SECRETS: every secret must be at least 16 characters']);
+    expect(problemsOf(['--events-address=nowhere'], { FLOTILLA_EVENTS_SECRETS: 'one-secret-0123456789' })).toEqual(['--events-address="nowhere" must be host:port (port 0 picks a free one)']);
+  });
+});

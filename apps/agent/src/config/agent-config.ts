@@ -39,6 +39,8 @@ export interface AgentConfig {
   kubeQps: number;
   kubeBurst: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** the CDEvents receiver (`--events-address`, secrets from $FLOTILLA_EVENTS_SECRETS); null: none */
+  events: { host: string; port: number; secrets: string[] } | null;
 }
 
 export class AgentConfigError extends Error {
@@ -58,6 +60,7 @@ export const AGENT_FLAGS: Record<string, FlagSpec> = {
   context: { kind: 'string', help: 'kubeconfig context (default: its current-context)' },
   namespace: { kind: 'string', help: 'watch Projects in this namespace only (default: all namespaces)' },
   'http-address': { kind: 'string', help: 'host:port serving /metrics, /healthz and /readyz (default 127.0.0.1:9090)' },
+  'events-address': { kind: 'string', help: 'host:port of the CDEvents receiver (artifact published → the Projects of that repository poll now); its shared secrets, comma-separated, come from $FLOTILLA_EVENTS_SECRETS (default: no receiver)' },
   'leader-elect': { kind: 'bool', help: 'elect one leader among replicas with a Lease (default false)' },
   'leader-election-namespace': { kind: 'string', help: 'namespace of the Lease (default: the pod namespace)' },
   'leader-election-id': { kind: 'string', help: 'name of the Lease (default flotilla-agent)' },
@@ -191,6 +194,17 @@ export function parseAgentConfig(argv: readonly string[], env: Record<string, st
   const logLevel = str('log-level', 'info') ?? 'info';
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) problems.push(`--log-level="${logLevel}" must be debug, info, warn or error`);
 
+  let events: AgentConfig['events'] = null;
+  const eventsAddress = str('events-address', null);
+  if (eventsAddress !== null) {
+    const m = /^(.*):(\d{1,5})$/.exec(eventsAddress);
+    const secrets = (env.FLOTILLA_EVENTS_SECRETS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    if (!m || Number(m[2]) > 65535) problems.push(`--events-address="${eventsAddress}" must be host:port (port 0 picks a free one)`);
+    else if (secrets.length === 0) problems.push('--events-address needs at least one shared secret in $FLOTILLA_EVENTS_SECRETS (comma-separated)');
+    else if (secrets.some((s) => s.length < 16)) problems.push('$FLOTILLA_EVENTS_SECRETS: every secret must be at least 16 characters');
+    else events = { host: m[1].replace(/^\[(.*)\]$/, '$1') || '0.0.0.0', port: Number(m[2]), secrets };
+  }
+
   const config: AgentConfig = {
     kubeconfig,
     context,
@@ -212,6 +226,7 @@ export function parseAgentConfig(argv: readonly string[], env: Record<string, st
     kubeQps: int('kube-api-qps', 50, 1, 10_000),
     kubeBurst: int('kube-api-burst', 100, 1, 10_000),
     logLevel: logLevel as AgentConfig['logLevel'],
+    events,
   };
   if (problems.length > 0) throw new AgentConfigError(problems);
   return config;

@@ -2,6 +2,7 @@
 // workers running the reconciler on them. The watch keeps the latest copy of
 // each Project (the informer's store); only changes that matter (spec,
 // annotations, finalizers, deletion) wake a Project: its own status writes do not.
+import { normaliseRepository } from '@flotilla/cdevents';
 import { watchObjects, type KubeObject, type ObjectClient, type WatchEvent } from '@flotilla/kube';
 import type { Logger } from '../logging/logger';
 import { PROJECT_API_VERSION, PROJECT_KIND, projectKey, type ProjectResource } from '../project/project-resource';
@@ -40,6 +41,7 @@ function changedEnough(before: ProjectResource | undefined, after: ProjectResour
 
 export class ProjectController {
   private readonly store = new Map<string, ProjectResource>();
+  private queue: WorkQueue | undefined;
   private syncedOnce = false;
   private active = 0;
 
@@ -54,6 +56,7 @@ export class ProjectController {
   async run(signal: AbortSignal): Promise<void> {
     const { client, namespace, log, observer } = this.options;
     const queue = new WorkQueue({ observer: observer.queue });
+    this.queue = queue;
     this.store.clear();
     this.syncedOnce = false;
     const watching = watchObjects(
@@ -101,6 +104,17 @@ export class ProjectController {
     });
     await Promise.all([watching, working]);
     signal.removeEventListener('abort', stop);
+  }
+
+  /** Keys (`namespace/name`) of the Projects whose source is `repository` (normalised, as libs/cdevents matches). */
+  projectsWithRepository(repository: string): string[] {
+    return [...this.store.entries()].filter(([, p]) => !p.metadata.deletionTimestamp && normaliseRepository(p.spec?.source?.repository ?? '') === repository).map(([key]) => key);
+  }
+
+  /** Makes the Project resolve its tag at its next reconcile, and queues that now. */
+  pollNow(key: string): void {
+    this.options.reconciler.pollNow(key);
+    this.queue?.add(key);
   }
 
   private async process(queue: WorkQueue, key: string, signal: AbortSignal): Promise<void> {

@@ -3,6 +3,8 @@
 // invalid or suspended → stop; not due and the tag unchanged → wait; else
 // run the engine, write the status it reports, and come back when the
 // engine's decision (interval or backoff) or the next tag poll says.
+import { type EventFacts, type InstanceHistory, serviceChange } from '@flotilla/cdevents';
+import type { AgentCdeventsEmitter } from '../events/cdevents-emitter';
 import { appliedInstance, buildRunReport, revisionDigest, type BackoffOptions, formatRevision, removedInstance, type ClusterTarget, type Condition, type EngineRuntime, type ReportInstance, type RunReport } from '@flotilla/engine';
 import { ConflictError, NotFoundError, type ObjectClient, type ResourceManager } from '@flotilla/kube';
 import { instanceEvent, projectEvent, type EventText } from '../events/project-event';
@@ -37,6 +39,8 @@ export interface ReconcilerDeps {
   metrics: ProjectMetricsSink;
   log: Logger;
   now?: () => number;
+  /** sends CDEvents to the sinks Projects name */
+  cdevents?: AgentCdeventsEmitter;
 }
 
 /** What the controller does with the key afterwards. */
@@ -75,6 +79,12 @@ export class ProjectReconciler {
   ) {
     this.client = deps.manager.client;
     this.now = deps.now ?? Date.now;
+  }
+
+  /** The next reconcile of `key` resolves its tag whatever the poll interval says (a CDEvent said it moved). */
+  pollNow(key: string): void {
+    const schedule = this.schedules.get(key);
+    if (schedule) schedule.pollAt = 0;
   }
 
   /** Drops every schedule: a replica that (re)gains leadership reads them from the statuses another may have written. */
@@ -172,6 +182,10 @@ export class ProjectReconciler {
   private async run(project: ProjectResource, key: string, intent: ProjectIntent, schedule: Schedule, digest: string | undefined, signal: AbortSignal): Promise<ReconcileOutcome> {
     const generation = project.metadata.generation;
     const revision = digest ? formatRevision(intent.spec.source.tag, digest) : undefined;
+    // what ran before this run: for the service events, and the Project's first run is its creation
+    const histories = serviceHistories(project.status);
+    if (project.status?.observedGeneration === undefined) this.cdevent(project, { kind: 'environment.created', reason: 'Created', message: 'Project seen for the first time' });
+    const attemptBefore = schedule.attempt;
     await this.writeStatus(project, statusReconciling(project.status, generation, new Date(this.now()), revision));
     const source = intent.spec.source.repository;
     const result = await this.deps.runtime.reconcile(
@@ -179,8 +193,8 @@ export class ProjectReconciler {
       {
         manager: this.deps.manager,
         hooks: {
-          instanceApplied: (e) => this.instanceDone(project, source, e.context.revision, appliedInstance(e.instance)),
-          instancePruned: (e) => this.instanceDone(project, source, e.context.revision, removedInstance(e.instance, 'pruned')),
+          instanceApplied: (e) => this.instanceDone(project, source, e.context.revision, appliedInstance(e.instance), histories),
+          instancePruned: (e) => this.instanceDone(project, source, e.context.revision, removedInstance(e.instance, 'pruned'), histories),
         },
       },
     );
@@ -194,6 +208,9 @@ export class ProjectReconciler {
     schedule.dueAt = Date.parse(report.finishedAt) + report.decision.afterMs;
     schedule.pollAt = this.now() + this.settings.pollIntervalMs;
     this.event(project, resultText(report), report.revision ? { 'project.timoni.sh/revision': report.revision } : {});
+    const about = { ...(revision ? { revision } : {}), message: resultText(report).message };
+    if (!report.ok && attemptBefore === 0) this.cdevent(project, { kind: 'incident.detected', reason: report.errors[0]?.reason ?? 'ReconciliationFailed', error: report.errors[0]?.message ?? 'reconciliation failed', ...about });
+    else if (report.ok && attemptBefore > 0) this.cdevent(project, { kind: 'incident.resolved', reason: 'Recovered', ...about });
     this.deps.log.info('project reconciled', { project: key, revision: report.revision, ok: report.ok, next: report.decision.action, durationMs: report.durationMs });
     return { requeueAfterMs: Math.max(0, Math.min(schedule.dueAt, schedule.pollAt) - this.now()), ran: report };
   }
@@ -226,16 +243,29 @@ export class ProjectReconciler {
       return { requeueAfterMs: report.decision.afterMs, ran: report };
     }
     this.event(project, { type: 'Normal', reason: 'ProjectDeleted', message: `deleted ${report.removed.length} instance(s)` });
+    this.cdevent(project, { kind: 'environment.deleted', reason: 'ProjectDeleted', message: `deleted ${report.removed.length} instance(s)` });
     await this.setFinalizer(project, false);
     this.forget(project.metadata.namespace ?? '', project.metadata.name);
     return { ran: report };
   }
 
-  private async instanceDone(project: ProjectResource, source: string, revision: string | undefined, instance: ReportInstance): Promise<void> {
+  private async instanceDone(project: ProjectResource, source: string, revision: string | undefined, instance: ReportInstance, histories: ReadonlyMap<string, InstanceHistory> = new Map()): Promise<void> {
     this.deps.events.record(instanceEvent(project, instance, revision, new Date(this.now()), this.settings.identity));
+    const change = instance.error ? null : instance.action !== 'applied' ? 'removed' : revision ? serviceChange(histories.get(`${instance.namespace}/${instance.name}`), revision) : null;
+    if (change) {
+      this.cdevent(project, { kind: `service.${change}`, reason: instance.action, message: `instance ${instance.namespace}/${instance.name} ${instance.action}`, ...(revision ? { revision } : {}), instance: { name: instance.name, namespace: instance.namespace, component: instance.component } });
+    }
     const p = { name: project.metadata.name, namespace: project.metadata.namespace ?? '' };
     if (instance.action === 'applied') this.deps.metrics.recordInstance({ ...p, source, revision: revision ?? '' }, instance);
     else if (!instance.error) this.deps.metrics.forgetInstance(p, instance);
+  }
+
+  /** Queues a CDEvent for the Project's sink, when it names one. */
+  private cdevent(project: ProjectResource, facts: Pick<EventFacts, 'kind' | 'reason' | 'message'> & Partial<Pick<EventFacts, 'revision' | 'instance' | 'error'>>): void {
+    const sink = project.spec?.cdevents?.sink;
+    if (!sink || !this.deps.cdevents) return;
+    const project_ = { name: project.metadata.name, namespace: project.metadata.namespace ?? '' };
+    this.deps.cdevents.emit(projectKey(project), sink, { ...facts, project: project_, repository: project.spec.source.repository, cluster: this.settings.cluster.name });
   }
 
   private event(project: ProjectResource, text: EventText, annotations: Record<string, string> = {}): void {
@@ -277,4 +307,16 @@ function resultText(report: RunReport): EventText {
   }
   const next = report.decision.action === 'done' ? '' : `; next attempt in ${Math.round(report.decision.afterMs / 1000)} s`;
   return { type: 'Warning', reason: ready?.reason ?? report.errors[0]?.reason ?? 'ReconciliationFailed', message: `${ready?.message ?? report.errors[0]?.message ?? 'reconciliation failed'}${next}` };
+}
+
+/**
+ * What each instance runs, from the status the last run left: an instance
+ * listed there runs the last applied revision (the agent keeps no older
+ * history, so it cannot tell a rollback from an upgrade).
+ */
+function serviceHistories(status: ProjectResourceStatus | undefined): Map<string, InstanceHistory> {
+  const histories = new Map<string, InstanceHistory>();
+  const current = status?.lastAppliedRevision ?? null;
+  for (const c of status?.components ?? []) for (const i of c.instances) if (!i.error) histories.set(`${i.namespace}/${i.name}`, { current, earlier: new Set() });
+  return histories;
 }

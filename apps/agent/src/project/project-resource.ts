@@ -27,6 +27,8 @@ export const DEFAULT_PATH = 'project.cue';
 export interface ProjectResourceSpec {
   serviceAccountName?: string;
   source: { repository: string; tag?: string; path?: string };
+  /** where the agent sends the Project's CDEvents */
+  cdevents?: { sink?: string };
 }
 
 export interface ProjectCondition {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { parseDurationMs } from '../common/duration';
+import { type CdeventsConfig, defaultCdeventsConfig, parseCdeventsConfig } from './cdevents-config';
 
 /** Hub settings, parsed once at boot from the environment. */
 export interface HubConfig {
@@ -29,6 +30,8 @@ export interface HubConfig {
    * Writes still need a token.
    */
   anonymousViewer?: boolean;
+  /** CDEvents receiver and delivery. */
+  cdevents: CdeventsConfig;
 }
 
 export interface SchedulerConfig {
@@ -73,7 +76,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export function defaultHubConfig(): HubConfig {
-  return { port: 8080, host: '0.0.0.0', dataDir: resolve('.flotilla'), logLevel: 'info', scheduler: defaultSchedulerConfig() };
+  return { port: 8080, host: '0.0.0.0', dataDir: resolve('.flotilla'), logLevel: 'info', scheduler: defaultSchedulerConfig(), cdevents: defaultCdeventsConfig() };
 }
 
 /** Every bad environment variable, listed at once. */
@@ -183,6 +186,8 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
     if (!/^[A-Za-z0-9._-]{1,100}$/.test(hubId)) problems.push(`FLOTILLA_HUB_ID=${JSON.stringify(hubId)}: expected 1-100 characters of [A-Za-z0-9._-]`);
     else config.scheduler.hubId = hubId;
   }
+
+  config.cdevents = parseCdeventsConfig(value, problems);
 
   if (problems.length > 0) throw new HubConfigError(problems);
   return config;

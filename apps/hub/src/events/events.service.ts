@@ -2,8 +2,11 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { Clock } from '../common/clock';
 import { HUB_LOGGER } from '../logging/logging.module';
+import { DeliveryWakeup } from '../cdevents/delivery-wakeup';
+import { outboundKindOf } from '../cdevents/outbound-kind';
+import { OutboxWriter } from '../cdevents/outbox-writer';
 import { HistoryRepository } from '../repositories/history.repository';
-import type { Transaction } from '../repositories/unit-of-work';
+import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import type { EventSink, HubEvent, RecordedEvent } from './hub-event';
 import { EventsMetrics } from './events.metrics';
 
@@ -14,7 +17,8 @@ const SHUTDOWN_GRACE_MS = 5000;
 
 /**
  * The one way events leave the hub: a history row, a count in
- * flotilla_events_total, and a delivery to every sink. Sinks run in the
+ * flotilla_events_total, a delivery to every sink, and for the events that
+ * are CDEvents a row of the outbox in the same transaction. Sinks run in the
  * background: a slow or failing sink never delays or fails the caller.
  */
 @Injectable()
@@ -31,6 +35,9 @@ export class EventsService implements OnApplicationShutdown {
     private readonly metrics: EventsMetrics,
     private readonly clock: Clock,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
+    private readonly uow: UnitOfWork,
+    private readonly outbox: OutboxWriter,
+    private readonly deliveryWakeup: DeliveryWakeup,
   ) {}
 
   addSink(sink: EventSink): void {
@@ -43,9 +50,13 @@ export class EventsService implements OnApplicationShutdown {
    * the event is counted and delivered only once the transaction commits.
    */
   async record(event: HubEvent, tx?: Transaction): Promise<void> {
+    const cdevent = outboundKindOf(event);
+    // a CDEvent goes to the outbox in the transaction of its history row, never one without the other
+    if (cdevent && !tx) return this.uow.transaction((own) => this.record(event, own));
     const recorded: RecordedEvent = { ...event, time: this.clock.now() };
     const { projectId, clusterName, type, reason, message } = event;
     await (tx?.history ?? this.history).recordEvent({ projectId, clusterName, type, reason, message, createdAt: recorded.time });
+    if (cdevent && tx && (await this.outbox.enqueue(cdevent, recorded, tx.cdevents))) tx.afterCommit(() => this.deliveryWakeup.wake());
     if (tx) tx.afterCommit(() => this.publish(recorded));
     else this.publish(recorded);
   }

@@ -1,3 +1,4 @@
+import type { OutboundKind } from '@flotilla/cdevents';
 import { FAILURE_REASONS, INSTANCE_EVENT_REASONS } from '@flotilla/engine';
 
 /** Every reason a hub event may carry: the Project's lifecycle, its Targets', and what runs report. */
@@ -16,6 +17,7 @@ export const HUB_EVENT_REASONS = [
   'SourceResolveFailed',
   'InstancesDeleted',
   'InstancesOrphaned',
+  'Recovered',
   ...INSTANCE_EVENT_REASONS,
   ...FAILURE_REASONS,
 ] as const;
@@ -37,6 +39,8 @@ export interface HubEvent {
   instance?: string;
   /** the namespace of that instance */
   namespace?: string;
+  /** the CDEvent it also is, when its recorder decided one (service and incident events); lifecycle reasons map by themselves */
+  cdevent?: OutboundKind;
 }
 
 /** An event as recorded: with the time the hub's clock gave it. */

@@ -25,6 +25,7 @@ describe('OpenAPI', () => {
       '/api/v1/projects',
       '/api/v1/projects/{name}',
       '/api/v1/projects/{name}/diff',
+      '/api/v1/projects/{name}/deliveries',
       '/api/v1/projects/{name}/events',
       '/api/v1/projects/{name}/reconcile',
       '/api/v1/projects/{name}/resume',

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsObject, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 import type { CrossFieldChecks } from '../common/validation.pipe';
+import { SinkHeaderDto } from '../cdevents/sink-header.dto';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMapPatch, IsHttpUrl, IsLabelMapPatch, NestedObject, Optional, OptionalOrNull } from '../common/validators';
 import {
   DNS_SUBDOMAIN,
@@ -128,6 +129,11 @@ export class UpdateProjectDto implements CrossFieldChecks {
   @OptionalOrNull()
   @IsHttpUrl()
   cdeventsSink?: string | null;
+
+  @ApiProperty({ type: SinkHeaderDto, required: false, nullable: true, description: 'never returned; replaced whole; null removes it' })
+  @OptionalOrNull()
+  @NestedObject(() => SinkHeaderDto)
+  cdeventsSinkHeader?: SinkHeaderDto | null;
 
   crossFieldProblems(): string[] {
     return specProblems(this);

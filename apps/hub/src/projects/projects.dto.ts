@@ -8,6 +8,7 @@ import type { CrossFieldChecks } from '../common/validation.pipe';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMap, IsHttpUrl, IsLabelKey, IsLabelMap, NestedObject, Optional } from '../common/validators';
 import { TARGET_PHASES, type TargetPhase } from '../database/entities';
 import { IsLabelSelectorQuery } from '../targeting/selector';
+import { SinkHeaderDto } from '../cdevents/sink-header.dto';
 
 export const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 export const OCI_REPOSITORY = /^oci:\/\/[a-zA-Z0-9.-]+(:\d+)?(\/[a-z0-9]+([._-][a-z0-9]+)*)+$/;
@@ -176,6 +177,11 @@ abstract class ProjectSpecFields {
   @Optional()
   @IsHttpUrl()
   cdeventsSink?: string;
+
+  @ApiPropertyOptional({ type: SinkHeaderDto, description: 'a secret header sent with every CDEvent to the sink; never returned' })
+  @Optional()
+  @NestedObject(() => SinkHeaderDto)
+  cdeventsSinkHeader?: SinkHeaderDto;
 
   crossFieldProblems(): string[] {
     return specProblems(this);

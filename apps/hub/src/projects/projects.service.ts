@@ -9,6 +9,8 @@ import { ProjectsRepository, type ProjectViewRow } from '../repositories/project
 import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
 import { RunTriggers } from '../scheduler/run-triggers';
+import { CryptoRepository } from '../crypto/crypto.repository';
+import { sealSinkHeader } from '../cdevents/sink-header';
 import type { CreateProjectDto, ProjectQuery, RegistryCredentialsDto, TargetsDto } from './projects.dto';
 import type { UpdateProjectDto } from './project-patch.dto';
 import { DEFAULT_INTERVAL_S, patchedSpec, type ProjectSpec } from './project-patch';
@@ -25,6 +27,7 @@ export class ProjectsService {
     private readonly membership: MembershipService,
     private readonly clock: Clock,
     private readonly triggers: RunTriggers,
+    private readonly crypto: CryptoRepository,
   ) {}
 
   /** The credential, the Project, its Targets and their events commit together; a taken name is AlreadyExistsError. */
@@ -45,6 +48,7 @@ export class ProjectsService {
         annotations: dto.annotations ?? {},
         registryCredentialId: credential ?? null,
         cdeventsSink: dto.cdeventsSink ?? null,
+        cdeventsSinkHeader: dto.cdeventsSinkHeader ? sealSinkHeader(this.crypto, dto.cdeventsSinkHeader) : null,
         generation: 1,
         deletionRequestedAt: null,
       });
@@ -90,6 +94,8 @@ export class ProjectsService {
         else patch.registryCredentialId = (await tx.credentials.store(kind, secret)).id;
         credentialsChanged = true;
       }
+      if (dto.cdeventsSinkHeader === null && p.cdeventsSinkHeader) patch.cdeventsSinkHeader = null;
+      else if (dto.cdeventsSinkHeader) patch.cdeventsSinkHeader = sealSinkHeader(this.crypto, dto.cdeventsSinkHeader);
       if (Object.keys(patch).length === 0 && !credentialsChanged) return undefined;
       const generation = p.generation + 1;
       // A new source or new credentials: the poller resolves the tag again before any Target uses it.
@@ -116,6 +122,7 @@ export class ProjectsService {
     const result = await this.uow.transaction(async (tx): Promise<DeletionDto> => {
       const p = await findIn(tx, name);
       if (instances === 'orphan' || (await tx.targets.forProject(p.id)).length === 0) {
+        await this.note(tx, p, null, 'ProjectDeleted', instances === 'orphan' ? 'Project deleted; its applied objects were left in place' : 'Project deleted');
         await tx.projects.delete(p.id);
         if (p.registryCredentialId) await tx.credentials.delete(p.registryCredentialId);
         return { state: 'deleted' };
@@ -176,6 +183,7 @@ function toProjectDto(p: ProjectViewRow): ProjectDto {
     annotations: p.annotations,
     registryCredentials: p.credentialKind !== null && p.credentialFingerprint !== null ? { kind: p.credentialKind, fingerprint: p.credentialFingerprint } : null,
     cdeventsSink: p.cdeventsSink,
+    cdeventsSinkHeader: p.cdeventsSinkHeader,
     generation: p.generation,
     status: { targets: Object.values(p.phases).reduce((a, b) => a + b, 0), ready: p.phases.Ready ?? 0, phases: p.phases, deleting: p.deleting },
     createdAt: p.createdAt,

@@ -33,6 +33,7 @@ export class ProjectDto {
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) annotations!: Record<string, string>;
   @ApiPropertyOptional({ type: CredentialSummaryDto, nullable: true }) registryCredentials!: CredentialSummaryDto | null;
   @ApiPropertyOptional({ nullable: true, type: String }) cdeventsSink!: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'the name of the secret header sent to the sink (its value is never returned)' }) cdeventsSinkHeader!: string | null;
   @ApiProperty({ description: 'bumped on every spec change' }) generation!: number;
   @ApiProperty({ type: ProjectStatusDto }) status!: ProjectStatusDto;
   @ApiProperty() createdAt!: string;

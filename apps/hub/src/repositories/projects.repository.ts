@@ -21,6 +21,8 @@ export interface ProjectViewRow {
   credentialKind: string | null;
   credentialFingerprint: string | null;
   cdeventsSink: string | null;
+  /** the sink header's name only */
+  cdeventsSinkHeader: string | null;
   generation: number;
   deleting: boolean;
   /** Target counts by phase; phases without Targets are absent */
@@ -101,7 +103,7 @@ function projectView(rows: string): string {
   return `SELECT p.name, p.namespace, p.source_repository AS "sourceRepository", p.source_tag AS "sourceTag",
     p.source_path AS "sourcePath", p.service_account_name AS "serviceAccountName", p.target_selector AS "targetSelector",
     p.rollout_groups AS "rolloutGroups", p.interval_seconds AS "intervalSeconds", p.suspend, p.annotations,
-    cr.kind AS "credentialKind", cr.fingerprint AS "credentialFingerprint", p.cdevents_sink AS "cdeventsSink",
+    cr.kind AS "credentialKind", cr.fingerprint AS "credentialFingerprint", p.cdevents_sink AS "cdeventsSink", p.cdevents_sink_header->>'name' AS "cdeventsSinkHeader",
     p.generation, p.deletion_requested_at IS NOT NULL AS deleting,
     COALESCE((SELECT jsonb_object_agg(x.phase, x.n) FROM (SELECT t.phase, count(*) AS n FROM targets t WHERE t.project_id = p.id GROUP BY t.phase) x), '{}') AS phases,
     ${isoTime('p.created_at')} AS "createdAt", ${isoTime('p.updated_at')} AS "updatedAt"

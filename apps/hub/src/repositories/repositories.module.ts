@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CryptoRepository } from '../crypto/crypto.repository';
 import { KubeRepository } from '../kube/kube.repository';
+import { CdeventOutboxRepository } from './cdevent-outbox.repository';
 import { ClustersRepository } from './clusters.repository';
 import { CredentialsRepository } from './credentials.repository';
 import { FleetRepository } from './fleet.repository';
@@ -29,6 +30,7 @@ const onDataSource = <T>(make: (ds: DataSource) => T) => ({ inject: [DataSource]
     { provide: FleetRepository, ...onDataSource((ds) => new FleetRepository(ds.manager)) },
     { provide: HistoryRepository, ...onDataSource((ds) => new HistoryRepository(ds.manager)) },
     { provide: TokensRepository, ...onDataSource((ds) => new TokensRepository(ds.manager)) },
+    { provide: CdeventOutboxRepository, ...onDataSource((ds) => new CdeventOutboxRepository(ds.manager)) },
     {
       provide: CredentialsRepository,
       inject: [DataSource, CryptoRepository],
@@ -37,6 +39,6 @@ const onDataSource = <T>(make: (ds: DataSource) => T) => ({ inject: [DataSource]
     KubeRepository,
     UnitOfWork,
   ],
-  exports: [ListTotals, FleetRepository, ClustersRepository, ProjectsRepository, TargetsRepository, HistoryRepository, TokensRepository, CredentialsRepository, KubeRepository, UnitOfWork],
+  exports: [ListTotals, FleetRepository, ClustersRepository, ProjectsRepository, TargetsRepository, HistoryRepository, TokensRepository, CredentialsRepository, CdeventOutboxRepository, KubeRepository, UnitOfWork],
 })
 export class RepositoriesModule {}

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { CryptoRepository } from '../crypto/crypto.repository';
+import { CdeventOutboxRepository } from './cdevent-outbox.repository';
 import { ClustersRepository } from './clusters.repository';
 import { CredentialsRepository } from './credentials.repository';
 import { HistoryRepository } from './history.repository';
@@ -15,6 +16,7 @@ export interface Repositories {
   readonly history: HistoryRepository;
   readonly credentials: CredentialsRepository;
   readonly tokens: TokensRepository;
+  readonly cdevents: CdeventOutboxRepository;
 }
 
 export function repositoriesFor(db: EntityManager, crypto: CryptoRepository): Repositories {
@@ -25,5 +27,6 @@ export function repositoriesFor(db: EntityManager, crypto: CryptoRepository): Re
     history: new HistoryRepository(db),
     credentials: new CredentialsRepository(db, crypto),
     tokens: new TokensRepository(db),
+    cdevents: new CdeventOutboxRepository(db),
   };
 }

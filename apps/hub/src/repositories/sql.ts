@@ -72,3 +72,9 @@ export function totalOf(totals: ListTotals | undefined, key: string, sent: Known
   if (!totals) return row.total!;
   return totals.resolve(key, sent, { version: row.listVersion, total: row.total });
 }
+
+/** The rows of an UPDATE/DELETE … RETURNING, which TypeORM's postgres driver answers as [rows, count]. */
+export function returnedRows<T>(res: unknown): T[] {
+  if (Array.isArray(res) && res.length === 2 && Array.isArray(res[0]) && typeof res[1] === 'number') return res[0] as T[];
+  return res as T[];
+}

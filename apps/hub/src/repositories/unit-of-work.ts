@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { CryptoRepository } from '../crypto/crypto.repository';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { type Repositories, repositoriesFor } from './repositories';
@@ -25,9 +25,24 @@ export class UnitOfWork {
     @Inject(HUB_LOGGER) private readonly logger: Logger,
   ) {}
 
+  /**
+   * The repositories of a transaction a repository opened itself (e.g. the
+   * lease's fenced write), for writes that must commit with it. The caller
+   * runs `committed()` once that transaction has committed.
+   */
+  join(manager: EntityManager): { tx: Transaction; committed: () => void } {
+    const hooks: Array<() => void> = [];
+    return { tx: { ...repositoriesFor(manager, this.crypto), afterCommit: (f) => hooks.push(f) }, committed: () => this.runAll(hooks) };
+  }
+
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     const committed: Array<() => void> = [];
     const result = await this.ds.transaction((manager) => fn({ ...repositoriesFor(manager, this.crypto), afterCommit: (f) => committed.push(f) }));
+    this.runAll(committed);
+    return result;
+  }
+
+  private runAll(committed: Array<() => void>): void {
     for (const f of committed) {
       try {
         f();
@@ -36,6 +51,5 @@ export class UnitOfWork {
         this.logger.error({ err }, 'after-commit action failed');
       }
     }
-    return result;
   }
 }

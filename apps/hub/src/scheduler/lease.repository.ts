@@ -133,7 +133,8 @@ export class LeaseRepository {
    * run, makes it due at once. Suspended and Deleting phases set meanwhile
    * are kept.
    */
-  async finishRun(lease: Lease, o: RunOutcome): Promise<boolean> {
+  /** `whenHeld` writes what the outcome causes (its events) in the same transaction, only when the lease still held. */
+  async finishRun(lease: Lease, o: RunOutcome, whenHeld?: (m: EntityManager) => Promise<void>): Promise<boolean> {
     const r = o.report;
     const phase: TargetPhase = r.kind === 'delete' ? 'Deleting' : r.ok ? 'Ready' : 'Failed';
     const revision = r.revision ?? null;
@@ -171,6 +172,7 @@ export class LeaseRepository {
           held ? error : `lease lost before the result was written${error ? `; the run's error: ${error}` : ''}`, JSON.stringify(r.errors),
         ],
       );
+      if (held && whenHeld) await whenHeld(m);
       return held;
     });
   }

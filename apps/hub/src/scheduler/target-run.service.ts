@@ -11,7 +11,10 @@ import { HUB_LOGGER } from '../logging/logging.module';
 import { ProjectsRepository } from '../repositories/projects.repository';
 import { EventsService } from '../events/events.service';
 import { TargetsRepository } from '../repositories/targets.repository';
-import { UnitOfWork } from '../repositories/unit-of-work';
+import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
+import { CdeventOutboxRepository } from '../repositories/cdevent-outbox.repository';
+import { serviceEventOf } from './service-event';
+import { instanceHistories } from '@flotilla/cdevents';
 import { type ClaimedTarget, type Lease, LeaseRepository } from './lease.repository';
 import type { LeaseKeeper } from './lease-keeper';
 import { pushConnection } from './push-connection';
@@ -45,6 +48,7 @@ export class TargetRunService {
     private readonly clock: Clock,
     private readonly uow: UnitOfWork,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
+    private readonly cdevents: CdeventOutboxRepository,
   ) {}
 
   async run(claim: ClaimedTarget, keeper: LeaseKeeper, shutdown: AbortSignal): Promise<RunEnd> {
@@ -126,11 +130,14 @@ export class TargetRunService {
 
     const signal = AbortSignal.any([shutdown, keeper.signal]);
     const context = { project: { name: project.name, namespace: project.namespace, source: project.sourceRepository }, cluster: cluster.name, revision: revision ?? '' };
+    // the service events are decided from the instances' past runs, read once, and only for a Project with a sink
+    const histories = instanceHistories(project.cdeventsSink ? await this.cdevents.pastRuns(target.id) : []);
     const hooks = {
       instanceApplied: async (i: ReportInstance) => {
         this.metrics.observeInstance(context, i);
         const text = instanceEventText(i);
-        await this.events.record({ projectId: project.id, clusterName: cluster.name, ...text, ...(revision ? { revision } : {}), component: i.component, instance: i.name, namespace: i.namespace });
+        const cdevent = project.cdeventsSink ? serviceEventOf(histories, i, revision) : undefined;
+        await this.events.record({ projectId: project.id, clusterName: cluster.name, ...text, ...(revision ? { revision } : {}), component: i.component, instance: i.name, namespace: i.namespace, ...(cdevent ? { cdevent } : {}) });
       },
     };
     let report: RunReport;
@@ -163,19 +170,39 @@ export class TargetRunService {
       report = { ...report, conditions: [...report.conditions.filter((c) => c.type !== 'Reconciling'), condition('Reconciling', 'True', 'RolloutWaiting', message, this.clock.now(), target.conditions)] };
     }
 
-    const held = await this.leases.finishRun(lease, { runId: started.id, startedAt: started.startedAt, report, observedGeneration: project.generation });
+    let committed: (() => void) | undefined;
+    const outcome = { runId: started.id, startedAt: started.startedAt, report, observedGeneration: project.generation };
+    const held = await this.leases.finishRun(lease, outcome, async (m) => {
+      const joined = this.uow.join(m);
+      committed = joined.committed;
+      await this.recordOutcome(project, cluster, target, report, revision, joined.tx);
+    });
+    committed?.();
     if (!held) {
       this.metrics.leasesLost.inc();
       return 'lost';
     }
     for (const warning of report.warnings) this.logger.warn({ project: project.name, cluster: cluster.name, warning }, 'run warning');
-    if (!report.ok) {
-      const first = report.errors[0];
-      await this.events.record({ projectId: project.id, clusterName: cluster.name, type: 'Warning', reason: first?.reason ?? 'ReconciliationFailed', message: first?.message ?? 'reconciliation failed' });
-      return 'failed';
-    }
+    if (!report.ok) return 'failed';
     if (project.rolloutGroups.length > 0 && revision) await this.advanceWaves(project, cluster, revision);
     return 'succeeded';
+  }
+
+  /**
+   * A failure's event, in the transaction of the run's result: the first
+   * failure after a success is an incident detected; the first success
+   * after failures, an incident resolved.
+   */
+  private async recordOutcome(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity, report: RunReport, revision: string | null, tx: Transaction): Promise<void> {
+    const about = { projectId: project.id, clusterName: cluster.name, ...(revision ? { revision } : {}) };
+    if (!report.ok) {
+      const first = report.errors[0];
+      const detected = target.attempt === 0 ? { cdevent: 'incident.detected' as const } : {};
+      await this.events.record({ ...about, type: 'Warning', reason: first?.reason ?? 'ReconciliationFailed', message: first?.message ?? 'reconciliation failed', ...detected }, tx);
+    } else if (target.attempt > 0) {
+      const message = `reconciled again${revision ? ` on ${revision}` : ''} after ${target.attempt} failed attempt${target.attempt === 1 ? '' : 's'}`;
+      await this.events.record({ ...about, type: 'Normal', reason: 'Recovered', message, cdevent: 'incident.resolved' }, tx);
+    }
   }
 
   /**
@@ -190,6 +217,7 @@ export class TargetRunService {
       if (!(await tx.targets.deleteLeased(lease))) return false;
       await this.events.record({ projectId: project.id, clusterName: cluster.name, type: 'Normal', reason: 'InstancesDeleted', message: `instances of project ${project.name} removed from cluster ${cluster.name}` }, tx);
       if ((await tx.targets.forProject(project.id)).length === 0) {
+        await this.events.record({ projectId: project.id, clusterName: null, type: 'Normal', reason: 'ProjectDeleted', message: `project ${project.name} deleted after its instances were removed` }, tx);
         await tx.projects.delete(project.id);
         if (project.registryCredentialId) await tx.credentials.delete(project.registryCredentialId);
         tx.afterCommit(() => this.logger.info({ project: project.name }, 'project deleted after its instances were removed'));

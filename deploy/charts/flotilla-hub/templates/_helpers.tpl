@@ -74,4 +74,10 @@ combination fails `helm install` and `helm template` before anything is applied.
 {{- if and .Values.adminToken.value .Values.adminToken.existingSecret -}}
 {{- fail "adminToken: set value or existingSecret, not both" -}}
 {{- end -}}
+{{- if and .Values.cdevents.enabled (not (or .Values.cdevents.secrets.value .Values.cdevents.secrets.existingSecret)) -}}
+{{- fail "cdevents.enabled needs the receiver's shared secrets: set cdevents.secrets.value or cdevents.secrets.existingSecret (the receiver only takes signed events)" -}}
+{{- end -}}
+{{- if and .Values.cdevents.secrets.value .Values.cdevents.secrets.existingSecret -}}
+{{- fail "cdevents.secrets: set value or existingSecret, not both" -}}
+{{- end -}}
 {{- end -}}

@@ -1,4 +1,6 @@
 import { ApiTokenEntity } from './api-token.entity';
+import { CdeventOutboxEntity } from './cdevent-outbox.entity';
+import { CdeventReceiptEntity } from './cdevent-receipt.entity';
 import { ClusterEntity } from './cluster.entity';
 import { CredentialEntity } from './credential.entity';
 import { EventEntity } from './event.entity';
@@ -7,13 +9,15 @@ import { ProjectEntity } from './project.entity';
 import { RunEntity } from './run.entity';
 import { TargetEntity } from './target.entity';
 
-export { ApiTokenEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity };
+export { ApiTokenEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity };
 export type { ClusterMode } from './cluster.entity';
 export type { Role } from './api-token.entity';
 export type { Condition, TargetPhase } from './target.entity';
 export { TARGET_PHASES } from './target.entity';
 export type { RunResultKind } from './run.entity';
+export type { DeliveryState, SealedSinkHeader } from './cdevent-outbox.entity';
+export { DELIVERY_STATES } from './cdevent-outbox.entity';
 export type { LabelSelector, LabelSelectorRequirement, TargetSelector } from './project.entity';
 
 /** Every entity of the hub, for the DataSource. */
-export const hubEntities = [ApiTokenEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity];
+export const hubEntities = [ApiTokenEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity];

@@ -1,3 +1,4 @@
+import type { SealedSinkHeader } from './cdevent-outbox.entity';
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
 import { CredentialEntity } from './credential.entity';
 
@@ -71,6 +72,10 @@ export class ProjectEntity {
   /** URL that receives CDEvents for this Project */
   @Column({ name: 'cdevents_sink', type: 'text', nullable: true })
   cdeventsSink!: string | null;
+
+  /** a secret header sent with every event to the sink, sealed */
+  @Column({ name: 'cdevents_sink_header', type: 'jsonb', nullable: true })
+  cdeventsSinkHeader!: SealedSinkHeader | null;
 
   /** set when deletion with `instances=delete` was asked: Targets prune their instances, then the Project goes */
   @Column({ name: 'deletion_requested_at', type: 'timestamptz', nullable: true })

@@ -1,0 +1,23 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/openapi-errors';
+import { NotFoundError } from '../common/errors';
+import { CdeventOutboxRepository } from '../repositories/cdevent-outbox.repository';
+import { DeliveryListDto, DeliveryQuery } from './deliveries.dto';
+
+@ApiTags('projects')
+@ApiBearerAuth()
+@ApiErrors()
+@Controller('api/v1/projects')
+export class DeliveriesController {
+  constructor(private readonly outbox: CdeventOutboxRepository) {}
+
+  @Get(':name/deliveries')
+  @ApiOperation({ summary: "The Project's CDEvents and how their delivery to its sink went, newest first (kept after the Project is deleted)" })
+  @ApiOkResponse({ type: DeliveryListDto })
+  async deliveries(@Param('name') name: string, @Query() q: DeliveryQuery): Promise<DeliveryListDto> {
+    const items = await this.outbox.ofProject(name, q.limit, q.state);
+    if (!items) throw new NotFoundError('project', name);
+    return { items, limit: q.limit };
+  }
+}
