@@ -2,7 +2,7 @@
 // bundle, then per instance build → apply (→ wait), all under the
 // component's deadline. The first failing instance stops the component, as
 // `timoni bundle apply` does.
-import { applyInstance, defaultInstanceApplyOptions, InstanceOwnershipError, ReadinessError, WaitTimeoutError, type ChangeSet, type ResourceManager } from '@flotilla/kube';
+import { applyInstance, defaultInstanceApplyOptions, InstanceOwnershipError, OwnershipConflictError, ReadinessError, WaitTimeoutError, type ChangeSet, type ResourceManager } from '@flotilla/kube';
 import { countChanges } from './change-counts';
 import { DeadlineExceeded, withDeadline } from './deadline';
 import {
@@ -139,7 +139,7 @@ async function applyOne(
     wait,
     waitOptions: { ...waitOptions, timeoutMs: Math.min(waitOptions.timeoutMs, remaining) },
     evaluator: built.healthCheck,
-    overwriteOwnership: run.options.overwriteOwnership,
+    overwriteOwnership: run.options.overwriteOwnership || run.project.overwriteOwnership === true,
     owner,
     clock: run.options.clock,
     // Kept as each step is applied (a step that fails part way reports what it applied):
@@ -156,7 +156,10 @@ async function applyOne(
   } catch (err) {
     if (err instanceof InstanceOwnershipError) {
       const current = `${err.owner[PROJECT_NAMESPACE_LABEL] ?? ''}/${err.owner[PROJECT_NAME_LABEL] ?? ''}`;
-      throw new ProjectOwnershipConflictError(component, built.name, err.instance, current, { cause: err });
+      throw new ProjectOwnershipConflictError(component, built.name, err.instance, `Project ${current}`, { cause: err });
+    }
+    if (err instanceof OwnershipConflictError) {
+      throw new ProjectOwnershipConflictError(component, built.name, err.instance, err.owner ? `bundle ${err.owner}` : 'no bundle (a standalone timoni apply)', { cause: err });
     }
     if (err instanceof ReadinessError) {
       record.changes.push(...err.pruned.entries);

@@ -34,6 +34,8 @@ export interface ProjectSpec {
   serviceAccountName: string;
   /** `runtime.timoni.sh/*` annotations become runtime values */
   annotations: Record<string, string>;
+  /** take over instances another Project, owner or bundle holds (Timoni's --overwrite-ownership); default false */
+  overwriteOwnership?: boolean;
 }
 
 /** The target cluster as the inventory names it. */

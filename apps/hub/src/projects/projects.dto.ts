@@ -6,7 +6,7 @@ import { CursorQuery } from '../common/cursor';
 import { PageQuery } from '../common/paging';
 import type { CrossFieldChecks } from '../common/validation.pipe';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMap, IsHttpUrl, IsLabelKey, IsLabelMap, NestedObject, Optional } from '../common/validators';
-import { TARGET_PHASES, type TargetPhase } from '../database/entities';
+import { TARGET_PHASES, TARGET_REMOVALS, type TargetPhase, type TargetRemoval } from '../database/entities';
 import { IsLabelSelectorQuery } from '../targeting/selector';
 
 export const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -16,6 +16,10 @@ const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
 // eslint-disable-next-line no-control-regex -- NUL and control characters are what it refuses
 export const PROJECT_FILE = /^(?!\/)(?![^\u0000-\u001f]*(?:^|\/)\.\.(?:\/|$))[^\u0000-\u001f]+\.cue$/;
 export const PROJECT_FILE_MESSAGE = 'must be a relative path to a .cue file, without ".."';
+export const TARGET_REMOVAL_DESCRIPTION =
+  'when a cluster leaves the targets: delete the instances applied there (the Target stays in phase Deleting until they are gone), or orphan them (left running; the Target goes at once)';
+export const OVERWRITE_OWNERSHIP_DESCRIPTION =
+  'take over instances that another Project, another registration of the cluster or a plain timoni apply holds (Timoni --overwrite-ownership); without it such an instance stalls the run with OwnershipConflict';
 const MIN_INTERVAL_S = 10;
 const MAX_INTERVAL_S = 7 * 24 * 3600;
 
@@ -176,6 +180,16 @@ abstract class ProjectSpecFields {
   @Optional()
   @IsHttpUrl()
   cdeventsSink?: string;
+
+  @ApiPropertyOptional({ enum: TARGET_REMOVALS, default: 'delete', description: TARGET_REMOVAL_DESCRIPTION })
+  @Optional()
+  @IsIn(TARGET_REMOVALS, { message: 'must be delete or orphan' })
+  targetRemoval?: TargetRemoval;
+
+  @ApiPropertyOptional({ default: false, description: OVERWRITE_OWNERSHIP_DESCRIPTION })
+  @Optional()
+  @IsBoolean({ message: 'must be true or false' })
+  overwriteOwnership?: boolean;
 
   crossFieldProblems(): string[] {
     return specProblems(this);

@@ -45,6 +45,8 @@ export class ProjectsService {
         annotations: dto.annotations ?? {},
         registryCredentialId: credential ?? null,
         cdeventsSink: dto.cdeventsSink ?? null,
+        targetRemoval: dto.targetRemoval ?? 'delete',
+        overwriteOwnership: dto.overwriteOwnership ?? false,
         generation: 1,
         deletionRequestedAt: null,
       });
@@ -176,6 +178,8 @@ function toProjectDto(p: ProjectViewRow): ProjectDto {
     annotations: p.annotations,
     registryCredentials: p.credentialKind !== null && p.credentialFingerprint !== null ? { kind: p.credentialKind, fingerprint: p.credentialFingerprint } : null,
     cdeventsSink: p.cdeventsSink,
+    targetRemoval: p.targetRemoval,
+    overwriteOwnership: p.overwriteOwnership,
     generation: p.generation,
     status: { targets: Object.values(p.phases).reduce((a, b) => a + b, 0), ready: p.phases.Ready ?? 0, phases: p.phases, deleting: p.deleting },
     createdAt: p.createdAt,

@@ -3,8 +3,8 @@ import { CONDITION_REASONS, FAILURE_REASONS } from '@flotilla/engine';
 import { CredentialSummaryDto } from '../clusters/clusters.dto';
 import { CursorPageFields } from '../common/cursor';
 import { HUB_EVENT_REASONS } from '../events/hub-event';
-import { TARGET_PHASES } from '../database/entities';
-import { RolloutDto, TargetsDto } from './projects.dto';
+import { TARGET_PHASES, TARGET_REMOVALS, type TargetRemoval } from '../database/entities';
+import { OVERWRITE_OWNERSHIP_DESCRIPTION, RolloutDto, TARGET_REMOVAL_DESCRIPTION, TargetsDto } from './projects.dto';
 
 // Response shapes of the projects API: never entities, never secrets.
 
@@ -33,6 +33,8 @@ export class ProjectDto {
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) annotations!: Record<string, string>;
   @ApiPropertyOptional({ type: CredentialSummaryDto, nullable: true }) registryCredentials!: CredentialSummaryDto | null;
   @ApiPropertyOptional({ nullable: true, type: String }) cdeventsSink!: string | null;
+  @ApiProperty({ enum: TARGET_REMOVALS, description: TARGET_REMOVAL_DESCRIPTION }) targetRemoval!: TargetRemoval;
+  @ApiProperty({ description: OVERWRITE_OWNERSHIP_DESCRIPTION }) overwriteOwnership!: boolean;
   @ApiProperty({ description: 'bumped on every spec change' }) generation!: number;
   @ApiProperty({ type: ProjectStatusDto }) status!: ProjectStatusDto;
   @ApiProperty() createdAt!: string;
@@ -121,6 +123,7 @@ export class TargetDto {
   @ApiProperty({ type: [String], description: 'namespaces that hold instances of the Project on this cluster' }) namespaces!: string[];
   @ApiProperty() nextRunAt!: string;
   @ApiProperty({ description: 'consecutive failures (backoff)' }) attempt!: number;
+  @ApiProperty({ description: "true once the cluster left the Project's targets: the Target (phase Deleting) deletes its instances there, then goes" }) removing!: boolean;
 }
 
 export class TargetPageDto {

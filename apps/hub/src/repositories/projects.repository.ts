@@ -1,7 +1,7 @@
 import type { EntityManager, Repository } from 'typeorm';
 import { AlreadyExistsError } from '../common/errors';
 import { ProjectEntity } from '../database/entities';
-import type { TargetSelector } from '../database/entities';
+import type { TargetRemoval, TargetSelector } from '../database/entities';
 import { isUniqueViolation } from './database-errors';
 import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
 
@@ -21,6 +21,8 @@ export interface ProjectViewRow {
   credentialKind: string | null;
   credentialFingerprint: string | null;
   cdeventsSink: string | null;
+  targetRemoval: TargetRemoval;
+  overwriteOwnership: boolean;
   generation: number;
   deleting: boolean;
   /** Target counts by phase; phases without Targets are absent */
@@ -102,7 +104,7 @@ function projectView(rows: string): string {
     p.source_path AS "sourcePath", p.service_account_name AS "serviceAccountName", p.target_selector AS "targetSelector",
     p.rollout_groups AS "rolloutGroups", p.interval_seconds AS "intervalSeconds", p.suspend, p.annotations,
     cr.kind AS "credentialKind", cr.fingerprint AS "credentialFingerprint", p.cdevents_sink AS "cdeventsSink",
-    p.generation, p.deletion_requested_at IS NOT NULL AS deleting,
+    p.target_removal AS "targetRemoval", p.overwrite_ownership AS "overwriteOwnership", p.generation, p.deletion_requested_at IS NOT NULL AS deleting,
     COALESCE((SELECT jsonb_object_agg(x.phase, x.n) FROM (SELECT t.phase, count(*) AS n FROM targets t WHERE t.project_id = p.id GROUP BY t.phase) x), '{}') AS phases,
     ${isoTime('p.created_at')} AS "createdAt", ${isoTime('p.updated_at')} AS "updatedAt"
   FROM (${rows}) AS p LEFT JOIN credentials cr ON cr.id = p.registry_credential_id`;

@@ -112,5 +112,5 @@ export class EngineTargetRunner implements TargetRunner {
 
 function spec(input: TargetRunInput): ProjectSpec {
   const p = input.project;
-  return { name: p.name, namespace: p.namespace, source: p.source, serviceAccountName: p.serviceAccountName, annotations: p.annotations };
+  return { name: p.name, namespace: p.namespace, source: p.source, serviceAccountName: p.serviceAccountName, annotations: p.annotations, overwriteOwnership: p.overwriteOwnership };
 }

@@ -14,6 +14,7 @@ export interface TargetRunProject {
   source: { repository: string; tag: string; path: string };
   serviceAccountName: string;
   annotations: Record<string, string>;
+  overwriteOwnership: boolean;
   generation: number;
 }
 

@@ -13,7 +13,8 @@ export type { Role } from './api-token.entity';
 export type { Condition, TargetPhase } from './target.entity';
 export { TARGET_PHASES } from './target.entity';
 export type { RunResultKind } from './run.entity';
-export type { LabelSelector, LabelSelectorRequirement, TargetSelector } from './project.entity';
+export type { LabelSelector, LabelSelectorRequirement, TargetRemoval, TargetSelector } from './project.entity';
+export { TARGET_REMOVALS } from './project.entity';
 
 /** Every entity of the hub, for the DataSource. */
 export const hubEntities = [ApiTokenEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity];

@@ -19,6 +19,9 @@ export interface TargetSelector {
   labelSelector?: LabelSelector;
 }
 
+export const TARGET_REMOVALS = ['delete', 'orphan'] as const;
+export type TargetRemoval = (typeof TARGET_REMOVALS)[number];
+
 /** A Project: an OCI source of Timoni definitions and where to apply it. */
 @Entity('projects')
 @Unique('uq_projects_name', ['name'])
@@ -71,6 +74,14 @@ export class ProjectEntity {
   /** URL that receives CDEvents for this Project */
   @Column({ name: 'cdevents_sink', type: 'text', nullable: true })
   cdeventsSink!: string | null;
+
+  /** what happens to the instances on a cluster that leaves the targets: deleted, or left in place */
+  @Column({ name: 'target_removal', type: 'varchar', length: 16, default: 'delete' })
+  targetRemoval!: TargetRemoval;
+
+  /** take over instances that another Project or owner holds (Timoni's --overwrite-ownership) */
+  @Column({ name: 'overwrite_ownership', type: 'boolean', default: false })
+  overwriteOwnership!: boolean;
 
   /** set when deletion with `instances=delete` was asked: Targets prune their instances, then the Project goes */
   @Column({ name: 'deletion_requested_at', type: 'timestamptz', nullable: true })
