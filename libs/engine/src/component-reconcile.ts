@@ -107,7 +107,7 @@ async function componentSteps(run: ComponentRun, result: ComponentResult, signal
       }
       record.module = built.module;
       await applyOne(run, manager, bundle.name, built, record, deadline, signal);
-      record.ready = true;
+      record.ready = !record.notReady?.length;
     } catch (err) {
       record.error = err instanceof EngineError ? err : new InstanceApplyError(name, inst.name, { cause: err });
       throw record.error;
@@ -153,6 +153,8 @@ async function applyOne(
       options,
     );
     record.changes.push(...res.pruned.entries);
+    // without `wait` the health is still assessed, once: dependents do not wait for it, the status tells it
+    if (!wait) record.notReady = await notHealthy(manager, res.inventory);
   } catch (err) {
     if (err instanceof InstanceOwnershipError) {
       const current = `${err.owner[PROJECT_NAMESPACE_LABEL] ?? ''}/${err.owner[PROJECT_NAME_LABEL] ?? ''}`;
@@ -167,5 +169,14 @@ async function applyOne(
       throw new InstanceHealthError(component, built.name, { cause: err });
     }
     throw new InstanceApplyError(component, built.name, { cause: err });
+  }
+}
+
+/** Objects of `inventory` that are not Current now, one check without waiting; a failed check says so. */
+async function notHealthy(manager: ResourceManager, inventory: Parameters<ResourceManager['status']>[0]): Promise<string[]> {
+  try {
+    return (await manager.status(inventory)).filter((h) => h.status !== 'Current').map((h) => `${h.subject} ${h.status}${h.message ? `: ${h.message}` : ''}`);
+  } catch (err) {
+    return [`health could not be read: ${messageOf(err)}`];
   }
 }

@@ -178,8 +178,10 @@ export interface InstanceResult {
   /** applied objects of every step, then objects pruned from the instance */
   changes: ChangeSetEntry[];
   counts: ChangeCounts;
-  /** applied (and, with `wait`, ready) */
+  /** applied and healthy: waited for with `wait`, else checked once right after the apply */
   ready: boolean;
+  /** objects not healthy when checked right after an apply without `wait`: `Kind/namespace/name Status: message` */
+  notReady?: string[];
   durationMs: number;
   error?: EngineError;
 }

@@ -49,7 +49,7 @@ export class ProjectPageDto {
 }
 
 export class ConditionDto {
-  @ApiProperty({ enum: ['Ready', 'Reconciling', 'Stalled'] }) type!: string;
+  @ApiProperty({ enum: ['Ready', 'Reconciling', 'Stalled', 'Healthy'], description: 'Healthy: whether what the last run applied was healthy, checked after every apply' }) type!: string;
   @ApiProperty({ enum: ['True', 'False', 'Unknown'] }) status!: string;
   @ApiProperty({ enum: CONDITION_REASONS }) reason!: string;
   @ApiProperty() message!: string;
@@ -88,7 +88,8 @@ export class InstanceReportDto {
   @ApiProperty({ enum: ['applied', 'pruned', 'deleted'] }) action!: string;
   @ApiPropertyOptional() bundle?: string;
   @ApiPropertyOptional({ type: ModuleInfoDto }) module?: ModuleInfoDto;
-  @ApiProperty({ description: 'applied (and healthy when waited for); for pruned and deleted: gone' }) ready!: boolean;
+  @ApiProperty({ description: 'applied and healthy (waited for with wait, else checked once right after the apply); for pruned and deleted: gone' }) ready!: boolean;
+  @ApiPropertyOptional({ type: [String], description: 'objects not healthy right after an apply without wait: Kind/namespace/name Status: message' }) notReady?: string[];
   @ApiProperty() durationMs!: number;
   @ApiProperty({ type: ChangeCountsDto }) counts!: ChangeCountsDto;
   @ApiProperty({ type: [String], description: 'Kind/namespace/name of every object applied or deleted' }) objects!: string[];
