@@ -21,9 +21,9 @@ const readyLabels = async (fleet: HubFleet) => Object.fromEntries(instanceInfo((
 
 describe('honest status after an apply without wait', () => {
   let fleet: HubFleet;
-  const { registry, kube, ns, beforeStop } = spokeSuite('e2e-honest', { started: (f) => (fleet = f) });
-  let readiness: DeploymentReadiness | undefined;
-  beforeStop(() => readiness?.stop());
+  const { registry, kube, ns, beforeStop } = spokeSuite('e2e-honest', { instanceNamespaces: (n) => [n, `${n}-wait`], started: (f) => (fleet = f) });
+  const readiness: DeploymentReadiness[] = [];
+  beforeStop(() => readiness.forEach((r) => r.stop()));
 
   it('says Healthy=False naming the InProgress Deployments, and Healthy once they are available', () =>
     fleet.guard(async () => {
@@ -44,8 +44,9 @@ describe('honest status after an apply without wait', () => {
       // an unhealthy result is looked at again soon, not only after the 10 m interval
       expect(Date.parse(applied.nextRunAt) - Date.now()).toBeLessThanOrEqual(30_000);
 
-      readiness = new DeploymentReadiness(kube, () => [ns], 0).start();
-      await eventually('both Deployments to be marked available', async () => (readiness!.marked.length >= 2 ? true : undefined), { timeoutMs: 20_000 });
+      const marking = new DeploymentReadiness(kube, () => [ns], 0).start();
+      readiness.push(marking);
+      await eventually('both Deployments to be marked available', async () => (marking.marked.length >= 2 ? true : undefined), { timeoutMs: 20_000 });
       await fleet.expectCall(202, 'POST', '/api/v1/projects/honest/reconcile');
       const now = await eventually(
         'the Target to be Healthy',
@@ -58,5 +59,45 @@ describe('honest status after an apply without wait', () => {
       expect(healthy(now)).toMatchObject({ reason: 'HealthCheckSucceeded', message: 'every applied object is healthy' });
       expect(instances(now).map((i) => [i.name, i.ready, i.notReady])).toEqual(expect.arrayContaining([['db', true, undefined], ['web', true, undefined]]));
       expect(await readyLabels(fleet)).toEqual({ db: 'true', web: 'true' });
+    })());
+
+  it('shows the run in progress and what a waiting component waits for, not the previous run’s failure', () =>
+    fleet.guard(async () => {
+      const namespace = `${ns}-wait`;
+      const moduleUrl = await publishWebapp(registry);
+      const repo = projectRepository();
+      const files = shopProjectFiles({ moduleUrl, moduleVersion: '1.0.0', namespace, infra: ['db'], message: 'hi', infraWait: true, infraTimeout: '5s' });
+      const revision = `latest@${await publishProject(registry, repo, files)}`;
+      await createProject(fleet, { name: 'patient', namespace: ns, repository: repo });
+      const observe = () => target(fleet, 'patient', 'spoke-1');
+      const reconciling = (t: TargetView) => t.conditions.find((c) => c.type === 'Reconciling');
+      const waitingNow = (t: TargetView) => t.phase === 'Reconciling' && (reconciling(t)?.message ?? '').includes('component infra waits for');
+
+      const first = await eventually('the first run to wait for infra', async () => {
+        const t = await observe();
+        return waitingNow(t) ? t : undefined;
+      }, { timeoutMs: 30_000, observe });
+      expect(reconciling(first)?.message).toMatch(new RegExp(`^revision ${revision}: component infra waits for instance ${namespace}/db to be healthy \\(.*Deployment/${namespace}/db.*\\); at most \\d+ s left$`));
+      expect(first.components).toEqual([expect.objectContaining({ name: 'infra', status: 'Running', waitingFor: expect.arrayContaining([`Deployment/${namespace}/db`]) })]);
+
+      // no controller makes db available: the first run times out
+      await eventually('the first run to time out', async () => {
+        const t = await observe();
+        return t.conditions.some((c) => c.type === 'Ready' && c.reason === 'ComponentTimeout') ? t : undefined;
+      }, { timeoutMs: 30_000, observe });
+
+      // the retry waits again: the Target shows that, not the timeout of the run before
+      const retry = await eventually('the retry to wait for infra', async () => {
+        const t = await observe();
+        return waitingNow(t) ? t : undefined;
+      }, { timeoutMs: 30_000, observe });
+      const ready = retry.conditions.find((c) => c.type === 'Ready')!;
+      expect(ready).toMatchObject({ status: 'Unknown', reason: 'Progressing' });
+      expect(ready.message).toContain('component infra waits for');
+      expect(retry.components.map((c) => c.status)).toEqual(['Running']);
+
+      readiness.push(new DeploymentReadiness(kube, () => [namespace], 0).start());
+      const done = await readyOn(fleet, 'patient', 'spoke-1', revision, 60_000);
+      expect(done.components.map((c) => [c.name, c.status, (c as { waitingFor?: string[] }).waitingFor])).toEqual([['infra', 'Succeeded', undefined], ['app', 'Succeeded', undefined]]);
     })());
 });

@@ -23,6 +23,8 @@ export interface ComponentRun {
   request: Omit<ComponentRequest, 'signal'>;
   options: ReconcileOptions;
   onInstance: (instance: InstanceResult) => Promise<void>;
+  /** an instance's objects are about to be waited for */
+  onWaiting?: (instance: { name: string; namespace: string }, objects: string[], timeoutMs: number) => void;
   /** the whole run's signal */
   signal?: AbortSignal;
 }
@@ -145,6 +147,7 @@ async function applyOne(
     // Kept as each step is applied (a step that fails part way reports what it applied):
     // the counts stay right when an apply, the wait or a later step fails.
     onApplied: (_step: string, cs: ChangeSet) => void record.changes.push(...cs.entries),
+    onWaiting: (_step: string, objects: string[]) => run.onWaiting?.({ name: built.name, namespace: built.namespace }, objects, Math.max(0, deadline - Date.now())),
   };
   try {
     const res = await applyInstance(

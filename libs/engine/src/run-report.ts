@@ -45,9 +45,14 @@ export interface ReportInstance {
   error?: ReportError;
 }
 
+/** `Running`: only in the progress a controller shows while a run goes on, never in a finished report */
+export type ReportComponentStatus = ComponentStatus | 'Running';
+
 export interface ReportComponent {
   name: string;
-  status: ComponentStatus;
+  status: ReportComponentStatus;
+  /** while the run goes on: `Kind/namespace/name` of the objects the component waits for */
+  waitingFor?: string[];
   bundle?: string;
   /** RFC 3339 */
   startedAt?: string;

@@ -271,8 +271,20 @@ export interface ComponentFinishedEvent {
   component: ComponentResult;
 }
 
+export interface InstanceWaitingEvent {
+  context: RunContext;
+  component: string;
+  instance: { name: string; namespace: string };
+  /** `Kind/namespace/name` of the objects waited for */
+  objects: string[];
+  /** how long the component may still take */
+  timeoutMs: number;
+}
+
 /** Called as the run goes; awaited; errors are caught and reported as warnings. */
 export interface ReconcileHooks {
+  /** a component with `wait` starts waiting for an instance's objects to become healthy; not awaited by the wait */
+  instanceWaiting?(event: InstanceWaitingEvent): void | Promise<void>;
   instanceApplied?(event: InstanceAppliedEvent): void | Promise<void>;
   instancePruned?(event: InstancePrunedEvent): void | Promise<void>;
   componentFinished?(event: ComponentFinishedEvent): void | Promise<void>;

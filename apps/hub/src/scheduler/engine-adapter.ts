@@ -102,6 +102,7 @@ export class EngineTargetRunner implements TargetRunner {
       const result = await run(manager, {
         instanceApplied: (e) => hooks.instanceApplied(appliedInstance(e.instance), e.context.revision),
         instancePruned: (e) => hooks.instanceApplied(removedInstance(e.instance, removed), e.context.revision),
+        instanceWaiting: (e) => hooks.instanceWaiting?.(e.component, e.instance, e.objects, e.timeoutMs),
       });
       return buildRunReport(result, input.schedule, kind);
     } finally {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { RunReport } from '@flotilla/engine';
+import type { ReportComponent, RunReport } from '@flotilla/engine';
 import type { Condition, TargetPhase } from '../database/entities';
 
 /** A Target this replica holds: `epoch` fences every write of its run. */
@@ -179,6 +179,16 @@ export class LeaseRepository {
       );
       return held;
     });
+  }
+
+  /** What a run in progress shows on its Target (see RunProgress); false when the lease was lost. */
+  async progress(lease: Lease, row: { conditions: Condition[]; components: ReportComponent[] }): Promise<boolean> {
+    const res = await this.ds.query(
+      `UPDATE targets SET conditions = $4::jsonb, components = $5::jsonb
+       WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 AND phase = 'Reconciling' RETURNING id`,
+      [lease.targetId, lease.owner, lease.epoch, JSON.stringify(row.conditions), JSON.stringify(row.components)],
+    );
+    return rowsOf(res).length === 1;
   }
 
   /** Closes a run that was interrupted (shutdown, lost lease) and gives the lease back, due at once; false if it was already lost. */

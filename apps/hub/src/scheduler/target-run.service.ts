@@ -15,6 +15,7 @@ import { UnitOfWork } from '../repositories/unit-of-work';
 import { type ClaimedTarget, type Lease, LeaseRepository } from './lease.repository';
 import type { LeaseKeeper } from './lease-keeper';
 import { pushConnection } from './push-connection';
+import { RunProgress } from './run-progress';
 import { rolloutGate, targetsToAdvance } from './rollout';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { openRegistryCredentials } from './sources/registry-credentials';
@@ -128,8 +129,27 @@ export class TargetRunService {
 
     const signal = AbortSignal.any([shutdown, keeper.signal]);
     const context = { project: { name: project.name, namespace: project.namespace, source: project.sourceRepository }, cluster: cluster.name, revision: revision ?? '' };
+    // progress notes go out one after the other, so an older one never lands last
+    const progress = new RunProgress(revision ?? project.sourceTag);
+    let noted = Promise.resolve();
+    const note = () => {
+      noted = noted
+        .then(async () => void (await this.leases.progress(lease, { conditions: progress.conditions(target.conditions, this.clock.now()), components: progress.snapshot() })))
+        .catch((err: unknown) => this.logger.warn({ target: target.id, err: err instanceof Error ? err.message : String(err) }, 'progress not written'));
+      return noted;
+    };
     const hooks = {
+      instanceWaiting: deleting
+        ? undefined
+        : async (component: string, instance: { name: string; namespace: string }, objects: string[], timeoutMs: number) => {
+            progress.waiting(component, instance, objects, timeoutMs);
+            await note();
+          },
       instanceApplied: async (i: ReportInstance) => {
+        if (!deleting && i.action === 'applied') {
+          progress.applied(i);
+          void note();
+        }
         this.metrics.observeInstance(context, i);
         const text = instanceEventText(i);
         await this.events.record({ projectId: project.id, clusterName: cluster.name, ...text, ...(revision ? { revision } : {}), component: i.component, instance: i.name, namespace: i.namespace });
@@ -149,6 +169,7 @@ export class TargetRunService {
       report = buildRunReport(failed, this.schedule(project, target), deleting ? 'delete' : 'reconcile');
     }
     this.metrics.observeRun(report.ok, report.durationMs / 1000);
+    await noted; // the last progress note is in before the result replaces it
 
     if (signal.aborted) {
       // Shutdown or a lost lease: no result is written; the next holder runs it again.

@@ -51,6 +51,8 @@ export interface TargetRunInput {
 export interface TargetRunHooks {
   /** called after each instance apply, prune or deletion; awaited */
   instanceApplied(instance: ReportInstance, revision: string | undefined): Promise<void>;
+  /** a component with `wait` starts waiting for an instance's objects (`Kind/namespace/name`) */
+  instanceWaiting?(component: string, instance: { name: string; namespace: string }, objects: string[], timeoutMs: number): Promise<void>;
 }
 
 export interface TargetRunner {
