@@ -14,7 +14,20 @@ export class SourceViewDto {
   @ApiProperty() path!: string;
 }
 
+export class ProjectConditionDto {
+  @ApiProperty({ enum: ['Reconciling'] }) type!: string;
+  @ApiProperty({ enum: ['True', 'False', 'Unknown'] }) status!: string;
+  @ApiProperty({ enum: ['RolloutWaiting'] }) reason!: string;
+  @ApiProperty() message!: string;
+  @ApiProperty() lastTransitionTime!: string;
+}
+
 export class ProjectStatusDto {
+  @ApiProperty({
+    type: [ProjectConditionDto],
+    description: 'Reconciling=True RolloutWaiting while a rollout wave holds Targets back, naming the revision, the groups held and the group they wait for',
+  })
+  conditions!: ProjectConditionDto[];
   @ApiProperty({ description: 'number of Targets' }) targets!: number;
   @ApiProperty({ description: 'Targets in phase Ready' }) ready!: number;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, example: { Ready: 3, Failed: 1 } }) phases!: Record<string, number>;

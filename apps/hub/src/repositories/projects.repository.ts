@@ -25,6 +25,8 @@ export interface ProjectViewRow {
   overwriteOwnership: boolean;
   generation: number;
   deleting: boolean;
+  /** RolloutWaiting conditions of its Targets, with their cluster's group */
+  held: Array<{ group: string; message: string; since: string }>;
   /** Target counts by phase; phases without Targets are absent */
   phases: Record<string, number>;
   createdAt: string;
@@ -106,6 +108,9 @@ function projectView(rows: string): string {
     cr.kind AS "credentialKind", cr.fingerprint AS "credentialFingerprint", p.cdevents_sink AS "cdeventsSink",
     p.target_removal AS "targetRemoval", p.overwrite_ownership AS "overwriteOwnership", p.generation, p.deletion_requested_at IS NOT NULL AS deleting,
     COALESCE((SELECT jsonb_object_agg(x.phase, x.n) FROM (SELECT t.phase, count(*) AS n FROM targets t WHERE t.project_id = p.id GROUP BY t.phase) x), '{}') AS phases,
+    COALESCE((SELECT jsonb_agg(jsonb_build_object('group', c.group_name, 'message', cond->>'message', 'since', cond->>'lastTransitionTime'))
+      FROM targets t JOIN clusters c ON c.id = t.cluster_id CROSS JOIN LATERAL jsonb_array_elements(t.conditions) AS cond
+      WHERE t.project_id = p.id AND t.removal_requested_at IS NULL AND cond->>'reason' = 'RolloutWaiting'), '[]') AS held,
     ${isoTime('p.created_at')} AS "createdAt", ${isoTime('p.updated_at')} AS "updatedAt"
   FROM (${rows}) AS p LEFT JOIN credentials cr ON cr.id = p.registry_credential_id`;
 }

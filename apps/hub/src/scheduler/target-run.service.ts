@@ -16,7 +16,7 @@ import { type ClaimedTarget, type Lease, LeaseRepository } from './lease.reposit
 import type { LeaseKeeper } from './lease-keeper';
 import { pushConnection } from './push-connection';
 import { RunProgress } from './run-progress';
-import { rolloutGate, targetsToAdvance } from './rollout';
+import { holdMessage, rolloutGate, targetsToAdvance } from './rollout';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { openRegistryCredentials } from './sources/registry-credentials';
 import { TARGET_RUNNER, type TargetRunInput, type TargetRunner } from './target-runner';
@@ -79,7 +79,7 @@ export class TargetRunService {
         const gate = rolloutGate(project.rolloutGroups, cluster.groupName, revision, members);
         if (!gate.open) {
           const pinned = revisionDigest(target.lastAppliedRevision);
-          const message = `revision ${revision} waits for group ${gate.waitingFor} to be Ready on it`;
+          const message = holdMessage(revision, gate.waitingFor ?? '');
           if (!pinned) {
             const conditions = [condition('Ready', 'False', 'RolloutWaiting', message, this.clock.now(), target.conditions)];
             await this.noteHeld(project, cluster, target, message);
