@@ -6,6 +6,7 @@ import type { FailureReason } from './reasons';
 
 export type ReconcileStep =
   | 'connect'
+  | 'bootstrap'
   | 'credentials'
   | 'resolve'
   | 'fetch'
@@ -162,6 +163,13 @@ export class ProjectOwnershipConflictError extends ComponentStepError {
     // the message says all the cause does; kept for callers that walk the chain
     if (options && 'cause' in options) Object.defineProperty(this, 'cause', { value: options.cause, writable: true, configurable: true, enumerable: false });
   }
+}
+
+/** Creating (or removing) what the Project's bootstrap makes on the cluster failed. */
+export class BootstrapError extends EngineError {
+  readonly step = 'bootstrap';
+  readonly reason = 'BootstrapFailed';
+  readonly retryable = true;
 }
 
 /** Server-side apply (or the inventory write) failed. */

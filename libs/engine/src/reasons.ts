@@ -5,6 +5,7 @@
 export const FAILURE_REASONS = [
   'RegistryCredentialsFailed',
   'ClusterUnreachable',
+  'BootstrapFailed',
   'ServiceAccountNotFound',
   'ArtifactResolveFailed',
   'ArtifactFetchFailed',

@@ -5,6 +5,8 @@ import type { CrossFieldChecks } from '../common/validation.pipe';
 import { TARGET_REMOVALS, type TargetRemoval } from '../database/entities';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMapPatch, IsHttpUrl, IsLabelMapPatch, NestedObject, Optional, OptionalOrNull } from '../common/validators';
 import {
+  BOOTSTRAP_DESCRIPTION,
+  BootstrapDto,
   DNS_SUBDOMAIN,
   LabelSelectorRequirementDto,
   OCI_REPOSITORY,
@@ -141,6 +143,11 @@ export class UpdateProjectDto implements CrossFieldChecks {
   @OptionalOrNull()
   @IsBoolean({ message: 'must be true or false' })
   overwriteOwnership?: boolean | null;
+
+  @ApiPropertyOptional({ type: BootstrapDto, nullable: true, description: `${BOOTSTRAP_DESCRIPTION}; null stops bootstrapping (what it made stays until the Project is deleted)` })
+  @OptionalOrNull()
+  @NestedObject(() => BootstrapDto)
+  bootstrap?: BootstrapDto | null;
 
   crossFieldProblems(): string[] {
     return specProblems(this);

@@ -12,7 +12,7 @@ export const DEFAULT_INTERVAL_S = 600;
 /** The spec fields a patch can change, as the entity stores them. */
 export type ProjectSpec = Pick<
   ProjectEntity,
-  'namespace' | 'sourceRepository' | 'sourceTag' | 'sourcePath' | 'serviceAccountName' | 'targetSelector' | 'rolloutGroups' | 'intervalSeconds' | 'annotations' | 'cdeventsSink' | 'targetRemoval' | 'overwriteOwnership'
+  'namespace' | 'sourceRepository' | 'sourceTag' | 'sourcePath' | 'serviceAccountName' | 'targetSelector' | 'rolloutGroups' | 'intervalSeconds' | 'annotations' | 'cdeventsSink' | 'targetRemoval' | 'overwriteOwnership' | 'bootstrapRole'
 >;
 
 /** The DTO as the JSON it was sent as: absent fields gone, nulls kept. */
@@ -58,6 +58,7 @@ export function patchedSpec(p: ProjectEntity, dto: UpdateProjectDto): ProjectSpe
     cdeventsSink: dto.cdeventsSink === undefined ? p.cdeventsSink : dto.cdeventsSink,
     targetRemoval: dto.targetRemoval === undefined ? p.targetRemoval : (dto.targetRemoval ?? 'delete'),
     overwriteOwnership: dto.overwriteOwnership === undefined ? p.overwriteOwnership : (dto.overwriteOwnership ?? false),
+    bootstrapRole: dto.bootstrap === undefined ? p.bootstrapRole : (dto.bootstrap?.serviceAccountRole ?? null),
   };
 }
 

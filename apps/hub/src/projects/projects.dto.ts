@@ -8,6 +8,7 @@ import type { CrossFieldChecks } from '../common/validation.pipe';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMap, IsHttpUrl, IsLabelKey, IsLabelMap, NestedObject, Optional } from '../common/validators';
 import { TARGET_PHASES, TARGET_REMOVALS, type TargetPhase, type TargetRemoval } from '../database/entities';
 import { IsLabelSelectorQuery } from '../targeting/selector';
+import { BOOTSTRAP_ROLES, type BootstrapRole } from '@flotilla/engine';
 
 export const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 export const OCI_REPOSITORY = /^oci:\/\/[a-zA-Z0-9.-]+(:\d+)?(\/[a-z0-9]+([._-][a-z0-9]+)*)+$/;
@@ -215,6 +216,15 @@ export function specProblems(spec: { interval?: string | null; targets?: { label
   return problems;
 }
 
+export class BootstrapDto {
+  @ApiProperty({ enum: BOOTSTRAP_ROLES, description: 'admin: admin in the Project namespace only; cluster-admin: admin of the whole cluster' })
+  @IsIn(BOOTSTRAP_ROLES, { message: 'must be admin or cluster-admin' })
+  serviceAccountRole!: BootstrapRole;
+}
+
+export const BOOTSTRAP_DESCRIPTION =
+  "on every push cluster, before each run, the hub creates with the cluster's own credentials the Project namespace, its service account, an image pull secret from registryCredentials and a binding of serviceAccountRole; deleting the Project, or removing the cluster from its targets, removes them (objects that existed before are used, never changed or removed)";
+
 export class CreateProjectDto extends ProjectSpecFields implements CrossFieldChecks {
   @ApiProperty({ example: 'platform' })
   @IsString({ message: 'must be a string' })
@@ -243,6 +253,11 @@ export class CreateProjectDto extends ProjectSpecFields implements CrossFieldChe
   @Optional()
   @IsBoolean({ message: 'must be true or false' })
   suspend: boolean = false;
+
+  @ApiPropertyOptional({ type: BootstrapDto, description: BOOTSTRAP_DESCRIPTION })
+  @Optional()
+  @NestedObject(() => BootstrapDto)
+  bootstrap?: BootstrapDto;
 }
 
 export class ProjectQuery extends PageQuery {

@@ -48,6 +48,7 @@ export class ProjectsService {
         cdeventsSink: dto.cdeventsSink ?? null,
         targetRemoval: dto.targetRemoval ?? 'delete',
         overwriteOwnership: dto.overwriteOwnership ?? false,
+        bootstrapRole: dto.bootstrap?.serviceAccountRole ?? null,
         generation: 1,
         deletionRequestedAt: null,
       });
@@ -181,6 +182,7 @@ function toProjectDto(p: ProjectViewRow): ProjectDto {
     cdeventsSink: p.cdeventsSink,
     targetRemoval: p.targetRemoval,
     overwriteOwnership: p.overwriteOwnership,
+    bootstrap: p.bootstrapRole ? { serviceAccountRole: p.bootstrapRole } : null,
     generation: p.generation,
     status: { conditions: projectConditions(p), targets: Object.values(p.phases).reduce((a, b) => a + b, 0), ready: p.phases.Ready ?? 0, phases: p.phases, deleting: p.deleting },
     createdAt: p.createdAt,

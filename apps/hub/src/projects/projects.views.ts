@@ -4,7 +4,7 @@ import { CredentialSummaryDto } from '../clusters/clusters.dto';
 import { CursorPageFields } from '../common/cursor';
 import { HUB_EVENT_REASONS } from '../events/hub-event';
 import { TARGET_PHASES, TARGET_REMOVALS, type TargetRemoval } from '../database/entities';
-import { OVERWRITE_OWNERSHIP_DESCRIPTION, RolloutDto, TARGET_REMOVAL_DESCRIPTION, TargetsDto } from './projects.dto';
+import { BOOTSTRAP_DESCRIPTION, BootstrapDto, OVERWRITE_OWNERSHIP_DESCRIPTION, RolloutDto, TARGET_REMOVAL_DESCRIPTION, TargetsDto } from './projects.dto';
 
 // Response shapes of the projects API: never entities, never secrets.
 
@@ -48,6 +48,7 @@ export class ProjectDto {
   @ApiPropertyOptional({ nullable: true, type: String }) cdeventsSink!: string | null;
   @ApiProperty({ enum: TARGET_REMOVALS, description: TARGET_REMOVAL_DESCRIPTION }) targetRemoval!: TargetRemoval;
   @ApiProperty({ description: OVERWRITE_OWNERSHIP_DESCRIPTION }) overwriteOwnership!: boolean;
+  @ApiPropertyOptional({ type: BootstrapDto, nullable: true, description: BOOTSTRAP_DESCRIPTION }) bootstrap!: BootstrapDto | null;
   @ApiProperty({ description: 'bumped on every spec change' }) generation!: number;
   @ApiProperty({ type: ProjectStatusDto }) status!: ProjectStatusDto;
   @ApiProperty() createdAt!: string;
@@ -71,7 +72,7 @@ export class ConditionDto {
 
 export class ReportErrorDto {
   @ApiProperty({ enum: FAILURE_REASONS, description: 'as in the conditions' }) reason!: string;
-  @ApiProperty({ enum: ['connect', 'credentials', 'resolve', 'fetch', 'load', 'runtime', 'bundle', 'build', 'apply', 'wait', 'prune', 'timeout', 'dependency'] }) step!: string;
+  @ApiProperty({ enum: ['connect', 'bootstrap', 'credentials', 'resolve', 'fetch', 'load', 'runtime', 'bundle', 'build', 'apply', 'wait', 'prune', 'timeout', 'dependency'] }) step!: string;
   @ApiProperty() message!: string;
   @ApiProperty({ description: 'false: retrying the same revision cannot help' }) retryable!: boolean;
   @ApiPropertyOptional() component?: string;

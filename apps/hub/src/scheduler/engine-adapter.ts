@@ -3,6 +3,9 @@
 // forwards hooks and returns the engine's report.
 import {
   appliedInstance,
+  applyBootstrap,
+  BootstrapError,
+  removeBootstrap,
   buildRunReport,
   ClusterUnreachableError,
   EngineRuntime,
@@ -50,8 +53,17 @@ export class EngineTargetRunner implements TargetRunner {
   }
 
   reconcile(input: TargetRunInput & { digest: string }, hooks: TargetRunHooks): Promise<RunReport> {
-    return this.withCluster(input, hooks, 'reconcile', (manager, engineHooks) =>
-      this.runtime.reconcile(
+    return this.withCluster(input, hooks, 'reconcile', async (manager, engineHooks) => {
+      const role = input.project.bootstrapRole;
+      if (role) {
+        // with the cluster's own credentials, before the service account the run applies as is checked
+        const failed = await applyBootstrap(manager.withSignal(input.signal).client, { project: spec(input), role, registryCredentials: input.registryCredentials }).then(
+          () => undefined,
+          (err: unknown) => failedRunResult({ project: spec(input), cluster: input.cluster }, asBootstrapError(err), new Date()),
+        );
+        if (failed) return failed;
+      }
+      return this.runtime.reconcile(
         {
           project: spec(input),
           cluster: { name: input.cluster.name, group: input.cluster.group, kubeVersion: input.cluster.serverVersion ?? undefined },
@@ -61,13 +73,13 @@ export class EngineTargetRunner implements TargetRunner {
           signal: input.signal,
         },
         { manager, hooks: engineHooks, credentials: { registryCredentials: async () => input.registryCredentials } },
-      ),
-    );
+      );
+    });
   }
 
   deleteInstances(input: TargetRunInput, hooks: TargetRunHooks): Promise<RunReport> {
-    return this.withCluster(input, hooks, 'delete', (manager, engineHooks) =>
-      this.runtime.deleteProject(
+    return this.withCluster(input, hooks, 'delete', async (manager, engineHooks) => {
+      const result = await this.runtime.deleteProject(
         {
           project: spec(input),
           cluster: { name: input.cluster.name, group: input.cluster.group },
@@ -77,8 +89,17 @@ export class EngineTargetRunner implements TargetRunner {
           signal: input.signal,
         },
         { manager, hooks: engineHooks },
-      ),
-    );
+      );
+      const role = input.project.bootstrapRole;
+      // what bootstrap made goes after the instances, which were deleted as its service account
+      if (result.ok && role) {
+        await removeBootstrap(manager.withSignal(input.signal).client, { project: spec(input), role }).catch((err: unknown) => {
+          result.error = asBootstrapError(err);
+          result.ok = false;
+        });
+      }
+      return result;
+    });
   }
 
   close(): Promise<void> {
@@ -109,6 +130,10 @@ export class EngineTargetRunner implements TargetRunner {
       await conn.close();
     }
   }
+}
+
+function asBootstrapError(err: unknown): BootstrapError {
+  return err instanceof BootstrapError ? err : new BootstrapError(`bootstrap: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
 }
 
 function spec(input: TargetRunInput): ProjectSpec {

@@ -243,7 +243,7 @@ export class TargetRunService {
 
   private async input(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity, digest: string | null, signal: AbortSignal): Promise<TargetRunInput> {
     return {
-      project: { ...engineProject(project), generation: project.generation },
+      project: { ...engineProject(project), generation: project.generation, bootstrapRole: project.bootstrapRole },
       cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion },
       connection: await pushConnection(this.credentials, cluster),
       registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId),

@@ -2,7 +2,7 @@
 // (one Project on one cluster) and return the engine's RunReport, which
 // already holds the conditions and the retry decision. The engine adapter
 // implements it for real runs; specs use in-process runners.
-import type { ProjectRegistryCredentials, ReportContext, ReportInstance, RunReport } from '@flotilla/engine';
+import type { BootstrapRole, ProjectRegistryCredentials, ReportContext, ReportInstance, RunReport } from '@flotilla/engine';
 import type { ClusterCredentials } from '@flotilla/kube';
 
 /** Injection token of the TargetRunner the scheduler uses. */
@@ -15,6 +15,8 @@ export interface TargetRunProject {
   serviceAccountName: string;
   annotations: Record<string, string>;
   overwriteOwnership: boolean;
+  /** bootstrap the Project on the cluster with this role, or not at all */
+  bootstrapRole: BootstrapRole | null;
   generation: number;
 }
 

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
+import type { BootstrapRole } from '@flotilla/engine';
 import { CredentialEntity } from './credential.entity';
 
 export interface LabelSelectorRequirement {
@@ -82,6 +83,10 @@ export class ProjectEntity {
   /** take over instances that another Project or owner holds (Timoni's --overwrite-ownership) */
   @Column({ name: 'overwrite_ownership', type: 'boolean', default: false })
   overwriteOwnership!: boolean;
+
+  /** bootstrap on push clusters: the role bound to the service account (`admin` in the namespace, `cluster-admin`); null: none */
+  @Column({ name: 'bootstrap_role', type: 'varchar', length: 16, nullable: true })
+  bootstrapRole!: BootstrapRole | null;
 
   /** set when deletion with `instances=delete` was asked: Targets prune their instances, then the Project goes */
   @Column({ name: 'deletion_requested_at', type: 'timestamptz', nullable: true })
