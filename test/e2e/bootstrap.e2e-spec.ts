@@ -1,9 +1,11 @@
+import { RegistryClient } from '@flotilla/oci';
+import { harnessEnv } from '../harness/env';
 import { shopProjectFiles } from './fixtures/projects';
 import type { HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
 import { eventually } from './support/eventually';
 import { configMapData, createProject, readyOn, target } from './support/shop';
-import { deleteNamespaces } from './support/spoke';
+import { deleteNamespaces, uniqueName } from './support/spoke';
 import { spokeSuite } from './support/suite';
 
 // Project bootstrap on a push cluster (issue 16, item 1; the RFC's "Project
@@ -22,7 +24,8 @@ describe('Project bootstrap on a push cluster', () => {
   const { registry, kube, ns } = spokeSuite('e2e-boot', { started: (f) => (fleet = f) });
   let moduleUrl: string;
   const bootNs = `${ns}-made`;
-  afterAll(() => deleteNamespaces(kube, [bootNs]));
+  const sealedNs = `${ns}-sealed`;
+  afterAll(() => deleteNamespaces(kube, [bootNs, sealedNs]));
 
   beforeAll(async () => {
     moduleUrl = await publishWebapp(registry);
@@ -80,6 +83,32 @@ describe('Project bootstrap on a push cluster', () => {
       expect(await gone('rbac.authorization.k8s.io/v1', 'RoleBinding', 'flotilla:guest', ns)).toBe(true);
       expect(await kube.getOptional({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: 'deployer' })).toBeDefined();
       expect((await kube.get({ apiVersion: 'v1', kind: 'Namespace', name: ns })).metadata.deletionTimestamp).toBeUndefined();
+    })());
+
+  it('makes the image pull secret from the Project’s registry credentials, for its source registry', () =>
+    fleet.guard(async () => {
+      const auth = harnessEnv().registryAuth;
+      const privateRegistry = new RegistryClient({ credentials: { kind: 'basic', username: auth.username, password: auth.password } });
+      const privateModule = await publishWebapp(privateRegistry, '1.0.0', auth.host);
+      const repo = `oci://${auth.host}/${uniqueName('e2e/projects/sealed')}`;
+      const revision = `latest@${await publishProject(privateRegistry, repo, shopProjectFiles({ moduleUrl: privateModule, moduleVersion: '1.0.0', namespace: sealedNs, infra: ['db'], message: 'hi' }))}`;
+      await createProject(fleet, { name: 'sealed', namespace: sealedNs, repository: repo }, {
+        serviceAccountName: 'sealed-sa',
+        bootstrap: { serviceAccountRole: 'cluster-admin' },
+        registryCredentials: { username: auth.username, password: auth.password },
+      });
+      await readyOn(fleet, 'sealed', 'spoke-1', revision);
+      const secret = await kube.get({ apiVersion: 'v1', kind: 'Secret', namespace: sealedNs, name: 'sealed-sa-registry' });
+      expect(secret.type).toBe('kubernetes.io/dockerconfigjson');
+      const config = JSON.parse(Buffer.from((secret.data as Record<string, string>)['.dockerconfigjson'], 'base64').toString()) as { auths: Record<string, { username: string }> };
+      expect(Object.keys(config.auths)).toEqual([auth.host]);
+      expect(config.auths[auth.host].username).toBe(auth.username);
+      expect(await kube.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: sealedNs, name: 'sealed-sa' })).toMatchObject({ imagePullSecrets: [{ name: 'sealed-sa-registry' }] });
+
+      await fleet.expectCall(202, 'DELETE', '/api/v1/projects/sealed');
+      await eventually('the Project to be gone', async () => ((await fleet.call('GET', '/api/v1/projects/sealed')).status === 404 ? true : undefined), { timeoutMs: 30_000 });
+      expect(await gone('v1', 'Secret', 'sealed-sa-registry', sealedNs)).toBe(true);
+      expect(await gone('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', `flotilla:${sealedNs}:sealed`)).toBe(true);
     })());
 
   it('refuses an unknown role, changing nothing', () =>
