@@ -105,7 +105,8 @@ describe('push mode: a Project registered through the API converges on a push cl
         expect(value).toBe(1);
         expect(labels).toMatchObject({
           instance_namespace: ns,
-          ready: 'true',
+          // no controller runs these Deployments here, and no component waits: applied, but not ready
+          ready: 'false',
           module_version: '1.0.0',
           project_name: 'shop',
           project_namespace: ns,

@@ -83,12 +83,17 @@ describe('rollout waves over two groups of clusters', () => {
         expect.objectContaining({ cluster: null, reason: 'RolloutWaiting', message: `revision ${broken} waits in group production for group staging to be Ready on it` }),
       ]));
       expect(events.filter((e) => e.cluster === 'prod-1' && e.reason === 'RolloutWaiting' && e.message.includes(broken))).toHaveLength(1);
+      // the Project's own status says it too, in the words of its event
+      expect((await fleet.expectCall(200, 'GET', '/api/v1/projects/shop')).body.status.conditions).toEqual([
+        expect.objectContaining({ type: 'Reconciling', status: 'True', reason: 'RolloutWaiting', message: `revision ${broken} waits in group production for group staging to be Ready on it` }),
+      ]);
       expect((await runs(fleet, 'shop', 'prod-1')).filter((r) => r.revision === broken)).toEqual([]);
       expect((await configMapData(kube, prodNs))['web-config']).toEqual({ message: 'v1', cluster: 'prod-1' });
 
       const v3 = await publish('v3');
       await readyOn(fleet, 'shop', 'stage-1', v3);
       await readyOn(fleet, 'shop', 'prod-1', v3);
+      expect((await fleet.expectCall(200, 'GET', '/api/v1/projects/shop')).body.status.conditions).toEqual([]);
       const [stageDone] = succeededOn(await runs(fleet, 'shop', 'stage-1'), v3);
       const [prodDone] = succeededOn(await runs(fleet, 'shop', 'prod-1'), v3);
       expect(Date.parse(prodDone.startedAt)).toBeGreaterThanOrEqual(Date.parse(stageDone.finishedAt!));

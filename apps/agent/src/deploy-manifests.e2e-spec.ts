@@ -218,7 +218,7 @@ describe('deploy/agent manifests (real API server)', () => {
     });
 
     it('refuses a condition type the agent does not write', async () => {
-      const bad = { conditions: [{ type: 'Healthy', status: 'True', reason: 'R', message: '', lastTransitionTime: '2026-01-02T03:04:05Z' }] };
+      const bad = { conditions: [{ type: 'Degraded', status: 'True', reason: 'R', message: '', lastTransitionTime: '2026-01-02T03:04:05Z' }] };
       const err = await refusal(admin.patch(addr(ns, name), { status: bad }, 'merge', { subresource: 'status' }));
       expect(err.statusCode).toBe(422);
       expect(err.message).toContain('status.conditions[0].type');

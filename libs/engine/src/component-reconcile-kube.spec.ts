@@ -44,9 +44,14 @@ describe('reconcileComponent (real API server)', () => {
     expect(res.status).toBe('Failed');
     expect(res.error).toBeInstanceOf(ProjectOwnershipConflictError);
     expect(res.error).toMatchObject({ step: 'apply', reason: 'OwnershipConflict', retryable: false, component: 'c', instance: 'shared' });
-    expect(res.error?.message).toBe(`component c, instance shared: instance ${ns}/shared belongs to Project ${ns}/first and must be removed from that Project first`);
-    expect(res.error?.message).not.toContain('overwrite');
+    expect(res.error?.message).toBe(`component c, instance shared: instance ${ns}/shared belongs to Project ${ns}/first; remove it from there first, or set overwriteOwnership: true on this Project to take it over`);
     expect(res.error?.cause).toBeInstanceOf(InstanceOwnershipError);
     expect(await manager.client.getOptional({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 's2' })).toBeUndefined();
+
+    // the Project's overwriteOwnership takes it over, and the instance is then the second Project's
+    const takeover = componentRun(component('s2'), { manager, project: { name: 'second', namespace: ns, serviceAccountName: 'deployer', overwriteOwnership: true } });
+    expect((await reconcileComponent(takeover)).status).toBe('Succeeded');
+    expect(await manager.client.getOptional({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 's2' })).toBeDefined();
+    expect((await reconcileComponent(run(component('s1'), 'first', ns))).error).toBeInstanceOf(ProjectOwnershipConflictError);
   });
 });

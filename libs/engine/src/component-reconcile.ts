@@ -2,7 +2,7 @@
 // bundle, then per instance build → apply (→ wait), all under the
 // component's deadline. The first failing instance stops the component, as
 // `timoni bundle apply` does.
-import { applyInstance, defaultInstanceApplyOptions, InstanceOwnershipError, ReadinessError, WaitTimeoutError, type ChangeSet, type ResourceManager } from '@flotilla/kube';
+import { applyInstance, defaultInstanceApplyOptions, InstanceOwnershipError, OwnershipConflictError, ReadinessError, WaitTimeoutError, type ChangeSet, type ResourceManager } from '@flotilla/kube';
 import { countChanges } from './change-counts';
 import { DeadlineExceeded, withDeadline } from './deadline';
 import {
@@ -23,6 +23,8 @@ export interface ComponentRun {
   request: Omit<ComponentRequest, 'signal'>;
   options: ReconcileOptions;
   onInstance: (instance: InstanceResult) => Promise<void>;
+  /** an instance's objects are about to be waited for */
+  onWaiting?: (instance: { name: string; namespace: string }, objects: string[], timeoutMs: number) => void;
   /** the whole run's signal */
   signal?: AbortSignal;
 }
@@ -107,7 +109,7 @@ async function componentSteps(run: ComponentRun, result: ComponentResult, signal
       }
       record.module = built.module;
       await applyOne(run, manager, bundle.name, built, record, deadline, signal);
-      record.ready = true;
+      record.ready = !record.notReady?.length;
     } catch (err) {
       record.error = err instanceof EngineError ? err : new InstanceApplyError(name, inst.name, { cause: err });
       throw record.error;
@@ -139,12 +141,13 @@ async function applyOne(
     wait,
     waitOptions: { ...waitOptions, timeoutMs: Math.min(waitOptions.timeoutMs, remaining) },
     evaluator: built.healthCheck,
-    overwriteOwnership: run.options.overwriteOwnership,
+    overwriteOwnership: run.options.overwriteOwnership || run.project.overwriteOwnership === true,
     owner,
     clock: run.options.clock,
     // Kept as each step is applied (a step that fails part way reports what it applied):
     // the counts stay right when an apply, the wait or a later step fails.
     onApplied: (_step: string, cs: ChangeSet) => void record.changes.push(...cs.entries),
+    onWaiting: (_step: string, objects: string[]) => run.onWaiting?.({ name: built.name, namespace: built.namespace }, objects, Math.max(0, deadline - Date.now())),
   };
   try {
     const res = await applyInstance(
@@ -153,10 +156,15 @@ async function applyOne(
       options,
     );
     record.changes.push(...res.pruned.entries);
+    // without `wait` the health is still assessed, once: dependents do not wait for it, the status tells it
+    if (!wait) record.notReady = await notHealthy(manager, res.inventory);
   } catch (err) {
     if (err instanceof InstanceOwnershipError) {
       const current = `${err.owner[PROJECT_NAMESPACE_LABEL] ?? ''}/${err.owner[PROJECT_NAME_LABEL] ?? ''}`;
-      throw new ProjectOwnershipConflictError(component, built.name, err.instance, current, { cause: err });
+      throw new ProjectOwnershipConflictError(component, built.name, err.instance, `Project ${current}`, { cause: err });
+    }
+    if (err instanceof OwnershipConflictError) {
+      throw new ProjectOwnershipConflictError(component, built.name, err.instance, err.owner ? `bundle ${err.owner}` : 'no bundle (a standalone timoni apply)', { cause: err });
     }
     if (err instanceof ReadinessError) {
       record.changes.push(...err.pruned.entries);
@@ -164,5 +172,14 @@ async function applyOne(
       throw new InstanceHealthError(component, built.name, { cause: err });
     }
     throw new InstanceApplyError(component, built.name, { cause: err });
+  }
+}
+
+/** Objects of `inventory` that are not Current now, one check without waiting; a failed check says so. */
+async function notHealthy(manager: ResourceManager, inventory: Parameters<ResourceManager['status']>[0]): Promise<string[]> {
+  try {
+    return (await manager.status(inventory)).filter((h) => h.status !== 'Current').map((h) => `${h.subject} ${h.status}${h.message ? `: ${h.message}` : ''}`);
+  } catch (err) {
+    return [`health could not be read: ${messageOf(err)}`];
   }
 }

@@ -33,6 +33,18 @@ describe('runStatus', () => {
     expect(s.decision).toBe('done');
     expect(s.conditions).toEqual([
       { type: 'Ready', status: 'True', reason: 'ReconciliationSucceeded', message: 'Applied revision latest@sha256:abc: 1 component(s), 0 instance(s)', lastTransitionTime: now.toISOString() },
+      { type: 'Healthy', status: 'True', reason: 'HealthCheckSucceeded', message: 'every applied object is healthy', lastTransitionTime: now.toISOString() },
+    ]);
+  });
+
+  it('a successful run whose objects are not healthy yet says so in Healthy and in the Ready message', () => {
+    const web = { name: 'web', namespace: 'apps', component: 'a', bundle: 'a', changes: [], counts: { created: 0, configured: 0, unchanged: 0, deleted: 0, skipped: 0 }, ready: false, durationMs: 1 };
+    const notReady = ['Deployment/apps/web InProgress: 0 of 2 replicas available'];
+    const s = runStatus(run({ components: [{ ...component('a', 'Succeeded'), instances: [{ ...web, notReady }] }] }), now);
+    expect(s.decision).toBe('done');
+    expect(s.conditions.map((c) => [c.type, c.status, c.reason, c.message])).toEqual([
+      ['Ready', 'True', 'ReconciliationSucceeded', `Applied revision latest@sha256:abc: 1 component(s), 1 instance(s); 1 object(s) not healthy yet: ${notReady[0]}`],
+      ['Healthy', 'False', 'Progressing', `1 object(s) not healthy yet: ${notReady[0]}`],
     ]);
   });
 

@@ -3,10 +3,11 @@
 // scheduler acts on: done, retry with backoff, or stalled until the source
 // (or the Project's spec) changes.
 import type { EngineError } from './errors';
-import { type ConditionReason, PROGRESSING_REASON, READY_REASON, RETRY_REASON } from './reasons';
+import { type ConditionReason, HEALTHY_REASON, PROGRESSING_REASON, READY_REASON, RETRY_REASON } from './reasons';
 import type { RunResult } from './types';
 
-export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled';
+/** Healthy: whether what was applied is healthy, assessed after every apply (waited for or not). */
+export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled' | 'Healthy';
 
 export interface Condition {
   type: ConditionType;
@@ -58,7 +59,9 @@ export function runStatus(result: RunResult, now: Date, previous: readonly Condi
   if (result.ok || errors.length === 0) {
     const instances = result.components.reduce((n, c) => n + c.instances.length, 0);
     const message = `Applied revision ${result.revision ?? '(unknown)'}: ${result.components.length} component(s), ${instances} instance(s)`;
-    return { decision: 'done', reason: READY_REASON, message, conditions: [condition('Ready', 'True', READY_REASON, message, now, previous)] };
+    const healthy = healthCondition(result, now, previous);
+    const ready = condition('Ready', 'True', READY_REASON, healthy.status === 'True' ? message : `${message}; ${healthy.message}`, now, previous);
+    return { decision: 'done', reason: READY_REASON, message, conditions: [ready, healthy] };
   }
   const first = errors[0];
   const message = errors.map((e) => e.message).join('; ');
@@ -71,6 +74,19 @@ export function runStatus(result: RunResult, now: Date, previous: readonly Condi
   }
   const stalled = condition('Stalled', 'True', first.reason, when ? `${message} (${when})` : message, now, previous);
   return { decision: 'stall', reason: first.reason, message, conditions: [ready, stalled] };
+}
+
+/**
+ * Healthy after a successful apply: True when every instance's objects were
+ * healthy (waited for, or checked once right after an apply without `wait`),
+ * else False naming the objects that are not.
+ */
+function healthCondition(result: RunResult, now: Date, previous: readonly Condition[]): Condition {
+  const notReady = result.components.flatMap((c) => c.instances.flatMap((i) => i.notReady ?? []));
+  if (notReady.length === 0) return condition('Healthy', 'True', HEALTHY_REASON, 'every applied object is healthy', now, previous);
+  const shown = notReady.slice(0, 5).join('; ');
+  const more = notReady.length > 5 ? ` and ${notReady.length - 5} more` : '';
+  return condition('Healthy', 'False', PROGRESSING_REASON, `${notReady.length} object(s) not healthy yet: ${shown}${more}`, now, previous);
 }
 
 /** Status while a run is in progress: Reconciling, Ready Unknown unless it was already known. */

@@ -6,6 +6,7 @@ import type { FailureReason } from './reasons';
 
 export type ReconcileStep =
   | 'connect'
+  | 'bootstrap'
   | 'credentials'
   | 'resolve'
   | 'fetch'
@@ -149,18 +150,26 @@ export class InstanceBuildError extends ComponentStepError {
 }
 
 /**
- * The instance exists and belongs to another Project. Retrying cannot help until that
- * Project lets go of it, so the run stalls.
+ * The instance exists and belongs to someone else: another Project (`owner` is
+ * `Project namespace/name`), or a bundle applied by other means. Retrying cannot
+ * help until the owner lets go of it or this Project takes it over, so the run stalls.
  */
 export class ProjectOwnershipConflictError extends ComponentStepError {
   readonly step = 'apply';
   readonly reason = 'OwnershipConflict';
   readonly retryable = false;
   constructor(component: string, instance: string, readonly where: string, readonly owner: string, options?: { cause?: unknown }) {
-    super(component, instance, `instance ${where} belongs to Project ${owner} and must be removed from that Project first`);
+    super(component, instance, `instance ${where} belongs to ${owner}; remove it from there first, or set overwriteOwnership: true on this Project to take it over`);
     // the message says all the cause does; kept for callers that walk the chain
     if (options && 'cause' in options) Object.defineProperty(this, 'cause', { value: options.cause, writable: true, configurable: true, enumerable: false });
   }
+}
+
+/** Creating (or removing) what the Project's bootstrap makes on the cluster failed. */
+export class BootstrapError extends EngineError {
+  readonly step = 'bootstrap';
+  readonly reason = 'BootstrapFailed';
+  readonly retryable = true;
 }
 
 /** Server-side apply (or the inventory write) failed. */

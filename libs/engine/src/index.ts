@@ -28,3 +28,4 @@ export { TimoniManifestGenerator, defaultTimoniGeneratorOptions, type TimoniGene
 export { INSTANCE_EVENT_REASONS, instanceEventText, instanceKubeEvent, EVENT_MESSAGE_LIMIT, EVENT_SOURCE, type InstanceEventReason, type InstanceEventText, type InstanceEventSubject } from './instance-event';
 export { failedRunResult } from './run-result';
 export { INSTANCE_INFO_LABELS, instanceInfoLabels, type InstanceInfoLabels, type InstanceMetricsProject } from './instance-metrics';
+export * from './project-bootstrap';

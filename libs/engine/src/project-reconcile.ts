@@ -107,6 +107,8 @@ async function reconcileSteps(input: ReconcileInput, deps: ReconcileDeps, option
         options,
         signal: input.signal,
         onInstance: (instance: InstanceResult) => callHook(result, () => deps.hooks?.instanceApplied?.({ context, instance })),
+        // the wait goes on while the hook runs; a slow or failing hook only delays or loses the progress note
+        onWaiting: (instance, objects, timeoutMs) => void callHook(result, () => deps.hooks?.instanceWaiting?.({ context, component: name, instance, objects, timeoutMs })),
       });
       await callHook(result, () => deps.hooks?.componentFinished?.({ context, component: res }));
       return res;

@@ -5,6 +5,7 @@
 export const FAILURE_REASONS = [
   'RegistryCredentialsFailed',
   'ClusterUnreachable',
+  'BootstrapFailed',
   'ServiceAccountNotFound',
   'ArtifactResolveFailed',
   'ArtifactFetchFailed',
@@ -28,6 +29,7 @@ export type FailureReason = (typeof FAILURE_REASONS)[number];
 export const READY_REASON = 'ReconciliationSucceeded';
 export const PROGRESSING_REASON = 'Progressing';
 export const RETRY_REASON = 'ProgressingWithRetry';
+export const HEALTHY_REASON = 'HealthCheckSucceeded';
 
 /**
  * Reasons of the Ready, Reconciling and Stalled conditions: the engine's, and
@@ -38,6 +40,7 @@ export const CONDITION_REASONS = [
   READY_REASON,
   PROGRESSING_REASON,
   RETRY_REASON,
+  HEALTHY_REASON,
   ...FAILURE_REASONS,
   'SourcePending',
   'SourceResolveFailed',

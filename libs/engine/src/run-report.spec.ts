@@ -49,6 +49,15 @@ function result(partial: Partial<RunResult> = {}): RunResult {
 }
 
 describe('buildRunReport', () => {
+  it('an apply that left objects unhealthy: the instance is not ready, names them, and the Target looks again within 30 s', () => {
+    const notReady = ['Deployment/apps/web InProgress: Deployment does not have minimum availability'];
+    const web = { ...instance('web'), ready: false, notReady };
+    const report = buildRunReport(result({ components: [{ name: 'app', status: 'Succeeded', instances: [web], durationMs: 3 }] }), { attempt: 0, intervalMs: 600_000, backoff });
+    expect(report.components[0].instances[0]).toMatchObject({ ready: false, notReady });
+    expect(report.conditions.find((c) => c.type === 'Healthy')).toMatchObject({ status: 'False', message: `1 object(s) not healthy yet: ${notReady[0]}` });
+    expect(report.decision).toEqual({ action: 'done', attempt: 0, afterMs: 30_000 });
+  });
+
   it('is plain data that survives JSON unchanged', () => {
     const failure = new InstanceApplyError('app', 'web', { cause: new ApplyError('Deployment/apps/web', { cause: new Error('admission webhook denied') }) });
     const failed = result({ ok: false, error: failure, components: [{ name: 'app', status: 'Failed', instances: [instance('web', failure)], durationMs: 3, error: failure }] });
@@ -72,7 +81,7 @@ describe('buildRunReport', () => {
       decision: { action: 'done', attempt: 0, afterMs: 600_000 },
       errors: [],
     });
-    expect(report.conditions.map((c) => `${c.type}=${c.status}:${c.reason}`)).toEqual(['Ready=True:ReconciliationSucceeded']);
+    expect(report.conditions.map((c) => `${c.type}=${c.status}:${c.reason}`)).toEqual(['Ready=True:ReconciliationSucceeded', 'Healthy=True:HealthCheckSucceeded']);
     expect(report.components[0]).toMatchObject({ name: 'app', status: 'Succeeded', declared: [{ name: 'web', namespace: 'apps' }], startedAt: started.toISOString() });
     expect(report.components[0].instances[0]).toMatchObject({ action: 'applied', objects: ['ConfigMap/apps/web-config', 'Service/apps/web'], module: { version: '1.2.0' } });
     expect(report.removed).toEqual([

@@ -34,8 +34,10 @@ export interface ReportInstance {
   action: InstanceAction;
   bundle?: string;
   module?: ModuleInfo;
-  /** applied (and, with `wait`, ready); for pruned and deleted: gone */
+  /** applied and healthy (waited for, or checked once after the apply); for pruned and deleted: gone */
   ready: boolean;
+  /** what was not healthy yet: `Kind/namespace/name Status: message` */
+  notReady?: string[];
   durationMs: number;
   counts: ChangeCounts;
   /** `Kind/namespace/name` of every object applied or deleted */
@@ -43,9 +45,14 @@ export interface ReportInstance {
   error?: ReportError;
 }
 
+/** `Running`: only in the progress a controller shows while a run goes on, never in a finished report */
+export type ReportComponentStatus = ComponentStatus | 'Running';
+
 export interface ReportComponent {
   name: string;
-  status: ComponentStatus;
+  status: ReportComponentStatus;
+  /** while the run goes on: `Kind/namespace/name` of the objects the component waits for */
+  waitingFor?: string[];
   bundle?: string;
   /** RFC 3339 */
   startedAt?: string;
@@ -98,7 +105,7 @@ export interface ReportContext extends ScheduleContext {
 export function buildRunReport(result: RunResult, ctx: ReportContext, kind: RunReport['kind'] = 'reconcile'): RunReport {
   const previous = ctx.previous ?? [];
   const verdict = runStatus(result, result.finishedAt, previous);
-  const decision = decideNext(verdict.decision, ctx);
+  const decision = recheckUnhealthy(decideNext(verdict.decision, ctx), verdict.conditions);
   const next = decision.action === 'done' ? undefined : { attempt: decision.attempt, at: new Date(result.finishedAt.getTime() + decision.afterMs) };
   const status = runStatus(result, result.finishedAt, previous, next);
   const removedAction: InstanceAction = kind === 'delete' ? 'deleted' : 'pruned';
@@ -178,6 +185,7 @@ export function appliedInstance(i: InstanceResult): ReportInstance {
     bundle: i.bundle,
     ...(i.module ? { module: { ...i.module } } : {}),
     ready: i.ready,
+    ...(i.notReady?.length ? { notReady: [...i.notReady] } : {}),
     durationMs: i.durationMs,
     counts: { ...i.counts },
     objects: objectsOf(i.changes),
@@ -203,4 +211,12 @@ export function removedInstance(p: PrunedInstance, action: InstanceAction): Repo
 /** The next time the report's Target is due. */
 export function nextRunAt(report: Pick<RunReport, 'finishedAt' | 'decision'>): Date {
   return new Date(new Date(report.finishedAt).getTime() + report.decision.afterMs);
+}
+
+/** A run that applied but left objects unhealthy looks again soon, so Healthy does not stay stale for a whole interval. */
+export const HEALTH_RECHECK_MS = 30_000;
+
+function recheckUnhealthy(decision: RunDecision, conditions: readonly Condition[]): RunDecision {
+  const unhealthy = conditions.some((c) => c.type === 'Healthy' && c.status === 'False');
+  return decision.action === 'done' && unhealthy ? { ...decision, afterMs: Math.min(decision.afterMs, HEALTH_RECHECK_MS) } : decision;
 }

@@ -100,7 +100,7 @@ export class MemoryGenerator implements ManifestGenerator {
 /** A ComponentRun of one in-memory component, as the specs of reconcileComponent use it. */
 export function componentRun(
   component: MemoryComponent,
-  options: { manager: ResourceManager; project?: { name: string; namespace: string; serviceAccountName: string }; timeoutMs?: number; onInstance?: ComponentRun['onInstance'] },
+  options: { manager: ResourceManager; project?: { name: string; namespace: string; serviceAccountName: string; overwriteOwnership?: boolean }; timeoutMs?: number; onInstance?: ComponentRun['onInstance'] },
 ): ComponentRun {
   const project = options.project ?? { name: 'p', namespace: 'ns', serviceAccountName: 'sa' };
   const plan = { name: project.name, components: [{ name: component.name, needs: [], wait: false, timeoutMs: options.timeoutMs }] };

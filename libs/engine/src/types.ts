@@ -34,6 +34,8 @@ export interface ProjectSpec {
   serviceAccountName: string;
   /** `runtime.timoni.sh/*` annotations become runtime values */
   annotations: Record<string, string>;
+  /** take over instances another Project, owner or bundle holds (Timoni's --overwrite-ownership); default false */
+  overwriteOwnership?: boolean;
 }
 
 /** The target cluster as the inventory names it. */
@@ -176,8 +178,10 @@ export interface InstanceResult {
   /** applied objects of every step, then objects pruned from the instance */
   changes: ChangeSetEntry[];
   counts: ChangeCounts;
-  /** applied (and, with `wait`, ready) */
+  /** applied and healthy: waited for with `wait`, else checked once right after the apply */
   ready: boolean;
+  /** objects not healthy when checked right after an apply without `wait`: `Kind/namespace/name Status: message` */
+  notReady?: string[];
   durationMs: number;
   error?: EngineError;
 }
@@ -267,8 +271,20 @@ export interface ComponentFinishedEvent {
   component: ComponentResult;
 }
 
+export interface InstanceWaitingEvent {
+  context: RunContext;
+  component: string;
+  instance: { name: string; namespace: string };
+  /** `Kind/namespace/name` of the objects waited for */
+  objects: string[];
+  /** how long the component may still take */
+  timeoutMs: number;
+}
+
 /** Called as the run goes; awaited; errors are caught and reported as warnings. */
 export interface ReconcileHooks {
+  /** a component with `wait` starts waiting for an instance's objects to become healthy; not awaited by the wait */
+  instanceWaiting?(event: InstanceWaitingEvent): void | Promise<void>;
   instanceApplied?(event: InstanceAppliedEvent): void | Promise<void>;
   instancePruned?(event: InstancePrunedEvent): void | Promise<void>;
   componentFinished?(event: ComponentFinishedEvent): void | Promise<void>;

@@ -5,7 +5,7 @@ import { InstanceOwnershipError, OwnershipConflictError, ReadinessError, StagedA
 import type { HealthCheckEvaluator } from './health/health-registry';
 import { buildInstanceRecord, recordObjects, sameInventory, staleObjects, type ModuleReference } from './instance-state';
 import type { StoredInstance } from './inventory-storage';
-import { objectRef } from './object-id';
+import { formatSubject, objectRef } from './object-id';
 import { sortForApply } from './object-sort';
 import type { ResourceManager } from './resource-manager';
 import { defaultApplyOptions, type ApplyOptions } from './resources-apply';
@@ -49,6 +49,8 @@ export interface InstanceApplyOptions {
    * A step whose apply fails part way reports what it applied before failing.
    */
   onApplied?: (step: string, changes: ChangeSet) => void;
+  /** Called before each step's wait with the `Kind/namespace/name` of the objects waited for, so a caller can say what it waits on. */
+  onWaiting?: (step: string, subjects: string[]) => void;
 }
 
 export function defaultInstanceApplyOptions(): InstanceApplyOptions {
@@ -96,6 +98,7 @@ export async function applyInstance(manager: ResourceManager, input: InstanceApp
     applied.entries.push(...cs.entries);
     options.onApplied?.(step.name, cs);
     if (!options.wait) continue;
+    options.onWaiting?.(step.name, step.objects.map((o) => formatSubject(objectRef(o))));
     try {
       await manager.wait(step.objects, { ...options.waitOptions, evaluator: options.evaluator ?? options.waitOptions.evaluator });
     } catch (error) {

@@ -32,7 +32,7 @@ export interface ProjectResourceSpec {
 }
 
 export interface ProjectCondition {
-  type: 'Ready' | 'Reconciling' | 'Stalled';
+  type: 'Ready' | 'Reconciling' | 'Stalled' | 'Healthy';
   status: 'True' | 'False' | 'Unknown';
   reason: string;
   message: string;

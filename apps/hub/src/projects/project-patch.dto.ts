@@ -1,13 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsObject, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 import type { CrossFieldChecks } from '../common/validation.pipe';
 import { SinkHeaderDto } from '../cdevents/sink-header.dto';
+import { TARGET_REMOVALS, type TargetRemoval } from '../database/entities';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMapPatch, IsHttpUrl, IsLabelMapPatch, NestedObject, Optional, OptionalOrNull } from '../common/validators';
 import {
+  BOOTSTRAP_DESCRIPTION,
+  BootstrapDto,
   DNS_SUBDOMAIN,
   LabelSelectorRequirementDto,
   OCI_REPOSITORY,
+  OVERWRITE_OWNERSHIP_DESCRIPTION,
+  TARGET_REMOVAL_DESCRIPTION,
   OCI_TAG,
   PROJECT_FILE,
   PROJECT_FILE_MESSAGE,
@@ -134,6 +139,20 @@ export class UpdateProjectDto implements CrossFieldChecks {
   @OptionalOrNull()
   @NestedObject(() => SinkHeaderDto)
   cdeventsSinkHeader?: SinkHeaderDto | null;
+  @ApiPropertyOptional({ enum: TARGET_REMOVALS, nullable: true, description: `${TARGET_REMOVAL_DESCRIPTION}; null puts back delete` })
+  @OptionalOrNull()
+  @IsIn(TARGET_REMOVALS, { message: 'must be delete or orphan' })
+  targetRemoval?: TargetRemoval | null;
+
+  @ApiPropertyOptional({ type: Boolean, nullable: true, description: `${OVERWRITE_OWNERSHIP_DESCRIPTION}; null puts back false` })
+  @OptionalOrNull()
+  @IsBoolean({ message: 'must be true or false' })
+  overwriteOwnership?: boolean | null;
+
+  @ApiPropertyOptional({ type: BootstrapDto, nullable: true, description: `${BOOTSTRAP_DESCRIPTION}; null stops bootstrapping (what it made stays until the Project is deleted)` })
+  @OptionalOrNull()
+  @NestedObject(() => BootstrapDto)
+  bootstrap?: BootstrapDto | null;
 
   crossFieldProblems(): string[] {
     return specProblems(this);

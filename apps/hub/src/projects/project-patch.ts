@@ -12,7 +12,7 @@ export const DEFAULT_INTERVAL_S = 600;
 /** The spec fields a patch can change, as the entity stores them. */
 export type ProjectSpec = Pick<
   ProjectEntity,
-  'namespace' | 'sourceRepository' | 'sourceTag' | 'sourcePath' | 'serviceAccountName' | 'targetSelector' | 'rolloutGroups' | 'intervalSeconds' | 'annotations' | 'cdeventsSink'
+  'namespace' | 'sourceRepository' | 'sourceTag' | 'sourcePath' | 'serviceAccountName' | 'targetSelector' | 'rolloutGroups' | 'intervalSeconds' | 'annotations' | 'cdeventsSink' | 'targetRemoval' | 'overwriteOwnership' | 'bootstrapRole'
 >;
 
 /** The DTO as the JSON it was sent as: absent fields gone, nulls kept. */
@@ -56,6 +56,9 @@ export function patchedSpec(p: ProjectEntity, dto: UpdateProjectDto): ProjectSpe
     intervalSeconds: dto.interval === undefined ? p.intervalSeconds : dto.interval === null ? DEFAULT_INTERVAL_S : parseDuration(dto.interval)!,
     annotations,
     cdeventsSink: dto.cdeventsSink === undefined ? p.cdeventsSink : dto.cdeventsSink,
+    targetRemoval: dto.targetRemoval === undefined ? p.targetRemoval : (dto.targetRemoval ?? 'delete'),
+    overwriteOwnership: dto.overwriteOwnership === undefined ? p.overwriteOwnership : (dto.overwriteOwnership ?? false),
+    bootstrapRole: dto.bootstrap === undefined ? p.bootstrapRole : (dto.bootstrap?.serviceAccountRole ?? null),
   };
 }
 

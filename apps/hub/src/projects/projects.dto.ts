@@ -6,9 +6,10 @@ import { CursorQuery } from '../common/cursor';
 import { PageQuery } from '../common/paging';
 import type { CrossFieldChecks } from '../common/validation.pipe';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMap, IsHttpUrl, IsLabelKey, IsLabelMap, NestedObject, Optional } from '../common/validators';
-import { TARGET_PHASES, type TargetPhase } from '../database/entities';
+import { TARGET_PHASES, TARGET_REMOVALS, type TargetPhase, type TargetRemoval } from '../database/entities';
 import { IsLabelSelectorQuery } from '../targeting/selector';
 import { SinkHeaderDto } from '../cdevents/sink-header.dto';
+import { BOOTSTRAP_ROLES, type BootstrapRole } from '@flotilla/engine';
 
 export const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 export const OCI_REPOSITORY = /^oci:\/\/[a-zA-Z0-9.-]+(:\d+)?(\/[a-z0-9]+([._-][a-z0-9]+)*)+$/;
@@ -17,6 +18,10 @@ const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
 // eslint-disable-next-line no-control-regex -- NUL and control characters are what it refuses
 export const PROJECT_FILE = /^(?!\/)(?![^\u0000-\u001f]*(?:^|\/)\.\.(?:\/|$))[^\u0000-\u001f]+\.cue$/;
 export const PROJECT_FILE_MESSAGE = 'must be a relative path to a .cue file, without ".."';
+export const TARGET_REMOVAL_DESCRIPTION =
+  'when a cluster leaves the targets: delete the instances applied there (the Target stays in phase Deleting until they are gone), or orphan them (left running; the Target goes at once)';
+export const OVERWRITE_OWNERSHIP_DESCRIPTION =
+  'take over instances that another Project, another registration of the cluster or a plain timoni apply holds (Timoni --overwrite-ownership); without it such an instance stalls the run with OwnershipConflict';
 const MIN_INTERVAL_S = 10;
 const MAX_INTERVAL_S = 7 * 24 * 3600;
 
@@ -182,6 +187,15 @@ abstract class ProjectSpecFields {
   @Optional()
   @NestedObject(() => SinkHeaderDto)
   cdeventsSinkHeader?: SinkHeaderDto;
+  @ApiPropertyOptional({ enum: TARGET_REMOVALS, default: 'delete', description: TARGET_REMOVAL_DESCRIPTION })
+  @Optional()
+  @IsIn(TARGET_REMOVALS, { message: 'must be delete or orphan' })
+  targetRemoval?: TargetRemoval;
+
+  @ApiPropertyOptional({ default: false, description: OVERWRITE_OWNERSHIP_DESCRIPTION })
+  @Optional()
+  @IsBoolean({ message: 'must be true or false' })
+  overwriteOwnership?: boolean;
 
   crossFieldProblems(): string[] {
     return specProblems(this);
@@ -206,6 +220,15 @@ export function specProblems(spec: { interval?: string | null; targets?: { label
   if (spec.registryCredentials instanceof RegistryCredentialsDto) problems.push(...spec.registryCredentials.crossFieldProblems());
   return problems;
 }
+
+export class BootstrapDto {
+  @ApiProperty({ enum: BOOTSTRAP_ROLES, description: 'admin: admin in the Project namespace only; cluster-admin: admin of the whole cluster' })
+  @IsIn(BOOTSTRAP_ROLES, { message: 'must be admin or cluster-admin' })
+  serviceAccountRole!: BootstrapRole;
+}
+
+export const BOOTSTRAP_DESCRIPTION =
+  "on every push cluster, before each run, the hub creates with the cluster's own credentials the Project namespace, its service account, an image pull secret from registryCredentials and a binding of serviceAccountRole; deleting the Project, or removing the cluster from its targets, removes them (objects that existed before are used, never changed or removed)";
 
 export class CreateProjectDto extends ProjectSpecFields implements CrossFieldChecks {
   @ApiProperty({ example: 'platform' })
@@ -235,6 +258,11 @@ export class CreateProjectDto extends ProjectSpecFields implements CrossFieldChe
   @Optional()
   @IsBoolean({ message: 'must be true or false' })
   suspend: boolean = false;
+
+  @ApiPropertyOptional({ type: BootstrapDto, description: BOOTSTRAP_DESCRIPTION })
+  @Optional()
+  @NestedObject(() => BootstrapDto)
+  bootstrap?: BootstrapDto;
 }
 
 export class ProjectQuery extends PageQuery {

@@ -14,7 +14,8 @@ import { sealSinkHeader } from '../cdevents/sink-header';
 import type { CreateProjectDto, ProjectQuery, RegistryCredentialsDto, TargetsDto } from './projects.dto';
 import type { UpdateProjectDto } from './project-patch.dto';
 import { DEFAULT_INTERVAL_S, patchedSpec, type ProjectSpec } from './project-patch';
-import type { DeletionDto, ProjectDto } from './projects.views';
+import type { DeletionDto, ProjectConditionDto, ProjectDto } from './projects.views';
+import { projectHold } from '../scheduler/rollout';
 import type { HubEventReason } from '../events/hub-event';
 
 /** Projects: every change that writes more than one row runs in one transaction. */
@@ -49,6 +50,9 @@ export class ProjectsService {
         registryCredentialId: credential ?? null,
         cdeventsSink: dto.cdeventsSink ?? null,
         cdeventsSinkHeader: dto.cdeventsSinkHeader ? sealSinkHeader(this.crypto, dto.cdeventsSinkHeader) : null,
+        targetRemoval: dto.targetRemoval ?? 'delete',
+        overwriteOwnership: dto.overwriteOwnership ?? false,
+        bootstrapRole: dto.bootstrap?.serviceAccountRole ?? null,
         generation: 1,
         deletionRequestedAt: null,
       });
@@ -184,11 +188,22 @@ function toProjectDto(p: ProjectViewRow): ProjectDto {
     registryCredentials: p.credentialKind !== null && p.credentialFingerprint !== null ? { kind: p.credentialKind, fingerprint: p.credentialFingerprint } : null,
     cdeventsSink: p.cdeventsSink,
     cdeventsSinkHeader: p.cdeventsSinkHeader,
+    targetRemoval: p.targetRemoval,
+    overwriteOwnership: p.overwriteOwnership,
+    bootstrap: p.bootstrapRole ? { serviceAccountRole: p.bootstrapRole } : null,
     generation: p.generation,
-    status: { targets: Object.values(p.phases).reduce((a, b) => a + b, 0), ready: p.phases.Ready ?? 0, phases: p.phases, deleting: p.deleting },
+    status: { conditions: projectConditions(p), targets: Object.values(p.phases).reduce((a, b) => a + b, 0), ready: p.phases.Ready ?? 0, phases: p.phases, deleting: p.deleting },
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
   };
+}
+
+/** The Project's own conditions, from its Targets' (a rollout wave holding some back). */
+function projectConditions(p: ProjectViewRow): ProjectConditionDto[] {
+  const message = projectHold(p.rolloutGroups, p.held);
+  if (!message) return [];
+  const since = p.held.map((h) => h.since).sort()[0];
+  return [{ type: 'Reconciling', status: 'True', reason: 'RolloutWaiting', message, lastTransitionTime: since }];
 }
 
 /** Plain JSON of the selector as stored (DTO instances carry no extra fields after validation). */

@@ -3,8 +3,8 @@ import { CONDITION_REASONS, FAILURE_REASONS } from '@flotilla/engine';
 import { CredentialSummaryDto } from '../clusters/clusters.dto';
 import { CursorPageFields } from '../common/cursor';
 import { HUB_EVENT_REASONS } from '../events/hub-event';
-import { TARGET_PHASES } from '../database/entities';
-import { RolloutDto, TargetsDto } from './projects.dto';
+import { TARGET_PHASES, TARGET_REMOVALS, type TargetRemoval } from '../database/entities';
+import { BOOTSTRAP_DESCRIPTION, BootstrapDto, OVERWRITE_OWNERSHIP_DESCRIPTION, RolloutDto, TARGET_REMOVAL_DESCRIPTION, TargetsDto } from './projects.dto';
 
 // Response shapes of the projects API: never entities, never secrets.
 
@@ -14,7 +14,20 @@ export class SourceViewDto {
   @ApiProperty() path!: string;
 }
 
+export class ProjectConditionDto {
+  @ApiProperty({ enum: ['Reconciling'] }) type!: string;
+  @ApiProperty({ enum: ['True', 'False', 'Unknown'] }) status!: string;
+  @ApiProperty({ enum: ['RolloutWaiting'] }) reason!: string;
+  @ApiProperty() message!: string;
+  @ApiProperty() lastTransitionTime!: string;
+}
+
 export class ProjectStatusDto {
+  @ApiProperty({
+    type: [ProjectConditionDto],
+    description: 'Reconciling=True RolloutWaiting while a rollout wave holds Targets back, naming the revision, the groups held and the group they wait for',
+  })
+  conditions!: ProjectConditionDto[];
   @ApiProperty({ description: 'number of Targets' }) targets!: number;
   @ApiProperty({ description: 'Targets in phase Ready' }) ready!: number;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, example: { Ready: 3, Failed: 1 } }) phases!: Record<string, number>;
@@ -34,6 +47,9 @@ export class ProjectDto {
   @ApiPropertyOptional({ type: CredentialSummaryDto, nullable: true }) registryCredentials!: CredentialSummaryDto | null;
   @ApiPropertyOptional({ nullable: true, type: String }) cdeventsSink!: string | null;
   @ApiPropertyOptional({ nullable: true, type: String, description: 'the name of the secret header sent to the sink (its value is never returned)' }) cdeventsSinkHeader!: string | null;
+  @ApiProperty({ enum: TARGET_REMOVALS, description: TARGET_REMOVAL_DESCRIPTION }) targetRemoval!: TargetRemoval;
+  @ApiProperty({ description: OVERWRITE_OWNERSHIP_DESCRIPTION }) overwriteOwnership!: boolean;
+  @ApiPropertyOptional({ type: BootstrapDto, nullable: true, description: BOOTSTRAP_DESCRIPTION }) bootstrap!: BootstrapDto | null;
   @ApiProperty({ description: 'bumped on every spec change' }) generation!: number;
   @ApiProperty({ type: ProjectStatusDto }) status!: ProjectStatusDto;
   @ApiProperty() createdAt!: string;
@@ -48,7 +64,7 @@ export class ProjectPageDto {
 }
 
 export class ConditionDto {
-  @ApiProperty({ enum: ['Ready', 'Reconciling', 'Stalled'] }) type!: string;
+  @ApiProperty({ enum: ['Ready', 'Reconciling', 'Stalled', 'Healthy'], description: 'Healthy: whether what the last run applied was healthy, checked after every apply' }) type!: string;
   @ApiProperty({ enum: ['True', 'False', 'Unknown'] }) status!: string;
   @ApiProperty({ enum: CONDITION_REASONS }) reason!: string;
   @ApiProperty() message!: string;
@@ -57,7 +73,7 @@ export class ConditionDto {
 
 export class ReportErrorDto {
   @ApiProperty({ enum: FAILURE_REASONS, description: 'as in the conditions' }) reason!: string;
-  @ApiProperty({ enum: ['connect', 'credentials', 'resolve', 'fetch', 'load', 'runtime', 'bundle', 'build', 'apply', 'wait', 'prune', 'timeout', 'dependency'] }) step!: string;
+  @ApiProperty({ enum: ['connect', 'bootstrap', 'credentials', 'resolve', 'fetch', 'load', 'runtime', 'bundle', 'build', 'apply', 'wait', 'prune', 'timeout', 'dependency'] }) step!: string;
   @ApiProperty() message!: string;
   @ApiProperty({ description: 'false: retrying the same revision cannot help' }) retryable!: boolean;
   @ApiPropertyOptional() component?: string;
@@ -87,7 +103,8 @@ export class InstanceReportDto {
   @ApiProperty({ enum: ['applied', 'pruned', 'deleted'] }) action!: string;
   @ApiPropertyOptional() bundle?: string;
   @ApiPropertyOptional({ type: ModuleInfoDto }) module?: ModuleInfoDto;
-  @ApiProperty({ description: 'applied (and healthy when waited for); for pruned and deleted: gone' }) ready!: boolean;
+  @ApiProperty({ description: 'applied and healthy (waited for with wait, else checked once right after the apply); for pruned and deleted: gone' }) ready!: boolean;
+  @ApiPropertyOptional({ type: [String], description: 'objects not healthy right after an apply without wait: Kind/namespace/name Status: message' }) notReady?: string[];
   @ApiProperty() durationMs!: number;
   @ApiProperty({ type: ChangeCountsDto }) counts!: ChangeCountsDto;
   @ApiProperty({ type: [String], description: 'Kind/namespace/name of every object applied or deleted' }) objects!: string[];
@@ -122,6 +139,7 @@ export class TargetDto {
   @ApiProperty({ type: [String], description: 'namespaces that hold instances of the Project on this cluster' }) namespaces!: string[];
   @ApiProperty() nextRunAt!: string;
   @ApiProperty({ description: 'consecutive failures (backoff)' }) attempt!: number;
+  @ApiProperty({ description: "true once the cluster left the Project's targets: the Target (phase Deleting) deletes its instances there, then goes" }) removing!: boolean;
 }
 
 export class TargetPageDto {

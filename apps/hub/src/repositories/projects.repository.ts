@@ -1,7 +1,8 @@
 import type { EntityManager, Repository } from 'typeorm';
+import type { BootstrapRole } from '@flotilla/engine';
 import { AlreadyExistsError } from '../common/errors';
 import { ProjectEntity } from '../database/entities';
-import type { TargetSelector } from '../database/entities';
+import type { TargetRemoval, TargetSelector } from '../database/entities';
 import { isUniqueViolation } from './database-errors';
 import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
 
@@ -23,8 +24,13 @@ export interface ProjectViewRow {
   cdeventsSink: string | null;
   /** the sink header's name only */
   cdeventsSinkHeader: string | null;
+  targetRemoval: TargetRemoval;
+  overwriteOwnership: boolean;
+  bootstrapRole: BootstrapRole | null;
   generation: number;
   deleting: boolean;
+  /** RolloutWaiting conditions of its Targets, with their cluster's group */
+  held: Array<{ group: string; message: string; since: string }>;
   /** Target counts by phase; phases without Targets are absent */
   phases: Record<string, number>;
   createdAt: string;
@@ -104,8 +110,11 @@ function projectView(rows: string): string {
     p.source_path AS "sourcePath", p.service_account_name AS "serviceAccountName", p.target_selector AS "targetSelector",
     p.rollout_groups AS "rolloutGroups", p.interval_seconds AS "intervalSeconds", p.suspend, p.annotations,
     cr.kind AS "credentialKind", cr.fingerprint AS "credentialFingerprint", p.cdevents_sink AS "cdeventsSink", p.cdevents_sink_header->>'name' AS "cdeventsSinkHeader",
-    p.generation, p.deletion_requested_at IS NOT NULL AS deleting,
+    p.target_removal AS "targetRemoval", p.overwrite_ownership AS "overwriteOwnership", p.bootstrap_role AS "bootstrapRole", p.generation, p.deletion_requested_at IS NOT NULL AS deleting,
     COALESCE((SELECT jsonb_object_agg(x.phase, x.n) FROM (SELECT t.phase, count(*) AS n FROM targets t WHERE t.project_id = p.id GROUP BY t.phase) x), '{}') AS phases,
+    COALESCE((SELECT jsonb_agg(jsonb_build_object('group', c.group_name, 'message', cond->>'message', 'since', cond->>'lastTransitionTime'))
+      FROM targets t JOIN clusters c ON c.id = t.cluster_id CROSS JOIN LATERAL jsonb_array_elements(t.conditions) AS cond
+      WHERE t.project_id = p.id AND t.removal_requested_at IS NULL AND cond->>'reason' = 'RolloutWaiting'), '[]') AS held,
     ${isoTime('p.created_at')} AS "createdAt", ${isoTime('p.updated_at')} AS "updatedAt"
   FROM (${rows}) AS p LEFT JOIN credentials cr ON cr.id = p.registry_credential_id`;
 }

@@ -1,4 +1,4 @@
-import { type EntityManager, In, type Repository } from 'typeorm';
+import { type EntityManager, In, IsNull, type Repository } from 'typeorm';
 import { ReferenceGoneError } from '../common/errors';
 import { TargetEntity } from '../database/entities';
 import type { LabelSelector, TargetPhase } from '../database/entities';
@@ -31,6 +31,7 @@ export interface TargetViewRow {
   namespaces: string[];
   nextRunAt: string;
   attempt: number;
+  removing: boolean;
 }
 
 /** Target rows with their cluster's name and group, for the view to pick from. */
@@ -40,7 +41,8 @@ const WITH_CLUSTER = 'SELECT t.*, c.name AS cluster_name, c.group_name AS cluste
 function targetView(rows: string): string {
   return `SELECT t.cluster_name AS cluster, t.cluster_group AS "clusterGroup", t.phase, t.conditions, t.generation,
       t.observed_generation AS "observedGeneration", t.last_applied_revision AS "lastAppliedRevision",
-      t.components, t.namespaces, ${isoTime('t.next_run_at')} AS "nextRunAt", t.attempt
+      t.components, t.namespaces, ${isoTime('t.next_run_at')} AS "nextRunAt", t.attempt,
+      t.removal_requested_at IS NOT NULL AS removing
     FROM (${rows}) AS t`;
 }
 
@@ -157,8 +159,36 @@ export class TargetsRepository {
     await this.repo.update({ projectId }, { generation, nextRunAt: () => 'now()' });
   }
 
+  /** Targets being removed stay Deleting (suspending the Project does not stop their removal). */
   async setPhaseForProject(projectId: string, phase: TargetPhase): Promise<void> {
-    await this.repo.update({ projectId }, { phase });
+    await this.repo.update({ projectId, removalRequestedAt: IsNull() }, { phase });
+  }
+
+  /**
+   * The cluster left the Project's targets: the Target turns Deleting and is
+   * due now, its run deletes the instances there and then the row.
+   */
+  async requestRemoval(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.repo.update({ id: In(ids), removalRequestedAt: IsNull() }, { removalRequestedAt: () => 'now()', phase: 'Deleting', nextRunAt: () => 'now()' });
+  }
+
+  /**
+   * Deletes the Target if it never started a run, so nothing of it can be on
+   * the cluster (agent clusters, a Target added a moment ago). The row is
+   * locked first: a run starting now either committed its Run row before
+   * (the Target stays) or finds the Target gone. Only inside a transaction.
+   */
+  async deleteIfNeverRun(id: string): Promise<boolean> {
+    await this.repo.query('SELECT id FROM targets WHERE id = $1 FOR UPDATE', [id]);
+    const res: unknown = await this.repo.query('DELETE FROM targets t WHERE t.id = $1 AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.target_id = t.id) RETURNING t.id', [id]);
+    return deletedRows(res) === 1;
+  }
+
+  /** The cluster matches the targets again before its instances were deleted: the Target reconciles as before. */
+  async cancelRemoval(ids: string[], phase: TargetPhase): Promise<void> {
+    if (ids.length === 0) return;
+    await this.repo.update({ id: In(ids) }, { removalRequestedAt: null, phase, nextRunAt: () => 'now()' });
   }
 
   /**
@@ -192,4 +222,10 @@ export class TargetsRepository {
       .andWhere('last_applied_revision IS DISTINCT FROM :revision', { revision })
       .execute();
   }
+}
+
+/** DELETE … RETURNING answers [rows, count] from node-postgres and rows from PGlite. */
+function deletedRows(res: unknown): number {
+  if (Array.isArray(res) && res.length === 2 && Array.isArray(res[0]) && typeof res[1] === 'number') return res[0].length;
+  return Array.isArray(res) ? res.length : 0;
 }

@@ -3,6 +3,9 @@
 // forwards hooks and returns the engine's report.
 import {
   appliedInstance,
+  applyBootstrap,
+  BootstrapError,
+  removeBootstrap,
   buildRunReport,
   ClusterUnreachableError,
   EngineRuntime,
@@ -51,8 +54,17 @@ export class EngineTargetRunner implements TargetRunner {
   }
 
   reconcile(input: TargetRunInput & { digest: string }, hooks: TargetRunHooks): Promise<RunReport> {
-    return this.withCluster(input, hooks, 'reconcile', (manager, engineHooks) =>
-      this.runtime.reconcile(
+    return this.withCluster(input, hooks, 'reconcile', async (manager, engineHooks) => {
+      const role = input.project.bootstrapRole;
+      if (role) {
+        // with the cluster's own credentials, before the service account the run applies as is checked
+        const failed = await applyBootstrap(manager.withSignal(input.signal).client, { project: spec(input), role, registryCredentials: input.registryCredentials }).then(
+          () => undefined,
+          (err: unknown) => failedRunResult({ project: spec(input), cluster: input.cluster }, asBootstrapError(err), new Date()),
+        );
+        if (failed) return failed;
+      }
+      return this.runtime.reconcile(
         {
           project: spec(input),
           cluster: { name: input.cluster.name, group: input.cluster.group, kubeVersion: input.cluster.serverVersion ?? undefined },
@@ -62,13 +74,13 @@ export class EngineTargetRunner implements TargetRunner {
           signal: input.signal,
         },
         { manager, hooks: engineHooks, credentials: { registryCredentials: async () => input.registryCredentials } },
-      ),
-    );
+      );
+    });
   }
 
   deleteInstances(input: TargetRunInput, hooks: TargetRunHooks): Promise<RunReport> {
-    return this.withCluster(input, hooks, 'delete', (manager, engineHooks) =>
-      this.runtime.deleteProject(
+    return this.withCluster(input, hooks, 'delete', async (manager, engineHooks) => {
+      const result = await this.runtime.deleteProject(
         {
           project: spec(input),
           cluster: { name: input.cluster.name, group: input.cluster.group },
@@ -78,8 +90,17 @@ export class EngineTargetRunner implements TargetRunner {
           signal: input.signal,
         },
         { manager, hooks: engineHooks },
-      ),
-    );
+      );
+      const role = input.project.bootstrapRole;
+      // what bootstrap made goes after the instances, which were deleted as its service account
+      if (result.ok && role) {
+        await removeBootstrap(manager.withSignal(input.signal).client, { project: spec(input), role }).catch((err: unknown) => {
+          result.error = asBootstrapError(err);
+          result.ok = false;
+        });
+      }
+      return result;
+    });
   }
 
   async diff(input: TargetDiffInput): Promise<ProjectDiff> {
@@ -123,6 +144,7 @@ export class EngineTargetRunner implements TargetRunner {
       const result = await run(manager, {
         instanceApplied: (e) => hooks.instanceApplied(appliedInstance(e.instance), e.context.revision),
         instancePruned: (e) => hooks.instanceApplied(removedInstance(e.instance, removed), e.context.revision),
+        instanceWaiting: (e) => hooks.instanceWaiting?.(e.component, e.instance, e.objects, e.timeoutMs),
       });
       return buildRunReport(result, input.schedule, kind);
     } finally {
@@ -131,7 +153,11 @@ export class EngineTargetRunner implements TargetRunner {
   }
 }
 
+function asBootstrapError(err: unknown): BootstrapError {
+  return err instanceof BootstrapError ? err : new BootstrapError(`bootstrap: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+}
+
 function spec(input: Pick<TargetRunInput, 'project'>): ProjectSpec {
   const p = input.project;
-  return { name: p.name, namespace: p.namespace, source: p.source, serviceAccountName: p.serviceAccountName, annotations: p.annotations };
+  return { name: p.name, namespace: p.namespace, source: p.source, serviceAccountName: p.serviceAccountName, annotations: p.annotations, overwriteOwnership: p.overwriteOwnership };
 }

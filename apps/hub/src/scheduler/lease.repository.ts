@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { RunReport } from '@flotilla/engine';
+import type { ReportComponent, RunReport } from '@flotilla/engine';
 import type { Condition, TargetPhase } from '../database/entities';
 
 /** A Target this replica holds: `epoch` fences every write of its run. */
@@ -44,7 +44,7 @@ export class LeaseRepository {
 
   /**
    * Claims up to `limit` due Targets of push clusters whose Project is not
-   * suspended (deletion runs even then). `inFlight`: Targets this replica is
+   * suspended (deletion and a Target's removal run even then). `inFlight`: Targets this replica is
    * still running; never claimed again here, even if their lease ran out.
    */
   async claim(owner: string, limit: number, ttlMs: number, inFlight: readonly string[] = []): Promise<ClaimedTarget[]> {
@@ -57,7 +57,7 @@ export class LeaseRepository {
          JOIN clusters c ON c.id = t.cluster_id
          WHERE t.next_run_at <= now()
            AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
-           AND (p.suspend = false OR p.deletion_requested_at IS NOT NULL)
+           AND (p.suspend = false OR p.deletion_requested_at IS NOT NULL OR t.removal_requested_at IS NOT NULL)
            AND c.mode = 'push'
            AND NOT (t.id::text = ANY(string_to_array($4, ',')))
          ORDER BY t.next_run_at, t.id
@@ -114,7 +114,12 @@ export class LeaseRepository {
   async startRun(lease: Lease, row: { generation: number; revision: string | null; trigger: string; conditions: Condition[]; phase: TargetPhase }): Promise<{ id: string; startedAt: Date } | null> {
     return this.ds.transaction(async (m) => {
       if (!(await this.holds(m, lease))) return null;
-      await m.query(`UPDATE targets SET phase = $2, conditions = $3::jsonb WHERE id = $1`, [lease.targetId, row.phase, JSON.stringify(row.conditions)]);
+      // a removal asked for since the Target was read keeps it Deleting, so the run's end makes it due again
+      await m.query(`UPDATE targets SET phase = CASE WHEN removal_requested_at IS NOT NULL THEN 'Deleting' ELSE $2 END, conditions = $3::jsonb WHERE id = $1`, [
+        lease.targetId,
+        row.phase,
+        JSON.stringify(row.conditions),
+      ]);
       const inserted: Array<{ id: string; started_at: Date }> = await m.query(
         `INSERT INTO runs (target_id, generation, revision, trigger, lease_owner, started_at, result)
          VALUES ($1, $2, $3, $4, $5, clock_timestamp(), 'Running') RETURNING id, started_at`,
@@ -131,7 +136,8 @@ export class LeaseRepository {
    * database clock; a spec change, manual request or deletion made during
    * the run, or a rollout wave that opened on another revision than the one
    * run, makes it due at once. Suspended and Deleting phases set meanwhile
-   * are kept.
+   * are kept; a deletion run whose Target stopped Deleting (its removal was
+   * called off) keeps the phase it was given and runs again at once.
    */
   /** `whenHeld` writes what the outcome causes (its events) in the same transaction, only when the lease still held. */
   async finishRun(lease: Lease, o: RunOutcome, whenHeld?: (m: EntityManager) => Promise<void>): Promise<boolean> {
@@ -144,10 +150,10 @@ export class LeaseRepository {
     return this.ds.transaction(async (m) => {
       const res = await m.query(
         `UPDATE targets SET
-           phase = CASE WHEN phase IN ('Suspended', 'Deleting') THEN phase ELSE $4 END, conditions = $5::jsonb, components = COALESCE($6::jsonb, components), attempt = $7,
+           phase = CASE WHEN phase IN ('Suspended', 'Deleting') OR $4 = 'Deleting' AND phase <> 'Deleting' THEN phase ELSE $4 END, conditions = $5::jsonb, components = COALESCE($6::jsonb, components), attempt = $7,
            observed_generation = $9, last_applied_revision = CASE WHEN $13 THEN $10 ELSE last_applied_revision END, namespaces = $12::jsonb,
            next_run_at = CASE
-             WHEN generation <> $9 OR reconcile_requested_at > $11 OR (phase = 'Deleting' AND $4 <> 'Deleting') THEN now()
+             WHEN generation <> $9 OR reconcile_requested_at > $11 OR (phase = 'Deleting') <> ($4 = 'Deleting') THEN now()
              WHEN advance_to_revision IS NOT NULL AND advance_to_revision IS DISTINCT FROM $10 THEN now()
              ELSE now() + $8 * interval '1 millisecond' END,
            reconcile_requested_at = CASE WHEN reconcile_requested_at <= $11 THEN NULL ELSE reconcile_requested_at END,
@@ -177,6 +183,16 @@ export class LeaseRepository {
     });
   }
 
+  /** What a run in progress shows on its Target (see RunProgress); false when the lease was lost. */
+  async progress(lease: Lease, row: { conditions: Condition[]; components: ReportComponent[] }): Promise<boolean> {
+    const res = await this.ds.query(
+      `UPDATE targets SET conditions = $4::jsonb, components = $5::jsonb
+       WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 AND phase = 'Reconciling' RETURNING id`,
+      [lease.targetId, lease.owner, lease.epoch, JSON.stringify(row.conditions), JSON.stringify(row.components)],
+    );
+    return rowsOf(res).length === 1;
+  }
+
   /** Closes a run that was interrupted (shutdown, lost lease) and gives the lease back, due at once; false if it was already lost. */
   async abandonRun(lease: Lease, runId: string, error: string): Promise<boolean> {
     return this.ds.transaction(async (m) => {
@@ -199,7 +215,7 @@ export class LeaseRepository {
     const rows: Array<{ n: string }> = await this.ds.query(
       `SELECT count(*) AS n FROM targets t JOIN projects p ON p.id = t.project_id JOIN clusters c ON c.id = t.cluster_id
        WHERE t.next_run_at <= now() AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
-         AND (p.suspend = false OR p.deletion_requested_at IS NOT NULL) AND c.mode = 'push'`,
+         AND (p.suspend = false OR p.deletion_requested_at IS NOT NULL OR t.removal_requested_at IS NOT NULL) AND c.mode = 'push'`,
     );
     return Number(rows[0]?.n ?? 0);
   }

@@ -1,4 +1,4 @@
-import { heldBack, rolloutGate, targetsToAdvance, waveOf } from './rollout';
+import { projectHold, heldBack, rolloutGate, targetsToAdvance, waveOf } from './rollout';
 
 const R1 = 'v1@sha256:1111';
 const R2 = 'v1@sha256:2222';
@@ -89,5 +89,17 @@ describe('heldBack', () => {
     expect(heldBack(groups, 'v2', targets, new Set(['s', 'p', 'x']))).toBeUndefined();
     expect(heldBack(groups, 'v1', targets, new Set())).toBeUndefined();
     expect(heldBack([], 'v2', targets, new Set())).toBeUndefined();
+  });
+});
+
+describe('projectHold', () => {
+  it('says per revision which groups wait for which, in wave order, from the held Targets’ messages', () => {
+    const held = [
+      { group: 'other', message: 'revision v2 waits for group staging to be Ready on it; correcting drift on v1 meanwhile' },
+      { group: 'production', message: 'revision v2 waits for group staging to be Ready on it' },
+      { group: 'production', message: 'revision v2 waits for group staging to be Ready on it' },
+    ];
+    expect(projectHold(['staging', 'production', 'other'], held)).toBe('revision v2 waits in groups production, other for group staging to be Ready on it');
+    expect(projectHold(['staging'], [])).toBeUndefined();
   });
 });

@@ -61,3 +61,30 @@ export function heldBack(groups: readonly string[], revision: string, targets: R
   if (!waitingFor) return undefined;
   return `revision ${revision} waits in group${heldGroups.length > 1 ? 's' : ''} ${heldGroups.join(', ')} for group ${waitingFor} to be Ready on it`;
 }
+
+/** What a held Target's condition says (its message starts with this). */
+export function holdMessage(revision: string, waitingFor: string): string {
+  return `revision ${revision} waits for group ${waitingFor} to be Ready on it`;
+}
+
+const HOLD = /^revision (\S+) waits for group (\S+) to be Ready on it/;
+
+/**
+ * The Project's view of its held Targets: their RolloutWaiting messages and
+ * groups, in the words of the Project's event (heldBack); undefined when none is held.
+ */
+export function projectHold(groups: readonly string[], held: ReadonlyArray<{ group: string; message: string }>): string | undefined {
+  const byHold = new Map<string, Set<string>>();
+  for (const h of held) {
+    const m = HOLD.exec(h.message);
+    if (!m) continue;
+    const key = `${m[1]} ${m[2]}`;
+    byHold.set(key, (byHold.get(key) ?? new Set()).add(h.group));
+  }
+  const parts = [...byHold].map(([key, heldGroups]) => {
+    const [revision, waitingFor] = key.split(' ');
+    const sorted = [...heldGroups].sort((a, b) => waveOf(groups, a) - waveOf(groups, b));
+    return `revision ${revision} waits in group${sorted.length > 1 ? 's' : ''} ${sorted.join(', ')} for group ${waitingFor} to be Ready on it`;
+  });
+  return parts.length ? parts.join('; ') : undefined;
+}

@@ -18,7 +18,8 @@ import { instanceHistories } from '@flotilla/cdevents';
 import { type ClaimedTarget, type Lease, LeaseRepository } from './lease.repository';
 import type { LeaseKeeper } from './lease-keeper';
 import { pushConnection } from './push-connection';
-import { rolloutGate, targetsToAdvance } from './rollout';
+import { RunProgress } from './run-progress';
+import { holdMessage, rolloutGate, targetsToAdvance } from './rollout';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { openRegistryCredentials } from './sources/registry-credentials';
 import { TARGET_RUNNER, type TargetRunInput, type TargetRunner } from './target-runner';
@@ -61,7 +62,7 @@ export class TargetRunService {
     const project = target && (await this.projects.findById(target.projectId));
     const cluster = target && (await this.clusters.findById(target.clusterId));
     if (!target || !project || !cluster) return 'released'; // removed meanwhile
-    const deleting = project.deletionRequestedAt !== null;
+    const deleting = deletesInstances(project, target);
 
     let digest = project.sourceDigest;
     if (!deleting) {
@@ -76,12 +77,13 @@ export class TargetRunService {
       }
       const revision = formatRevision(project.sourceTag, digest);
       if (project.rolloutGroups.length > 0) {
-        const siblings = (await this.targets.forProject(project.id)).filter((t) => t.id !== target.id);
+        // a Target being removed is no longer part of any wave
+        const siblings = (await this.targets.forProject(project.id)).filter((t) => t.id !== target.id && !t.removalRequestedAt);
         const members = siblings.map((t) => ({ group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));
         const gate = rolloutGate(project.rolloutGroups, cluster.groupName, revision, members);
         if (!gate.open) {
           const pinned = revisionDigest(target.lastAppliedRevision);
-          const message = `revision ${revision} waits for group ${gate.waitingFor} to be Ready on it`;
+          const message = holdMessage(revision, gate.waitingFor ?? '');
           if (!pinned) {
             const conditions = [condition('Ready', 'False', 'RolloutWaiting', message, this.clock.now(), target.conditions)];
             await this.noteHeld(project, cluster, target, message);
@@ -98,7 +100,8 @@ export class TargetRunService {
 
   /** While instances are deleted the Target is no longer Ready on what it applied. */
   private deletingStatus(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity) {
-    const message = `deleting the instances of project ${project.name} from cluster ${cluster.name}`;
+    const why = project.deletionRequestedAt ? '' : `, which no longer matches the Project's targets`;
+    const message = `deleting the instances of project ${project.name} from cluster ${cluster.name}${why}`;
     const now = this.clock.now();
     return [condition('Ready', 'Unknown', 'Progressing', message, now, target.conditions), condition('Reconciling', 'True', 'Progressing', message, now, target.conditions)];
   }
@@ -116,7 +119,7 @@ export class TargetRunService {
    */
   private async execute(keeper: LeaseKeeper, target: TargetEntity, project: ProjectEntity, cluster: ClusterEntity, digest: string | null, shutdown: AbortSignal, hold?: string): Promise<RunEnd> {
     const lease = keeper.lease;
-    const deleting = project.deletionRequestedAt !== null;
+    const deleting = deletesInstances(project, target);
     const revision = digest ? formatRevision(project.sourceTag, digest) : null;
     const trigger = runTrigger({ ...target, deleting }, revision ?? '');
     const started = await this.leases.startRun(lease, {
@@ -132,8 +135,27 @@ export class TargetRunService {
     const context = { project: { name: project.name, namespace: project.namespace, source: project.sourceRepository }, cluster: cluster.name, revision: revision ?? '' };
     // the service events are decided from the instances' past runs, read once, and only for a Project with a sink
     const histories = instanceHistories(project.cdeventsSink ? await this.cdevents.pastRuns(target.id) : []);
+    // progress notes go out one after the other, so an older one never lands last
+    const progress = new RunProgress(revision ?? project.sourceTag);
+    let noted = Promise.resolve();
+    const note = () => {
+      noted = noted
+        .then(async () => void (await this.leases.progress(lease, { conditions: progress.conditions(target.conditions, this.clock.now()), components: progress.snapshot() })))
+        .catch((err: unknown) => this.logger.warn({ target: target.id, err: err instanceof Error ? err.message : String(err) }, 'progress not written'));
+      return noted;
+    };
     const hooks = {
+      instanceWaiting: deleting
+        ? undefined
+        : async (component: string, instance: { name: string; namespace: string }, objects: string[], timeoutMs: number) => {
+            progress.waiting(component, instance, objects, timeoutMs);
+            await note();
+          },
       instanceApplied: async (i: ReportInstance) => {
+        if (!deleting && i.action === 'applied') {
+          progress.applied(i);
+          void note();
+        }
         this.metrics.observeInstance(context, i);
         const text = instanceEventText(i);
         const cdevent = project.cdeventsSink ? serviceEventOf(histories, i, revision) : undefined;
@@ -154,6 +176,7 @@ export class TargetRunService {
       report = buildRunReport(failed, this.schedule(project, target), deleting ? 'delete' : 'reconcile');
     }
     this.metrics.observeRun(report.ok, report.durationMs / 1000);
+    await noted; // the last progress note is in before the result replaces it
 
     if (signal.aborted) {
       // Shutdown or a lost lease: no result is written; the next holder runs it again.
@@ -163,7 +186,11 @@ export class TargetRunService {
       return held ? 'released' : 'lost';
     }
 
-    if (deleting && report.ok) return this.finishDeletion(lease, project, cluster);
+    if (deleting && report.ok) {
+      const end = await this.finishDeletion(lease, project, cluster);
+      if (end !== 'kept') return end;
+      // the removal was called off during the run: the result is stored and the Target reconciles again at once
+    }
     if (hold && report.ok) {
       await this.noteHeld(project, cluster, target, hold);
       const message = `${hold}; correcting drift on ${report.revision ?? target.lastAppliedRevision} meanwhile`;
@@ -210,13 +237,15 @@ export class TargetRunService {
    * transaction with the event and, after the last Target, the Project and
    * its credentials.
    */
-  private async finishDeletion(lease: Lease, project: ProjectEntity, cluster: ClusterEntity): Promise<RunEnd> {
-    const gone = await this.uow.transaction(async (tx) => {
+  private async finishDeletion(lease: Lease, project: ProjectEntity, cluster: ClusterEntity): Promise<RunEnd | 'kept'> {
+    const gone = await this.uow.transaction(async (tx): Promise<boolean | 'kept'> => {
       // two Targets finishing at once must not both see the other still there and leave the Project behind
       await tx.projects.lock(project.id);
+      const current = await tx.targets.findById(lease.targetId);
+      if (current && !deletesInstances(project, current)) return 'kept';
       if (!(await tx.targets.deleteLeased(lease))) return false;
       await this.events.record({ projectId: project.id, clusterName: cluster.name, type: 'Normal', reason: 'InstancesDeleted', message: `instances of project ${project.name} removed from cluster ${cluster.name}` }, tx);
-      if ((await tx.targets.forProject(project.id)).length === 0) {
+      if (project.deletionRequestedAt && (await tx.targets.forProject(project.id)).length === 0) {
         await this.events.record({ projectId: project.id, clusterName: null, type: 'Normal', reason: 'ProjectDeleted', message: `project ${project.name} deleted after its instances were removed` }, tx);
         await tx.projects.delete(project.id);
         if (project.registryCredentialId) await tx.credentials.delete(project.registryCredentialId);
@@ -224,13 +253,13 @@ export class TargetRunService {
       }
       return true;
     });
-    return gone ? 'deleted' : 'lost';
+    return gone === 'kept' ? 'kept' : gone ? 'deleted' : 'lost';
   }
 
   /** After a success, a later wave may open: move its Targets to the revision. */
   private async advanceWaves(project: ProjectEntity, cluster: ClusterEntity, revision: string): Promise<void> {
     if (project.sourceDigest === null || revision !== formatRevision(project.sourceTag, project.sourceDigest)) return;
-    const all = await this.targets.forProject(project.id);
+    const all = (await this.targets.forProject(project.id)).filter((t) => !t.removalRequestedAt);
     const members = all.map((t) => ({ id: t.id, group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));
     await this.targets.advanceTo(targetsToAdvance(project.rolloutGroups, revision, members, cluster.groupName), revision);
   }
@@ -242,7 +271,7 @@ export class TargetRunService {
 
   private async input(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity, digest: string | null, signal: AbortSignal): Promise<TargetRunInput> {
     return {
-      project: { ...engineProject(project), generation: project.generation },
+      project: { ...engineProject(project), generation: project.generation, bootstrapRole: project.bootstrapRole },
       cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion },
       connection: await pushConnection(this.credentials, cluster),
       registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId),
@@ -256,12 +285,18 @@ export class TargetRunService {
   }
 }
 
-function engineProject(p: ProjectEntity): ProjectSpec {
+/** The Project is being deleted, or the cluster left its targets and its instances go with the Target. */
+function deletesInstances(project: ProjectEntity, target: TargetEntity): boolean {
+  return project.deletionRequestedAt !== null || target.removalRequestedAt !== null;
+}
+
+function engineProject(p: ProjectEntity): ProjectSpec & { overwriteOwnership: boolean } {
   return {
     name: p.name,
     namespace: p.namespace,
     source: { repository: p.sourceRepository, tag: p.sourceTag, path: p.sourcePath },
     serviceAccountName: p.serviceAccountName,
     annotations: p.annotations,
+    overwriteOwnership: p.overwriteOwnership,
   };
 }

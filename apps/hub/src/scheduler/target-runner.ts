@@ -2,7 +2,7 @@
 // (one Project on one cluster) and return the engine's RunReport, which
 // already holds the conditions and the retry decision. The engine adapter
 // implements it for real runs; specs use in-process runners.
-import type { ProjectDiff, ProjectRegistryCredentials, ReportContext, ReportInstance, RunReport, SourceFiles } from '@flotilla/engine';
+import type { BootstrapRole, ProjectDiff, ProjectRegistryCredentials, ReportContext, ReportInstance, RunReport, SourceFiles } from '@flotilla/engine';
 import type { ClusterCredentials } from '@flotilla/kube';
 
 /** Injection token of the TargetRunner the scheduler uses. */
@@ -14,6 +14,9 @@ export interface TargetRunProject {
   source: { repository: string; tag: string; path: string };
   serviceAccountName: string;
   annotations: Record<string, string>;
+  overwriteOwnership: boolean;
+  /** bootstrap the Project on the cluster with this role, or not at all */
+  bootstrapRole: BootstrapRole | null;
   generation: number;
 }
 
@@ -57,6 +60,8 @@ export interface TargetDiffInput extends Omit<TargetRunInput, 'schedule' | 'dige
 export interface TargetRunHooks {
   /** called after each instance apply, prune or deletion; awaited */
   instanceApplied(instance: ReportInstance, revision: string | undefined): Promise<void>;
+  /** a component with `wait` starts waiting for an instance's objects (`Kind/namespace/name`) */
+  instanceWaiting?(component: string, instance: { name: string; namespace: string }, objects: string[], timeoutMs: number): Promise<void>;
 }
 
 export interface TargetRunner {

@@ -1,9 +1,10 @@
 import { condition } from '@flotilla/engine';
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
-import type { ProjectEntity, TargetPhase } from '../database/entities';
+import type { ProjectEntity, TargetEntity, TargetPhase } from '../database/entities';
 import { EventsService } from '../events/events.service';
 import type { Transaction } from '../repositories/unit-of-work';
+import { RunTriggers } from '../scheduler/run-triggers';
 import { clusterIsTargeted } from './selector';
 import type { HubEventReason } from '../events/hub-event';
 
@@ -18,6 +19,7 @@ export class MembershipService {
   constructor(
     private readonly events: EventsService,
     private readonly clock: Clock,
+    private readonly triggers: RunTriggers,
   ) {}
 
   async syncProject(tx: Transaction, project: ProjectEntity): Promise<void> {
@@ -25,14 +27,16 @@ export class MembershipService {
     const clusters = await tx.clusters.allForSelection();
     const wanted = clusters.filter((c) => clusterIsTargeted(project.targetSelector, { name: c.name, group: c.groupName, labels: c.labels }));
     const existing = await tx.targets.forProject(project.id);
-    const have = new Set(existing.map((t) => t.clusterId));
+    const have = new Map(existing.map((t) => [t.clusterId, t]));
     const want = new Set(wanted.map((c) => c.id));
     const added = wanted.filter((c) => !have.has(c.id));
-    const removed = existing.filter((t) => !want.has(t.clusterId));
     await tx.targets.insertMissing(added.map((c) => this.newTarget(project, c)));
-    await tx.targets.deleteByIds(removed.map((t) => t.id));
     for (const c of added) await this.note(tx, project.id, c.name, 'TargetAdded', `cluster ${c.name} now matches the Project's targets`);
-    for (const t of removed) await this.note(tx, project.id, t.cluster?.name ?? null, 'TargetRemoved', `cluster ${t.cluster?.name ?? t.clusterId} no longer matches the Project's targets`);
+    for (const c of wanted) {
+      const t = have.get(c.id);
+      if (t?.removalRequestedAt) await this.keep(tx, project, t, c.name);
+    }
+    for (const t of existing.filter((t) => !want.has(t.clusterId))) await this.remove(tx, project, t, t.cluster?.name ?? t.clusterId);
   }
 
   async syncCluster(tx: Transaction, clusterId: string): Promise<void> {
@@ -48,11 +52,43 @@ export class MembershipService {
       if (wanted && !target) {
         await tx.targets.insertMissing([this.newTarget(p, cluster)]);
         await this.note(tx, p.id, cluster.name, 'TargetAdded', `cluster ${cluster.name} now matches the Project's targets`);
+      } else if (wanted && target?.removalRequestedAt) {
+        await this.keep(tx, p, target, cluster.name);
       } else if (!wanted && target) {
-        await tx.targets.deleteByIds([target.id]);
-        await this.note(tx, p.id, cluster.name, 'TargetRemoved', `cluster ${cluster.name} no longer matches the Project's targets`);
+        await this.remove(tx, p, target, cluster.name);
       }
     }
+  }
+
+  /**
+   * A cluster left the Project's targets. With `targetRemoval: delete` the
+   * Target stays, Deleting, until its run has deleted the instances there;
+   * with `orphan` it goes now and the instances keep running. A Target that
+   * never ran has nothing there and goes at once. A Project being
+   * deleted already deletes everywhere; a Target already being removed is left alone.
+   */
+  private async remove(tx: Transaction, p: ProjectEntity, t: TargetEntity, clusterName: string): Promise<void> {
+    if (t.removalRequestedAt || p.deletionRequestedAt) return;
+    if (await tx.targets.deleteIfNeverRun(t.id)) {
+      await this.note(tx, p.id, clusterName, 'TargetRemoved', `cluster ${clusterName} no longer matches the Project's targets; nothing was applied there`);
+      return;
+    }
+    if (p.targetRemoval === 'orphan') {
+      await tx.targets.deleteByIds([t.id]);
+      await this.note(tx, p.id, clusterName, 'TargetRemoved', `cluster ${clusterName} no longer matches the Project's targets: its instances there are orphaned (targetRemoval: orphan)`);
+      return;
+    }
+    await tx.targets.requestRemoval([t.id]);
+    await this.note(tx, p.id, clusterName, 'TargetRemoved', `cluster ${clusterName} no longer matches the Project's targets: deleting its instances there`);
+    tx.afterCommit(() => this.triggers.runsDue());
+  }
+
+  /** The cluster matches again before the removal finished: the Target reconciles there as before. */
+  private async keep(tx: Transaction, p: ProjectEntity, t: TargetEntity, clusterName: string): Promise<void> {
+    if (p.deletionRequestedAt) return;
+    await tx.targets.cancelRemoval([t.id], initialPhase(p));
+    await this.note(tx, p.id, clusterName, 'TargetAdded', `cluster ${clusterName} matches the Project's targets again: its removal is called off`);
+    tx.afterCommit(() => this.triggers.runsDue());
   }
 
   /**

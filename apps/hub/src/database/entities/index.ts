@@ -17,7 +17,8 @@ export { TARGET_PHASES } from './target.entity';
 export type { RunResultKind } from './run.entity';
 export type { DeliveryState, SealedSinkHeader } from './cdevent-outbox.entity';
 export { DELIVERY_STATES } from './cdevent-outbox.entity';
-export type { LabelSelector, LabelSelectorRequirement, TargetSelector } from './project.entity';
+export type { LabelSelector, LabelSelectorRequirement, TargetRemoval, TargetSelector } from './project.entity';
+export { TARGET_REMOVALS } from './project.entity';
 
 /** Every entity of the hub, for the DataSource. */
 export const hubEntities = [ApiTokenEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity];

@@ -1,5 +1,6 @@
 import type { SealedSinkHeader } from './cdevent-outbox.entity';
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
+import type { BootstrapRole } from '@flotilla/engine';
 import { CredentialEntity } from './credential.entity';
 
 export interface LabelSelectorRequirement {
@@ -19,6 +20,9 @@ export interface TargetSelector {
   groups?: string[];
   labelSelector?: LabelSelector;
 }
+
+export const TARGET_REMOVALS = ['delete', 'orphan'] as const;
+export type TargetRemoval = (typeof TARGET_REMOVALS)[number];
 
 /** A Project: an OCI source of Timoni definitions and where to apply it. */
 @Entity('projects')
@@ -76,6 +80,17 @@ export class ProjectEntity {
   /** a secret header sent with every event to the sink, sealed */
   @Column({ name: 'cdevents_sink_header', type: 'jsonb', nullable: true })
   cdeventsSinkHeader!: SealedSinkHeader | null;
+  /** what happens to the instances on a cluster that leaves the targets: deleted, or left in place */
+  @Column({ name: 'target_removal', type: 'varchar', length: 16, default: 'delete' })
+  targetRemoval!: TargetRemoval;
+
+  /** take over instances that another Project or owner holds (Timoni's --overwrite-ownership) */
+  @Column({ name: 'overwrite_ownership', type: 'boolean', default: false })
+  overwriteOwnership!: boolean;
+
+  /** bootstrap on push clusters: the role bound to the service account (`admin` in the namespace, `cluster-admin`); null: none */
+  @Column({ name: 'bootstrap_role', type: 'varchar', length: 16, nullable: true })
+  bootstrapRole!: BootstrapRole | null;
 
   /** set when deletion with `instances=delete` was asked: Targets prune their instances, then the Project goes */
   @Column({ name: 'deletion_requested_at', type: 'timestamptz', nullable: true })

@@ -62,6 +62,10 @@ export class TargetEntity {
   @Column({ name: 'advance_to_revision', type: 'text', nullable: true })
   advanceToRevision!: string | null;
 
+  /** the cluster left the Project's targets: the Target (phase Deleting) deletes its instances there, then goes */
+  @Column({ name: 'removal_requested_at', type: 'timestamptz', nullable: true })
+  removalRequestedAt!: Date | null;
+
   @Column({ name: 'next_run_at', type: 'timestamptz', default: () => 'now()' })
   nextRunAt!: Date;
 

@@ -95,7 +95,7 @@ export class ProjectDiffService {
       const connection = await pushConnection(this.credentials, cluster);
       if (!connection) return failed(base, `cluster ${cluster.name} has no stored endpoint or credentials the hub can use`);
       const diff = await this.runner.diff({
-        project: { name: project.name, namespace: project.namespace, source: { repository: project.sourceRepository, tag: source.tag ?? project.sourceTag, path: project.sourcePath }, serviceAccountName: project.serviceAccountName, annotations: project.annotations, generation: project.generation },
+        project: { name: project.name, namespace: project.namespace, source: { repository: project.sourceRepository, tag: source.tag ?? project.sourceTag, path: project.sourcePath }, serviceAccountName: project.serviceAccountName, annotations: project.annotations, generation: project.generation, overwriteOwnership: project.overwriteOwnership, bootstrapRole: project.bootstrapRole },
         cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion },
         connection,
         registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId),
