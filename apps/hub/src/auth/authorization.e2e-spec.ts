@@ -17,6 +17,7 @@ const ROUTES: Array<[string, string, Role]> = [
   ['GET', '/api/v1/projects/none/targets/none', 'viewer'],
   ['GET', '/api/v1/projects/none/targets/none/runs', 'viewer'],
   ['GET', '/api/v1/projects/none/events', 'viewer'],
+  ['GET', '/api/v1/projects/none/deliveries', 'viewer'],
   ['GET', '/api/v1/fleet/summary', 'viewer'],
   ['GET', '/api/v1/fleet/matrix', 'viewer'],
   ['GET', '/api/v1/session', 'viewer'],
