@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { ANNOUNCE, type Announce, AuthModule } from './auth/auth.module';
+import { AgentsModule } from './agents/agents.module';
 import { ClustersModule } from './clusters/clusters.module';
 import type { Clock } from './common/clock';
 import { ClockModule } from './common/clock.module';
@@ -40,6 +41,7 @@ export class AppModule {
         MetricsModule,
         AuthModule,
         CredentialsModule,
+        AgentsModule,
         ClustersModule,
         ProjectsModule,
         SchedulerModule.forRoot(scheduler),

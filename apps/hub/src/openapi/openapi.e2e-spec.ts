@@ -18,6 +18,8 @@ describe('OpenAPI', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/api/v1/clusters',
       '/api/v1/clusters/{name}',
+      '/api/v1/clusters/{name}/agent',
+      '/api/v1/clusters/{name}/agent/reset',
       '/api/v1/clusters/{name}/check',
       '/api/v1/credentials/rotate',
       '/api/v1/projects',

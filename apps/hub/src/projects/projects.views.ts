@@ -121,6 +121,8 @@ export class TargetDto {
   @ApiProperty({ type: [String], description: 'namespaces that hold instances of the Project on this cluster' }) namespaces!: string[];
   @ApiProperty() nextRunAt!: string;
   @ApiProperty({ description: 'consecutive failures (backoff)' }) attempt!: number;
+  @ApiProperty({ description: 'the cluster\'s agent is not connected: this is the last reported state, and Ready says Unknown' }) stale!: boolean;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'when the agent disconnected; null when it never connected or the Target is not stale' }) staleSince!: string | null;
 }
 
 export class TargetPageDto {

@@ -1,3 +1,4 @@
+import { AgentLinkEntity } from './agent-link.entity';
 import { ApiTokenEntity } from './api-token.entity';
 import { ClusterEntity } from './cluster.entity';
 import { CredentialEntity } from './credential.entity';
@@ -7,7 +8,7 @@ import { ProjectEntity } from './project.entity';
 import { RunEntity } from './run.entity';
 import { TargetEntity } from './target.entity';
 
-export { ApiTokenEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity };
+export { AgentLinkEntity, ApiTokenEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity };
 export type { ClusterMode } from './cluster.entity';
 export type { Role } from './api-token.entity';
 export type { Condition, TargetPhase } from './target.entity';
@@ -16,4 +17,4 @@ export type { RunResultKind } from './run.entity';
 export type { LabelSelector, LabelSelectorRequirement, TargetSelector } from './project.entity';
 
 /** Every entity of the hub, for the DataSource. */
-export const hubEntities = [ApiTokenEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity];
+export const hubEntities = [AgentLinkEntity, ApiTokenEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity];

@@ -12,9 +12,12 @@ import {
   Client,
   type ClientDuplexStream,
   type ClientOptions,
+  type ClientUnaryCall,
   type handleBidiStreamingCall,
+  type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
+  type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp";
@@ -36,6 +39,18 @@ export const protobufFileName = "flotilla/agent/v1/agent.proto";
  * Versioning: fields are only ever added (buf breaking, WIRE_JSON). A change
  * that would break an older agent goes to flotilla.agent.v2.
  */
+
+export interface RegisterRequest {
+  bootstrapToken: string;
+  agentVersion: string;
+}
+
+export interface RegisterResponse {
+  /** the cluster the credential names: the agent's work is this cluster's, and only its */
+  clusterName: string;
+  /** kept by the agent in a Secret of its namespace; shown once */
+  credential: string;
+}
 
 /** Everything an agent sends on its stream. */
 export interface ConnectRequest {
@@ -105,7 +120,14 @@ export interface Assignment_AnnotationsEntry {
   value: string;
 }
 
+/** The Project's own registry credentials, in one of the forms the hub stores. */
 export interface RegistryCredentials {
+  credentials: { $case: "basic"; value: BasicAuth } | { $case: "token"; value: string } | //
+  /** a .dockerconfigjson document */
+  { $case: "dockerConfigJson"; value: string } | undefined;
+}
+
+export interface BasicAuth {
   username: string;
   password: string;
 }
@@ -177,6 +199,188 @@ export interface DiffResult {
   diffJson: string;
   error: string;
 }
+
+function createBaseRegisterRequest(): RegisterRequest {
+  return { bootstrapToken: "", agentVersion: "" };
+}
+
+export const RegisterRequest: MessageFns<RegisterRequest> = {
+  encode(message: RegisterRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.bootstrapToken !== "") {
+      writer.uint32(10).string(message.bootstrapToken);
+    }
+    if (message.agentVersion !== "") {
+      writer.uint32(18).string(message.agentVersion);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RegisterRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRegisterRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.bootstrapToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.agentVersion = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RegisterRequest {
+    return {
+      bootstrapToken: isSet(object.bootstrapToken)
+        ? globalThis.String(object.bootstrapToken)
+        : isSet(object.bootstrap_token)
+        ? globalThis.String(object.bootstrap_token)
+        : "",
+      agentVersion: isSet(object.agentVersion)
+        ? globalThis.String(object.agentVersion)
+        : isSet(object.agent_version)
+        ? globalThis.String(object.agent_version)
+        : "",
+    };
+  },
+
+  toJSON(message: RegisterRequest): unknown {
+    const obj: any = {};
+    if (message.bootstrapToken !== "") {
+      obj.bootstrapToken = message.bootstrapToken;
+    }
+    if (message.agentVersion !== "") {
+      obj.agentVersion = message.agentVersion;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RegisterRequest>, I>>(base?: I): RegisterRequest {
+    return RegisterRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RegisterRequest>, I>>(object: I): RegisterRequest {
+    const message = createBaseRegisterRequest();
+    message.bootstrapToken = object.bootstrapToken ?? "";
+    message.agentVersion = object.agentVersion ?? "";
+    return message;
+  },
+};
+
+function createBaseRegisterResponse(): RegisterResponse {
+  return { clusterName: "", credential: "" };
+}
+
+export const RegisterResponse: MessageFns<RegisterResponse> = {
+  encode(message: RegisterResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clusterName !== "") {
+      writer.uint32(10).string(message.clusterName);
+    }
+    if (message.credential !== "") {
+      writer.uint32(18).string(message.credential);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RegisterResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRegisterResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clusterName = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.credential = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RegisterResponse {
+    return {
+      clusterName: isSet(object.clusterName)
+        ? globalThis.String(object.clusterName)
+        : isSet(object.cluster_name)
+        ? globalThis.String(object.cluster_name)
+        : "",
+      credential: isSet(object.credential) ? globalThis.String(object.credential) : "",
+    };
+  },
+
+  toJSON(message: RegisterResponse): unknown {
+    const obj: any = {};
+    if (message.clusterName !== "") {
+      obj.clusterName = message.clusterName;
+    }
+    if (message.credential !== "") {
+      obj.credential = message.credential;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RegisterResponse>, I>>(base?: I): RegisterResponse {
+    return RegisterResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RegisterResponse>, I>>(object: I): RegisterResponse {
+    const message = createBaseRegisterResponse();
+    message.clusterName = object.clusterName ?? "";
+    message.credential = object.credential ?? "";
+    return message;
+  },
+};
 
 function createBaseConnectRequest(): ConnectRequest {
   return { body: undefined };
@@ -1163,16 +1367,21 @@ export const Assignment_AnnotationsEntry: MessageFns<Assignment_AnnotationsEntry
 };
 
 function createBaseRegistryCredentials(): RegistryCredentials {
-  return { username: "", password: "" };
+  return { credentials: undefined };
 }
 
 export const RegistryCredentials: MessageFns<RegistryCredentials> = {
   encode(message: RegistryCredentials, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.username !== "") {
-      writer.uint32(10).string(message.username);
-    }
-    if (message.password !== "") {
-      writer.uint32(18).string(message.password);
+    switch (message.credentials?.$case) {
+      case "basic":
+        BasicAuth.encode(message.credentials.value, writer.uint32(10).fork()).join();
+        break;
+      case "token":
+        writer.uint32(18).string(message.credentials.value);
+        break;
+      case "dockerConfigJson":
+        writer.uint32(26).string(message.credentials.value);
+        break;
     }
     return writer;
   },
@@ -1187,6 +1396,125 @@ export const RegistryCredentials: MessageFns<RegistryCredentials> = {
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
       const message = createBaseRegistryCredentials();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.credentials = { $case: "basic", value: BasicAuth.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.credentials = { $case: "token", value: reader.string() };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.credentials = { $case: "dockerConfigJson", value: reader.string() };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RegistryCredentials {
+    return {
+      credentials: isSet(object.basic)
+        ? { $case: "basic", value: BasicAuth.fromJSON(object.basic) }
+        : isSet(object.token)
+        ? { $case: "token", value: globalThis.String(object.token) }
+        : isSet(object.dockerConfigJson)
+        ? { $case: "dockerConfigJson", value: globalThis.String(object.dockerConfigJson) }
+        : isSet(object.docker_config_json)
+        ? { $case: "dockerConfigJson", value: globalThis.String(object.docker_config_json) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: RegistryCredentials): unknown {
+    const obj: any = {};
+    if (message.credentials?.$case === "basic") {
+      obj.basic = BasicAuth.toJSON(message.credentials.value);
+    } else if (message.credentials?.$case === "token") {
+      obj.token = message.credentials.value;
+    } else if (message.credentials?.$case === "dockerConfigJson") {
+      obj.dockerConfigJson = message.credentials.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RegistryCredentials>, I>>(base?: I): RegistryCredentials {
+    return RegistryCredentials.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RegistryCredentials>, I>>(object: I): RegistryCredentials {
+    const message = createBaseRegistryCredentials();
+    switch (object.credentials?.$case) {
+      case "basic": {
+        if (object.credentials?.value !== undefined && object.credentials?.value !== null) {
+          message.credentials = { $case: "basic", value: BasicAuth.fromPartial(object.credentials.value) };
+        }
+        break;
+      }
+      case "token": {
+        if (object.credentials?.value !== undefined && object.credentials?.value !== null) {
+          message.credentials = { $case: "token", value: object.credentials.value };
+        }
+        break;
+      }
+      case "dockerConfigJson": {
+        if (object.credentials?.value !== undefined && object.credentials?.value !== null) {
+          message.credentials = { $case: "dockerConfigJson", value: object.credentials.value };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseBasicAuth(): BasicAuth {
+  return { username: "", password: "" };
+}
+
+export const BasicAuth: MessageFns<BasicAuth> = {
+  encode(message: BasicAuth, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.username !== "") {
+      writer.uint32(10).string(message.username);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BasicAuth {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBasicAuth();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1218,14 +1546,14 @@ export const RegistryCredentials: MessageFns<RegistryCredentials> = {
     }
   },
 
-  fromJSON(object: any): RegistryCredentials {
+  fromJSON(object: any): BasicAuth {
     return {
       username: isSet(object.username) ? globalThis.String(object.username) : "",
       password: isSet(object.password) ? globalThis.String(object.password) : "",
     };
   },
 
-  toJSON(message: RegistryCredentials): unknown {
+  toJSON(message: BasicAuth): unknown {
     const obj: any = {};
     if (message.username !== "") {
       obj.username = message.username;
@@ -1236,11 +1564,11 @@ export const RegistryCredentials: MessageFns<RegistryCredentials> = {
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<RegistryCredentials>, I>>(base?: I): RegistryCredentials {
-    return RegistryCredentials.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<BasicAuth>, I>>(base?: I): BasicAuth {
+    return BasicAuth.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<RegistryCredentials>, I>>(object: I): RegistryCredentials {
-    const message = createBaseRegistryCredentials();
+  fromPartial<I extends Exact<DeepPartial<BasicAuth>, I>>(object: I): BasicAuth {
+    const message = createBaseBasicAuth();
     message.username = object.username ?? "";
     message.password = object.password ?? "";
     return message;
@@ -2305,7 +2633,23 @@ export const DiffResult: MessageFns<DiffResult> = {
 
 export type AgentServiceService = typeof AgentServiceService;
 export const AgentServiceService = {
-  /** The agent's session: the first message must be a Hello. */
+  /**
+   * Trades the one-time bootstrap token of a new (or reset) agent for the
+   * credential it uses from then on. Needs no credential itself.
+   */
+  register: {
+    path: "/flotilla.agent.v1.AgentService/Register" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RegisterRequest): Buffer => Buffer.from(RegisterRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RegisterRequest => RegisterRequest.decode(value),
+    responseSerialize: (value: RegisterResponse): Buffer => Buffer.from(RegisterResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RegisterResponse => RegisterResponse.decode(value),
+  },
+  /**
+   * The agent's session, authenticated by its credential (metadata
+   * `authorization: Bearer <credential>`): the first message must be a Hello.
+   */
   connect: {
     path: "/flotilla.agent.v1.AgentService/Connect" as const,
     requestStream: true as const,
@@ -2318,12 +2662,42 @@ export const AgentServiceService = {
 } as const;
 
 export interface AgentServiceServer extends UntypedServiceImplementation {
-  /** The agent's session: the first message must be a Hello. */
+  /**
+   * Trades the one-time bootstrap token of a new (or reset) agent for the
+   * credential it uses from then on. Needs no credential itself.
+   */
+  register: handleUnaryCall<RegisterRequest, RegisterResponse>;
+  /**
+   * The agent's session, authenticated by its credential (metadata
+   * `authorization: Bearer <credential>`): the first message must be a Hello.
+   */
   connect: handleBidiStreamingCall<ConnectRequest, ConnectResponse>;
 }
 
 export interface AgentServiceClient extends Client {
-  /** The agent's session: the first message must be a Hello. */
+  /**
+   * Trades the one-time bootstrap token of a new (or reset) agent for the
+   * credential it uses from then on. Needs no credential itself.
+   */
+  register(
+    request: RegisterRequest,
+    callback: (error: ServiceError | null, response: RegisterResponse) => void,
+  ): ClientUnaryCall;
+  register(
+    request: RegisterRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RegisterResponse) => void,
+  ): ClientUnaryCall;
+  register(
+    request: RegisterRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RegisterResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The agent's session, authenticated by its credential (metadata
+   * `authorization: Bearer <credential>`): the first message must be a Hello.
+   */
   connect(): ClientDuplexStream<ConnectRequest, ConnectResponse>;
   connect(options: Partial<CallOptions>): ClientDuplexStream<ConnectRequest, ConnectResponse>;
   connect(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<ConnectRequest, ConnectResponse>;
