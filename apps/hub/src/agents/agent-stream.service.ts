@@ -154,9 +154,9 @@ export class AgentStreamService {
     if (await this.leases.hasAgentReport(m.reportId)) return ack();
     const lease = await this.leases.claimForReport(this.replica, target.id, target.clusterId, this.config.scheduler.leaseTtlMs);
     if (!lease) return; // a run holds it; the agent sends the report again later
-    const started = await this.leases.startRun(lease, { generation: target.generation, revision: report.revision ?? null, trigger: 'Agent', conditions: target.conditions, phase: target.phase });
+    const started = await this.leases.startRun(lease, { generation: target.generation, revision: report.revision ?? null, trigger: 'Agent', conditions: target.conditions, phase: target.phase, startedAt: validDate(report.startedAt) });
     if (!started) return;
-    await this.leases.finishRun(lease, { runId: started.id, startedAt: new Date(report.startedAt), report, observedGeneration: target.observedGeneration ?? target.generation, agentReportId: m.reportId });
+    await this.leases.finishRun(lease, { runId: started.id, startedAt: new Date(report.startedAt), report, observedGeneration: target.observedGeneration ?? target.generation, agentReportId: m.reportId, finishedAt: validDate(report.finishedAt) });
     ack();
   }
 
@@ -201,4 +201,10 @@ export class AgentStreamService {
     }
     return out;
   }
+}
+
+/** A time the agent reported, if it is one (and not in the future of this hub). */
+function validDate(s: string): Date | undefined {
+  const t = Date.parse(s);
+  return Number.isFinite(t) ? new Date(Math.min(t, Date.now())) : undefined;
 }

@@ -25,6 +25,8 @@ export interface RunOutcome {
   observedGeneration: number;
   /** the agent's id of the report (agent clusters): a replayed report is stored once */
   agentReportId?: string;
+  /** a run the agent made on its own ended then, not when the hub heard of it */
+  finishedAt?: Date;
 }
 
 /** UPDATE results come back as [rows, count] from node-postgres and as rows from PGlite. */
@@ -134,14 +136,14 @@ export class LeaseRepository {
   }
 
   /** Starts a Run row and marks the Target Reconciling, if the lease is still held; null otherwise. */
-  async startRun(lease: Lease, row: { generation: number; revision: string | null; trigger: string; conditions: Condition[]; phase: TargetPhase }): Promise<{ id: string; startedAt: Date } | null> {
+  async startRun(lease: Lease, row: { generation: number; revision: string | null; trigger: string; conditions: Condition[]; phase: TargetPhase; startedAt?: Date }): Promise<{ id: string; startedAt: Date } | null> {
     return this.ds.transaction(async (m) => {
       if (!(await this.holds(m, lease))) return null;
       await m.query(`UPDATE targets SET phase = $2, conditions = $3::jsonb WHERE id = $1`, [lease.targetId, row.phase, JSON.stringify(row.conditions)]);
       const inserted: Array<{ id: string; started_at: Date }> = await m.query(
         `INSERT INTO runs (target_id, generation, revision, trigger, lease_owner, started_at, result)
-         VALUES ($1, $2, $3, $4, $5, clock_timestamp(), 'Running') RETURNING id, started_at`,
-        [lease.targetId, row.generation, row.revision, row.trigger, lease.owner],
+         VALUES ($1, $2, $3, $4, $5, COALESCE($6, clock_timestamp()), 'Running') RETURNING id, started_at`,
+        [lease.targetId, row.generation, row.revision, row.trigger, lease.owner, row.startedAt ?? null],
       );
       return { id: inserted[0].id, startedAt: new Date(inserted[0].started_at) };
     });
@@ -186,12 +188,12 @@ export class LeaseRepository {
       await m.query(
         // a run already closed as Abandoned by the replica that took over keeps that verdict
         // now(): the transaction's time, the same instant the next run is counted from
-        `UPDATE runs SET result = $2, finished_at = now(), duration_ms = GREATEST(0, (extract(epoch from now() - started_at) * 1000)::int),
+        `UPDATE runs SET result = $2, finished_at = COALESCE($8, now()), duration_ms = GREATEST(0, (extract(epoch from COALESCE($8, now()) - started_at) * 1000)::int),
            revision = $3, instances = $4::jsonb, error = $5, errors = $6::jsonb, agent_report_id = $7
          WHERE id = $1 AND result = 'Running'`,
         [
           o.runId, held ? (r.ok ? 'Succeeded' : 'Failed') : 'Abandoned', revision, JSON.stringify(instances),
-          held ? error : `lease lost before the result was written${error ? `; the run's error: ${error}` : ''}`, JSON.stringify(r.errors), o.agentReportId ?? null,
+          held ? error : `lease lost before the result was written${error ? `; the run's error: ${error}` : ''}`, JSON.stringify(r.errors), o.agentReportId ?? null, o.finishedAt ?? null,
         ],
       );
       return held;

@@ -1,0 +1,118 @@
+import { adminManager, createTenant, unique } from '../../../libs/engine/testdata/harness';
+import { eventually } from '../../../libs/kube/testdata/eventually';
+import { launch, startTestHub, type TestHub } from '../../hub/test/hub';
+import { fastScheduler } from '../../hub/test/scheduler-fixtures';
+import { AgentGrpcServer } from '../../hub/src/agents/agent-grpc.server';
+import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
+import { AGENT_NAMESPACE, agentKubeconfig, CONNECTED_DEPLOY_DIR, installAgent } from '../test/install';
+import { configMaps, getProject, projectRepository, pushGreeter, pushGreeterModule } from '../test/project-fixtures';
+
+// The whole lightweight configuration: the hub (on the harness PostgreSQL)
+// holds no credentials for the cluster; the compiled agent, with the token
+// of the service account the install creates, registers with a bootstrap
+// token, writes its assignment as a Project resource, reconciles it from
+// the harness registry into the harness API server, and reports back. With
+// the hub gone it keeps correcting drift; the reports it kept arrive when
+// the hub is back.
+
+jest.setTimeout(240_000);
+
+describe('connected agent', () => {
+  const { manager } = adminManager();
+  const client = manager.client;
+  let hub: TestHub;
+  /** the first hub: its database and data directory go with it at the end */
+  let first: TestHub;
+  let agent: AgentProcess;
+  let ns: string;
+  let repo: string;
+  let moduleUrl: string;
+  const cluster = unique('spoke');
+  const identitySecret = unique('agent-identity');
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  async function target(): Promise<any> {
+    return (await hub.call('GET', `/api/v1/projects/greet/targets/${cluster}`)).body;
+  }
+
+  beforeAll(async () => {
+    await installAgent(client);
+    await installAgent(client, CONNECTED_DEPLOY_DIR);
+    [moduleUrl, ns] = await Promise.all([pushGreeterModule(), createTenant(client, 'connected')]);
+    repo = projectRepository();
+    hub = first = await startTestHub('postgres', { scheduler: fastScheduler({ sourcePollMs: 300, hubId: 'hub-connected', concurrency: 4 }) });
+  });
+
+  afterAll(async () => {
+    await agent?.stop();
+    if (hub !== first) await hub?.stop();
+    await first?.close();
+    await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns }).catch(() => undefined);
+    await client.delete({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: identitySecret }).catch(() => undefined);
+    await client.connection.close();
+  });
+
+  it('registers, applies the assignment with the hub\'s digest, and the hub shows its status', async () => {
+    const registered = await hub.call('POST', '/api/v1/clusters', { body: { name: cluster, group: 'edge', mode: 'agent' } });
+    expect(registered.status).toBe(201);
+    const kubeconfig = kubeconfigFile(await agentKubeconfig(client));
+    agent = startAgentProcess(
+      testAgentArgs({ kubeconfig, identity: 'agent-connected', namespace: ns }, [
+        `--hub-address=127.0.0.1:${hub.app.get(AgentGrpcServer).port}`,
+        `--hub-identity-secret=${AGENT_NAMESPACE}/${identitySecret}`,
+        '--hub-heartbeat=500ms',
+        '--hub-reconnect-max=1s',
+        '--reconcile-interval=2s',
+        '--retry-initial=500ms',
+        '--retry-max=2s',
+      ]),
+      { FLOTILLA_HUB_BOOTSTRAP_TOKEN: registered.body.agent.bootstrapToken },
+    );
+    await agent.url;
+
+    const digest = await pushGreeter(repo, moduleUrl, ns, { cache: true, shout: false });
+    const created = await hub.call('POST', '/api/v1/projects', {
+      body: { name: 'greet', namespace: ns, serviceAccountName: 'deployer', source: { repository: repo, tag: 'latest' }, targets: { names: [cluster] } },
+    });
+    expect(created.status).toBe(201);
+
+    const t = await eventually('Ready on the hub', async () => {
+      const v = await target();
+      return v.phase === 'Ready' ? v : undefined;
+    }, 120_000);
+    expect(t).toMatchObject({ lastAppliedRevision: `latest@${digest}`, stale: false, observedGeneration: 1 });
+    expect(t.components.map((c: { name: string; status: string }) => `${c.name}:${c.status}`).sort()).toEqual(['app:Succeeded', 'infra:Succeeded']);
+    expect((await configMaps(client, ns))['web-greeting']).toEqual({ greeting: 'web', cluster });
+
+    // the assignment, as the standalone CRD, labelled as the hub's
+    const project = await getProject(client, ns, 'greet');
+    expect(project?.metadata.labels).toMatchObject({ 'app.kubernetes.io/managed-by': 'flotilla-hub' });
+    expect(project?.metadata.annotations).toMatchObject({ 'hub.flotilla.dev/digest': digest });
+    const view = (await hub.call('GET', `/api/v1/clusters/${cluster}`)).body;
+    expect(view.agent).toMatchObject({ connected: true, registered: true, version: '0.1.0' });
+    // the credential is kept in the agent's namespace
+    const secret = await client.get({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: identitySecret });
+    expect(Object.keys(secret.data as object).sort()).toEqual(['clusterName', 'credential']);
+  });
+
+  it('keeps correcting drift while the hub is down, and the reports it kept arrive when the hub is back', async () => {
+    // the agent dials the same address when the hub comes back
+    const config = { ...hub.config, agents: { ...hub.config.agents, port: hub.app.get(AgentGrpcServer).port } };
+    await hub.stop();
+    const downAt = Date.now();
+    await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'web-greeting' });
+    await eventually('drift corrected without the hub', async () => ((await configMaps(client, ns))['web-greeting'] ? true : undefined), 60_000);
+
+    const upAt = Date.now();
+    const restarted = await launch(config);
+    hub = { ...restarted, close: () => restarted.stop() };
+    // a run the agent made while nobody listened, stored with the time it ran
+    const during = (r: { trigger: string; startedAt: string }) => r.trigger === 'Agent' && Date.parse(r.startedAt) >= downAt && Date.parse(r.startedAt) <= upAt;
+    const runs = await eventually('the kept reports stored', async () => {
+      const items = (await restarted.call('GET', `/api/v1/projects/greet/targets/${cluster}/runs?limit=100`)).body.items;
+      return items.some(during) ? items : undefined;
+    }, 60_000);
+    expect(runs.find(during)).toMatchObject({ result: 'Succeeded' });
+    expect((await restarted.call('GET', `/api/v1/clusters/${cluster}`)).body.agent.connected).toBe(true);
+  });
+});
