@@ -101,7 +101,6 @@ export class HubLink {
       md.set('authorization', `Bearer ${credential}`);
       const stream = this.client.connect(md);
       this.stream = stream;
-      let heartbeat: NodeJS.Timeout | undefined;
       let settled = false;
       const finish = (how: 'ended' | 'unauthenticated') => {
         if (settled) return;
@@ -125,7 +124,7 @@ export class HubLink {
       stream.on('error', (err: Error & { code?: number }) => finish(err.code === GrpcStatus.UNAUTHENTICATED ? 'unauthenticated' : 'ended'));
       stream.on('end', () => finish('ended'));
       stream.write({ body: { $case: 'hello', value: { agentVersion: this.options.agentVersion, kubeVersion: this.options.kubeVersion, lastAppliedGeneration: this.lastApplied, bufferedReports: this.buffer.all() } } });
-      heartbeat = setInterval(() => this.send({ body: { $case: 'heartbeat', value: { sentAt: new Date() } } }), this.options.heartbeatMs);
+      const heartbeat = setInterval(() => this.send({ body: { $case: 'heartbeat', value: { sentAt: new Date() } } }), this.options.heartbeatMs);
     });
   }
 
