@@ -4,7 +4,10 @@ import { launch, startTestHub, type TestHub } from '../../hub/test/hub';
 import { fastScheduler } from '../../hub/test/scheduler-fixtures';
 import { AgentGrpcServer } from '../../hub/src/agents/agent-grpc.server';
 import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
-import { AGENT_NAMESPACE, agentKubeconfig, CONNECTED_DEPLOY_DIR, installAgent } from '../test/install';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AGENT_NAMESPACE, agentKubeconfig, installAgent } from '../test/install';
 import { configMaps, getProject, projectRepository, pushGreeter, pushGreeterModule } from '../test/project-fixtures';
 
 // The whole lightweight configuration: the hub (on the harness PostgreSQL)
@@ -36,8 +39,6 @@ describe('connected agent', () => {
   }
 
   beforeAll(async () => {
-    await installAgent(client);
-    await installAgent(client, CONNECTED_DEPLOY_DIR);
     [moduleUrl, ns] = await Promise.all([pushGreeterModule(), createTenant(client, 'connected')]);
     repo = projectRepository();
     hub = first = await startTestHub('postgres', { scheduler: fastScheduler({ sourcePollMs: 300, hubId: 'hub-connected', concurrency: 4 }) });
@@ -52,13 +53,28 @@ describe('connected agent', () => {
     await client.connection.close();
   });
 
-  it('registers, applies the assignment with the hub\'s digest, and the hub shows its status', async () => {
+  it('installs from the hub\'s manifest, registers, applies the assignment with the hub\'s digest, and the hub shows its status', async () => {
     const registered = await hub.call('POST', '/api/v1/clusters', { body: { name: cluster, group: 'edge', mode: 'agent' } });
     expect(registered.status).toBe(201);
+    const viewer = (await hub.call('POST', '/api/v1/tokens', { body: { name: 'look', role: 'viewer' } })).body.token;
+    expect((await hub.call('GET', `/api/v1/clusters/${cluster}/agent/manifest`, { token: viewer })).status).toBe(403);
+    const manifest = await hub.call('GET', `/api/v1/clusters/${cluster}/agent/manifest`);
+    expect(manifest.status).toBe(200);
+    // the whole install is applying it (as kubectl apply -f does)
+    const dir = mkdtempSync(join(tmpdir(), 'agent-manifest-'));
+    writeFileSync(join(dir, 'install.yaml'), manifest.text);
+    await installAgent(client, dir);
+    const hubSecret = await client.get({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: 'flotilla-agent-hub' });
+    const fromSecret = (k: string) => Buffer.from((hubSecret.data as Record<string, string>)[k], 'base64').toString();
+    expect(fromSecret('hubAddress')).toBe(`127.0.0.1:${hub.app.get(AgentGrpcServer).port}`);
+    const deployment = await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: AGENT_NAMESPACE, name: 'flotilla-agent' });
+    expect(JSON.stringify(deployment)).toContain(`--hub-address=${fromSecret('hubAddress')}`);
+    // the token that came with the registration was replaced by the manifest's
+    expect(fromSecret('bootstrapToken')).not.toBe(registered.body.agent.bootstrapToken);
     const kubeconfig = kubeconfigFile(await agentKubeconfig(client));
     agent = startAgentProcess(
       testAgentArgs({ kubeconfig, identity: 'agent-connected', namespace: ns }, [
-        `--hub-address=127.0.0.1:${hub.app.get(AgentGrpcServer).port}`,
+        `--hub-address=${fromSecret('hubAddress')}`,
         `--hub-identity-secret=${AGENT_NAMESPACE}/${identitySecret}`,
         '--hub-heartbeat=500ms',
         '--hub-reconnect-max=1s',
@@ -66,7 +82,7 @@ describe('connected agent', () => {
         '--retry-initial=500ms',
         '--retry-max=2s',
       ]),
-      { FLOTILLA_HUB_BOOTSTRAP_TOKEN: registered.body.agent.bootstrapToken },
+      { FLOTILLA_HUB_BOOTSTRAP_TOKEN: fromSecret('bootstrapToken') },
     );
     await agent.url;
 

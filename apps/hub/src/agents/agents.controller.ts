@@ -1,5 +1,11 @@
-import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Header, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { hostname } from 'node:os';
+import { RequiresRole } from '../auth/roles';
+import { HUB_CONFIG } from '../config/config.module';
+import type { HubConfig } from '../config/hub-config';
+import { AgentGrpcServer } from './agent-grpc.server';
+import { agentInstallManifest } from './install-manifest';
 import { ConflictError, NotFoundError } from '../common/errors';
 import { ApiErrors } from '../common/openapi-errors';
 import { ClustersRepository } from '../repositories/clusters.repository';
@@ -17,6 +23,8 @@ export class AgentsController {
     private readonly clusters: ClustersRepository,
     private readonly links: AgentLinksRepository,
     private readonly bootstrap: AgentBootstrapService,
+    private readonly server: AgentGrpcServer,
+    @Inject(HUB_CONFIG) private readonly config: HubConfig,
   ) {}
 
   @Get()
@@ -32,6 +40,24 @@ export class AgentsController {
   @ApiOkResponse({ type: BootstrapTokenDto })
   async reset(@Param('name') name: string): Promise<BootstrapTokenDto> {
     return this.bootstrap.reset((await this.agentCluster(name)).id);
+  }
+
+  /**
+   * The agent's whole install, with a fresh one-time bootstrap token (any
+   * earlier unused one stops working): `kubectl apply -f` of it installs the
+   * agent, which registers and connects on its own.
+   */
+  @Get('manifest')
+  @RequiresRole('operator')
+  @Header('Content-Type', 'application/yaml; charset=utf-8')
+  @Header('Cache-Control', 'no-store')
+  @ApiProduces('application/yaml')
+  @ApiOkResponse({ description: 'YAML documents: Namespace, CRD, ServiceAccount, RBAC, Secret (hub address, bootstrap token), Deployment', schema: { type: 'string' } })
+  async manifest(@Param('name') name: string): Promise<string> {
+    const cluster = await this.agentCluster(name);
+    const { bootstrapToken } = await this.bootstrap.issue(cluster.id);
+    const agents = this.config.agents;
+    return agentInstallManifest({ hubAddress: agents.publicAddress ?? `${agents.host === '0.0.0.0' ? hostname() : agents.host}:${this.server.port}`, bootstrapToken });
   }
 
   private async agentCluster(name: string) {

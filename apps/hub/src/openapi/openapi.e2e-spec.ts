@@ -19,6 +19,7 @@ describe('OpenAPI', () => {
       '/api/v1/clusters',
       '/api/v1/clusters/{name}',
       '/api/v1/clusters/{name}/agent',
+      '/api/v1/clusters/{name}/agent/manifest',
       '/api/v1/clusters/{name}/agent/reset',
       '/api/v1/clusters/{name}/check',
       '/api/v1/credentials/rotate',
