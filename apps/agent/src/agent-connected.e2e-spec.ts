@@ -115,20 +115,37 @@ describe('connected agent', () => {
     // the agent dials the same address when the hub comes back
     const config = { ...hub.config, agents: { ...hub.config.agents, port: hub.app.get(AgentGrpcServer).port } };
     await hub.stop();
-    const downAt = Date.now();
+    const deletedAt = Date.now();
     await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'web-greeting' });
-    await eventually('drift corrected without the hub', async () => ((await configMaps(client, ns))['web-greeting'] ? true : undefined), 60_000);
+    // a run that ended after the deletion (its status says when the next one is due: its end plus the 2 s interval)
+    await eventually('drift corrected without the hub', async () => {
+      const p = await getProject(client, ns, 'greet');
+      const ranAfter = Date.parse(p?.status?.nextReconcileAt ?? '') - 2000 > deletedAt;
+      return ranAfter && (await configMaps(client, ns))['web-greeting'] ? true : undefined;
+    }, 60_000);
 
     const upAt = Date.now();
     const restarted = await launch(config);
     hub = { ...restarted, close: () => restarted.stop() };
-    // a run the agent made while nobody listened, stored with the time it ran
-    const during = (r: { trigger: string; startedAt: string }) => r.trigger === 'Agent' && Date.parse(r.startedAt) >= downAt && Date.parse(r.startedAt) <= upAt;
+    await eventually('the agent back', async () => ((await restarted.call('GET', `/api/v1/clusters/${cluster}`)).body.agent.connected ? true : undefined), 30_000);
+    // a run the agent made while nobody listened, stored with the times it ran
+    const during = (r: { trigger: string; finishedAt: string }) => r.trigger === 'Agent' && Date.parse(r.finishedAt) > deletedAt && Date.parse(r.finishedAt) <= upAt;
     const runs = await eventually('the kept reports stored', async () => {
       const items = (await restarted.call('GET', `/api/v1/projects/greet/targets/${cluster}/runs?limit=100`)).body.items;
       return items.some(during) ? items : undefined;
     }, 60_000);
     expect(runs.find(during)).toMatchObject({ result: 'Succeeded' });
-    expect((await restarted.call('GET', `/api/v1/clusters/${cluster}`)).body.agent.connected).toBe(true);
+  });
+
+  it('SIGKILL of the agent: the hub shows the cluster Disconnected and its Target stale, never plainly Ready', async () => {
+    await agent.kill();
+    const view = await eventually('disconnected', async () => {
+      const c = (await hub.call('GET', `/api/v1/clusters/${cluster}`)).body;
+      return c.agent.connected ? undefined : c;
+    }, 30_000);
+    expect(view.agent).toMatchObject({ connected: false, since: expect.any(String) });
+    const t = await target();
+    expect(t).toMatchObject({ phase: 'Ready', stale: true, staleSince: expect.any(String) });
+    expect(t.conditions.find((c: { type: string }) => c.type === 'Ready')).toMatchObject({ status: 'Unknown', reason: 'AgentDisconnected', message: expect.stringContaining('it last reported Ready') });
   });
 });
