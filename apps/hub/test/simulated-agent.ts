@@ -25,6 +25,8 @@ export class SimulatedAgent {
   /** answer assignments with reports (off: only ack) */
   answer = true;
   ended: Error | undefined;
+  /** called after every message the hub sends */
+  onMessage: (() => void) | undefined;
   private listeners: Array<() => void> = [];
 
   constructor(address: string) {
@@ -49,7 +51,7 @@ export class SimulatedAgent {
     this.ended = undefined;
     const stream = this.client.connect(md);
     this.stream = stream;
-    stream.on('data', (m: ConnectResponse) => this.onMessage(m));
+    stream.on('data', (m: ConnectResponse) => this.handle(m));
     stream.on('error', (err: Error) => {
       this.ended = err;
       this.notify();
@@ -100,7 +102,7 @@ export class SimulatedAgent {
     return { targetId: a.targetId, generation: a.generation, reportId: randomUUID(), reportJson: JSON.stringify(reportOf(a, ok)) };
   }
 
-  private onMessage(m: ConnectResponse): void {
+  private handle(m: ConnectResponse): void {
     this.received.push(m);
     const body = m.body;
     if (body?.$case === 'assignments') {
@@ -125,6 +127,7 @@ export class SimulatedAgent {
   }
 
   private notify(): void {
+    this.onMessage?.();
     for (const l of [...this.listeners]) l();
   }
 }
