@@ -80,7 +80,7 @@ export class AgentGrpcServer implements OnApplicationBootstrap, BeforeApplicatio
       const identity = await this.links.redeemBootstrap(secretHash(req.bootstrapToken), secretHash(credential));
       if (!identity) return done(refused);
       // an older stream of this cluster holds a credential that no longer counts
-      this.sessions.cut(identity.clusterId, 'the agent registered again');
+      this.sessions.cutHere(identity.clusterId, 'the agent registered again');
       this.logger.info({ cluster: identity.clusterName, agentVersion: req.agentVersion.slice(0, 64) }, 'agent registered');
       done(null, { clusterName: identity.clusterName, credential });
     } catch (err) {

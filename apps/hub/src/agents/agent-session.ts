@@ -33,6 +33,7 @@ export class AgentSession {
   /** runs of this replica waiting for a report, by Target id */
   private readonly waiters = new Map<string, Waiter>();
   lastSeen = Date.now();
+  readonly openedAt = Date.now();
 
   constructor(
     readonly identity: AgentIdentity,

@@ -1,10 +1,19 @@
 import { Injectable } from '@nestjs/common';
+import { NotificationBus } from '../notify/notification-bus';
 import type { AgentSession } from './agent-session';
 
 /** The agent streams this replica holds, one per cluster. */
 @Injectable()
 export class AgentSessions {
   private readonly byCluster = new Map<string, AgentSession>();
+
+  constructor(private readonly bus: NotificationBus) {
+    bus.on((n) => {
+      const s = n.topic === 'agent-cut' ? this.byCluster.get(n.clusterId) : undefined;
+      // a stream opened after the cut was decided carries a newer credential
+      if (n.topic === 'agent-cut' && s && s.openedAt <= n.before) s.close(n.reason);
+    });
+  }
 
   /** A second stream of the same agent replaces the first (it reconnected before the old one timed out). */
   add(session: AgentSession): void {
@@ -30,8 +39,14 @@ export class AgentSessions {
     return [...this.byCluster.values()];
   }
 
-  /** Cuts the cluster's stream here, if this replica holds it. */
+  /** Cuts the cluster's stream on whichever replica holds it. */
   cut(clusterId: string, reason: string): void {
+    this.byCluster.get(clusterId)?.close(reason);
+    this.bus.publish({ topic: 'agent-cut', clusterId, reason, before: Date.now() });
+  }
+
+  /** Cuts the cluster's stream on this replica only (others find a replaced credential at their next watch). */
+  cutHere(clusterId: string, reason: string): void {
     this.byCluster.get(clusterId)?.close(reason);
   }
 }
