@@ -35,8 +35,12 @@ async function main(): Promise<void> {
         }
       }
     };
+    // as a real agent does: a stream that fails is opened again after a jittered pause
+    a.onEnded = () => setTimeout(() => a.connect(credentials[i]), 200 + Math.random() * 800);
     a.connect(credentials[i]);
   });
+  const progress = setInterval(() => process.stderr.write(`agents-sim: ${greeted}/${agents.length} greeted, ${agents.filter((a) => a.ended).length} ended\n`), 5000);
+  progress.unref();
   for await (const line of createInterface({ input: process.stdin })) {
     const { digest, at } = JSON.parse(line) as { digest: string; at: number };
     waiting.set(digest, { at, acked: new Array(agents.length) });

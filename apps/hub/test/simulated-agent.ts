@@ -27,6 +27,8 @@ export class SimulatedAgent {
   ended: Error | undefined;
   /** called after every message the hub sends */
   onMessage: (() => void) | undefined;
+  /** called when the stream ends (error or end) */
+  onEnded: ((err: Error) => void) | undefined;
   private listeners: Array<() => void> = [];
 
   constructor(address: string) {
@@ -54,6 +56,7 @@ export class SimulatedAgent {
     stream.on('data', (m: ConnectResponse) => this.handle(m));
     stream.on('error', (err: Error) => {
       this.ended = err;
+      if (this.stream === stream) this.onEnded?.(err);
       this.notify();
     });
     stream.on('end', () => {
