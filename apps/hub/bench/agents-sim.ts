@@ -39,6 +39,11 @@ async function main(): Promise<void> {
     a.onEnded = () => setTimeout(() => a.connect(credentials[i]), 200 + Math.random() * 800);
     a.connect(credentials[i]);
   });
+  // alive, as real agents say every 10 s (the hub cuts off agents silent past its timeout)
+  const heartbeats = setInterval(() => {
+    for (const a of agents) a.send({ body: { $case: 'heartbeat', value: { sentAt: new Date() } } });
+  }, 10_000);
+  heartbeats.unref();
   const progress = setInterval(() => process.stderr.write(`agents-sim: ${greeted}/${agents.length} greeted, ${agents.filter((a) => a.ended).length} ended\n`), 5000);
   progress.unref();
   for await (const line of createInterface({ input: process.stdin })) {
