@@ -54,12 +54,15 @@ export class SimulatedAgent {
     const stream = this.client.connect(md);
     this.stream = stream;
     stream.on('data', (m: ConnectResponse) => this.handle(m));
+    // only the current stream's end counts: one replaced or cancelled here says nothing
     stream.on('error', (err: Error) => {
+      if (this.stream !== stream) return;
       this.ended = err;
-      if (this.stream === stream) this.onEnded?.(err);
+      this.onEnded?.(err);
       this.notify();
     });
     stream.on('end', () => {
+      if (this.stream !== stream) return;
       this.ended ??= new Error('stream ended');
       this.notify();
     });
