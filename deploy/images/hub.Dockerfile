@@ -35,8 +35,9 @@ COPY --from=build /src/package.json ./
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 COPY --from=build /cue-wasm ./cue-wasm
-# the agent manifests and CRD, for the hub's coming install endpoint: one source, no copy to drift
+# the agent manifests and CRD, for GET /api/v1/clusters/{name}/agent/manifest: one source, no copy to drift
 COPY --from=build /src/deploy/agent ./deploy/agent
+COPY --from=build /src/deploy/agent-connected ./deploy/agent-connected
 # The only writable places the hub needs: FLOTILLA_DATA_DIR (embedded database,
 # generated keys) and the temp dir (fetched sources and modules). Mount both as
 # volumes when the root file system is read-only (the Helm chart does).
@@ -45,6 +46,7 @@ ENV NODE_ENV=production \
     FLOTILLA_DATA_DIR=/var/lib/flotilla \
     PORT=8080
 USER 65532:65532
-EXPOSE 8080
+# 8080: API; 9443: the gRPC server connected agents dial
+EXPOSE 8080 9443
 # node itself is PID 1: main.ts handles SIGTERM (drain, close, exit 0)
 ENTRYPOINT ["node", "dist/apps/hub/src/main.js"]

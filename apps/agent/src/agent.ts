@@ -7,6 +7,9 @@ import { defaultBackoffOptions, EngineRuntime } from '@flotilla/engine';
 import { ClusterConnection, credentialsFromKubeconfig, inClusterCredentials, LeaderElector, ResourceManager, type ClusterCredentials } from '@flotilla/kube';
 import type { AgentConfig } from './config/agent-config';
 import { ProjectController } from './controller/project-controller';
+import { AssignmentWriter } from './hub/assignment-writer';
+import { HubLink } from './hub/hub-link';
+import { IdentityStore } from './hub/identity-store';
 import { ProjectReconciler } from './controller/project-reconciler';
 import { EventRecorder } from './events/event-recorder';
 import { startCdeventsReceiver } from './events/cdevents-receiver';
@@ -84,8 +87,24 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
       owner: config.owner,
       identity: config.identity,
     },
-    { runtime, manager, events, metrics, log, cdevents },
+    { runtime, manager, events, metrics, log, cdevents, onRun: (project, report) => hubLink?.reportRun(project, report) },
   );
+  const hubLink = config.hub
+    ? new HubLink(
+        {
+          address: config.hub.address,
+          bootstrapToken: () => config.hub?.bootstrapToken,
+          agentVersion: AGENT_VERSION,
+          kubeVersion: version,
+          reportBuffer: config.hub.reportBuffer,
+          heartbeatMs: config.hub.heartbeatMs,
+          reconnect: { initialMs: 500, maxMs: config.hub.reconnectMaxMs },
+        },
+        new IdentityStore(manager.client, config.hub.identitySecret.namespace, config.hub.identitySecret.name),
+        new AssignmentWriter(manager.client, log),
+        log,
+      )
+    : undefined;
   const controller = new ProjectController({
     client: manager.client,
     reconciler,
@@ -112,7 +131,8 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
 
   const runController = async (signal: AbortSignal) => {
     reconciler.resetSchedules();
-    await controller.run(signal);
+    // the leader alone talks to the hub: one stream per cluster
+    await Promise.all([controller.run(signal), hubLink?.run(signal)]);
   };
   let running: Promise<void>;
   if (config.leaderElect) {

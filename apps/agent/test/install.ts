@@ -9,6 +9,8 @@ import { harnessEnv } from '../../../test/harness/env';
 import { kubeconfigYaml } from '../../hub/test/kubeconfig';
 
 export const DEPLOY_DIR = join(__dirname, '..', '..', '..', 'deploy', 'agent');
+/** What connected mode adds to the standalone install. */
+export const CONNECTED_DEPLOY_DIR = join(__dirname, '..', '..', '..', 'deploy', 'agent-connected');
 export const AGENT_NAMESPACE = 'flotilla-system';
 export const AGENT_SERVICE_ACCOUNT = 'flotilla-agent';
 
@@ -43,8 +45,8 @@ export function loadInstallManifests(dir = DEPLOY_DIR): KubeObject[] {
  * a manifest fails here), then waits until the CRD is Established and discovery
  * serves projects.timoni.sh/v1alpha1. Idempotent: specs may call it repeatedly.
  */
-export async function installAgent(client: ObjectClient): Promise<void> {
-  const objects = loadInstallManifests();
+export async function installAgent(client: ObjectClient, dir = DEPLOY_DIR): Promise<void> {
+  const objects = loadInstallManifests(dir);
   for (const obj of objects) {
     await client.connection.request({
       method: 'PATCH',

@@ -2,7 +2,7 @@
 // admin token known, and a typed `call` that fails on any non-2xx answer.
 import type { INestApplication } from '@nestjs/common';
 import { createHubApp, listeningUrl } from '../src/app';
-import { defaultHubConfig, defaultSchedulerConfig, type SchedulerConfig } from '../src/config/hub-config';
+import { defaultHubConfig, defaultSchedulerConfig, type SchedulerConfig, defaultAgentServerConfig } from '../src/config/hub-config';
 import { type CdeventsConfig, defaultCdeventsConfig } from '../src/config/cdevents-config';
 import type { TargetRunner } from '../src/scheduler/target-runner';
 
@@ -26,6 +26,7 @@ export async function startBenchHub(options: { dataDir: string; databaseUrl: str
       adminToken: ADMIN_TOKEN,
       scheduler: { ...defaultSchedulerConfig(), hubId: 'bench', ...options.scheduler },
       cdevents: { ...defaultCdeventsConfig(), ...options.cdevents },
+      agents: { ...defaultAgentServerConfig('127.0.0.1'), port: 0 },
     },
     { scheduler: { targetRunner: options.runner }, announce: () => undefined },
   );

@@ -2,12 +2,12 @@ import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { createTempDataDir, createTestDatabase } from '../test/databases';
 import { createHubApp, listeningUrl } from './app';
-import { defaultHubConfig, type HubConfig } from './config/hub-config';
+import { defaultHubConfig, type HubConfig, defaultAgentServerConfig } from './config/hub-config';
 import { hubMigrations } from './database/migrations';
 
 // The real app, listening on a free loopback port, on each kind of database.
 async function startHub(overrides: Partial<HubConfig>): Promise<{ app: INestApplication; url: string }> {
-  const app = await createHubApp({ ...defaultHubConfig(), host: '127.0.0.1', port: 0, logLevel: 'silent', ...overrides }, { announce: () => undefined });
+  const app = await createHubApp({ ...defaultHubConfig(), host: '127.0.0.1', port: 0, logLevel: 'silent', agents: { ...defaultAgentServerConfig('127.0.0.1'), port: 0 }, ...overrides }, { announce: () => undefined });
   await app.listen(0, '127.0.0.1');
   return { app, url: listeningUrl(app) };
 }

@@ -2,6 +2,8 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { ANNOUNCE, type Announce, AuthModule } from './auth/auth.module';
 import { CdeventsModule } from './cdevents/cdevents.module';
+import { AgentsModule } from './agents/agents.module';
+import { NotifyModule } from './notify/notify.module';
 import { ClustersModule } from './clusters/clusters.module';
 import type { Clock } from './common/clock';
 import { ClockModule } from './common/clock.module';
@@ -38,10 +40,12 @@ export class AppModule {
         LoggingModule.forRoot(logger),
         ClockModule.forRoot(clock),
         DatabaseModule,
+        NotifyModule,
         CryptoModule,
         MetricsModule,
         AuthModule,
         CredentialsModule,
+        AgentsModule,
         ClustersModule,
         ProjectsModule,
         FleetModule,

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { appliedInstance, buildRunReport, formatRevision, InstanceApplyError, removedInstance, type InstanceResult, type RunReport, type RunResult } from '@flotilla/engine';
 import { RegistryClient } from '@flotilla/oci';
 import { harnessEnv } from '../../../test/harness/env';
-import { defaultHubConfig, defaultSchedulerConfig, type HubConfig, type SchedulerConfig } from '../src/config/hub-config';
+import { defaultHubConfig, defaultSchedulerConfig, type HubConfig, type SchedulerConfig, defaultAgentServerConfig } from '../src/config/hub-config';
 import type { TestHub } from './hub';
 import { OciTagResolver, type TagCredentials, type TagResolver } from '../src/scheduler/sources/tag-resolver';
 import type { TargetRunHooks, TargetRunInput, TargetRunner } from '../src/scheduler/target-runner';
@@ -180,6 +180,7 @@ export function schedulerHubConfig(databaseUrl: string, dataDir: string, secrets
     logLevel: 'warn',
     ...secrets,
     scheduler: fastScheduler(scheduler),
+    agents: { ...defaultAgentServerConfig('127.0.0.1'), port: 0 },
   };
 }
 

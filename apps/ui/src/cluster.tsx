@@ -35,6 +35,12 @@ export function ClusterPage({ token, version, name }: { token: string; version: 
             </dd>
           </>
         )}
+        {cluster.agent && (
+          <>
+            <dt>Agent</dt>
+            <dd class={cluster.agent.connected ? '' : 'warn'}>{agentConnection(cluster.agent)}</dd>
+          </>
+        )}
         <dt>Reachability</dt>
         <dd class={s.reachable === false ? 'warn' : ''}>
           {s.reachable === null ? 'not checked yet' : s.reachable ? 'reachable' : `unreachable${s.error ? `: ${s.error}` : ''}`}
@@ -82,4 +88,12 @@ export function ClusterPage({ token, version, name }: { token: string; version: 
       )}
     </main>
   );
+}
+
+/** Connected or not, since when, and what the agent last said of itself. */
+function agentConnection(a: NonNullable<Cluster['agent']>): string {
+  if (!a.registered) return 'never connected: apply its install manifest in the cluster';
+  const since = a.since ? ` since ${relativeTime(a.since)}` : '';
+  const about = [a.version && `agent ${a.version}`, a.lastHeartbeat && `last heartbeat ${relativeTime(a.lastHeartbeat)}`].filter(Boolean).join(', ');
+  return `${a.connected ? 'connected' : 'disconnected'}${since}${about ? ` (${about})` : ''}`;
 }

@@ -111,6 +111,8 @@ export interface Cluster {
   mode: 'push' | 'agent';
   endpoint: { server: string } | null;
   status: { reachable: boolean | null; version: string | null; lastChecked: string | null; error: string | null; warnings: string[] };
+  /** agent clusters: the agent's connection */
+  agent: { connected: boolean; since: string | null; version: string | null; lastHeartbeat: string | null; registered: boolean } | null;
   targets: number;
 }
 

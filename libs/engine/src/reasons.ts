@@ -46,6 +46,6 @@ export const CONDITION_REASONS = [
   'SourceResolveFailed',
   'RolloutWaiting',
   'Suspended',
-  'AgentModeUnavailable',
+  'AgentDisconnected',
 ] as const;
 export type ConditionReason = (typeof CONDITION_REASONS)[number];

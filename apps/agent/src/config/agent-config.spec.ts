@@ -48,6 +48,18 @@ describe('parseAgentConfig', () => {
     expect(c.leaderElection.namespace).toBe('ops');
   });
 
+  it('runs standalone unless a hub is given; connected mode reads the bootstrap token from the environment only', () => {
+    expect(parseAgentConfig([], {}).hub).toBeNull();
+    const c = parseAgentConfig(['--hub-address=hub.example:9443', '--report-buffer=50', '--hub-reconnect-max=30s'], { POD_NAMESPACE: 'flotilla-system', FLOTILLA_HUB_BOOTSTRAP_TOKEN: 'flb_x' });
+    expect(c.hub).toEqual({ address: 'hub.example:9443', identitySecret: { namespace: 'flotilla-system', name: 'flotilla-agent-identity' }, bootstrapToken: 'flb_x', reportBuffer: 50, heartbeatMs: 10_000, reconnectMaxMs: 30_000 });
+    expect(() => parseAgentConfig(['--hub-address=nope'], {})).toThrow(AgentConfigError);
+    try {
+      parseAgentConfig(['--hub-address=nope'], {});
+    } catch (err) {
+      expect((err as AgentConfigError).problems).toEqual(['--hub-address="nope" must be host:port', '--hub-address outside a pod needs --hub-identity-secret=<namespace>/<name>']);
+    }
+  });
+
   it('lists every problem at once', () => {
     const problems = problemsOf(['--concurrent=0', '--poll-interval=soon', '--renew-deadline=20s', '--bogus', 'stray', '--owner=a/b', '--http-address=nope', '--log-level=loud']);
     expect(problems).toEqual([

@@ -41,6 +41,20 @@ export interface AgentConfig {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** the CDEvents receiver (`--events-address`, secrets from $FLOTILLA_EVENTS_SECRETS); null: none */
   events: { host: string; port: number; secrets: string[] } | null;
+  /** connected mode: the hub to dial; null runs standalone */
+  hub: HubLinkConfig | null;
+}
+
+export interface HubLinkConfig {
+  /** host:port of the hub's agent gRPC server */
+  address: string;
+  /** where the agent keeps its credential */
+  identitySecret: { namespace: string; name: string };
+  /** FLOTILLA_HUB_BOOTSTRAP_TOKEN: read when the agent has no credential */
+  bootstrapToken: string | undefined;
+  reportBuffer: number;
+  heartbeatMs: number;
+  reconnectMaxMs: number;
 }
 
 export class AgentConfigError extends Error {
@@ -80,6 +94,11 @@ export const AGENT_FLAGS: Record<string, FlagSpec> = {
   'kube-api-qps': { kind: 'int', help: 'Kubernetes API requests per second (default 50)' },
   'kube-api-burst': { kind: 'int', help: 'Kubernetes API burst (default 100)' },
   'log-level': { kind: 'string', help: 'debug, info, warn or error (default info)' },
+  'hub-address': { kind: 'string', help: 'connected mode: host:port of the hub\'s agent server (default: none, standalone); the bootstrap token comes from $FLOTILLA_HUB_BOOTSTRAP_TOKEN' },
+  'hub-identity-secret': { kind: 'string', help: 'namespace/name of the Secret keeping the agent\'s hub credential (default <pod namespace>/flotilla-agent-identity)' },
+  'report-buffer': { kind: 'int', help: 'run reports kept while the hub is unreachable (default 1000)' },
+  'hub-heartbeat': { kind: 'duration', help: 'heartbeat to the hub (default 10s)' },
+  'hub-reconnect-max': { kind: 'duration', help: 'longest wait between reconnects to the hub, jittered (default 1m)' },
 };
 
 const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
@@ -204,6 +223,23 @@ export function parseAgentConfig(argv: readonly string[], env: Record<string, st
     else if (secrets.some((s) => s.length < 16)) problems.push('$FLOTILLA_EVENTS_SECRETS: every secret must be at least 16 characters');
     else events = { host: m[1].replace(/^\[(.*)\]$/, '$1') || '0.0.0.0', port: Number(m[2]), secrets };
   }
+  let hub: HubLinkConfig | null = null;
+  const hubAddress = str('hub-address', null);
+  if (hubAddress !== null) {
+    if (!/^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/.test(hubAddress)) problems.push(`--hub-address="${hubAddress}" must be host:port`);
+    const secret = str('hub-identity-secret', env.POD_NAMESPACE ? `${env.POD_NAMESPACE}/flotilla-agent-identity` : null);
+    const [secretNamespace, secretName] = secret?.split('/') ?? [];
+    if (!secret) problems.push('--hub-address outside a pod needs --hub-identity-secret=<namespace>/<name>');
+    else if (!DNS_LABEL.test(secretNamespace ?? '') || !DNS_SUBDOMAIN.test(secretName ?? '')) problems.push(`--hub-identity-secret="${secret}" must be <namespace>/<name>`);
+    hub = {
+      address: hubAddress,
+      identitySecret: { namespace: secretNamespace ?? '', name: secretName ?? '' },
+      bootstrapToken: env.FLOTILLA_HUB_BOOTSTRAP_TOKEN || undefined,
+      reportBuffer: int('report-buffer', 1000, 1, 1_000_000),
+      heartbeatMs: duration('hub-heartbeat', 10_000, 100),
+      reconnectMaxMs: duration('hub-reconnect-max', 60_000, 100),
+    };
+  }
 
   const config: AgentConfig = {
     kubeconfig,
@@ -227,6 +263,7 @@ export function parseAgentConfig(argv: readonly string[], env: Record<string, st
     kubeBurst: int('kube-api-burst', 100, 1, 10_000),
     logLevel: logLevel as AgentConfig['logLevel'],
     events,
+    hub,
   };
   if (problems.length > 0) throw new AgentConfigError(problems);
   return config;

@@ -41,6 +41,8 @@ export interface ReconcilerDeps {
   now?: () => number;
   /** sends CDEvents to the sinks Projects name */
   cdevents?: AgentCdeventsEmitter;
+  /** every run's report (reconcile or delete), e.g. for the hub a connected agent reports to */
+  onRun?: (project: ProjectResource, report: RunReport) => void;
 }
 
 /** What the controller does with the key afterwards. */
@@ -144,7 +146,11 @@ export class ProjectReconciler {
     const requested = intent.requestedAt !== undefined && intent.requestedAt !== schedule.request;
     let due = specChanged || requested || now >= schedule.dueAt;
     let digest: string | undefined;
-    if (!due && now >= schedule.pollAt) {
+    if (intent.pinnedDigest) {
+      // the hub chose the digest (a rollout wave may hold it back): no tag poll
+      digest = intent.pinnedDigest;
+      due ||= digest !== revisionDigest(status.lastAttemptedRevision);
+    } else if (!due && now >= schedule.pollAt) {
       schedule.pollAt = now + this.settings.pollIntervalMs;
       try {
         digest = await this.deps.runtime.resolveDigest(intent.spec, { manager: this.deps.manager }, signal);
@@ -211,6 +217,7 @@ export class ProjectReconciler {
     const about = { ...(revision ? { revision } : {}), message: resultText(report).message };
     if (!report.ok && attemptBefore === 0) this.cdevent(project, { kind: 'incident.detected', reason: report.errors[0]?.reason ?? 'ReconciliationFailed', error: report.errors[0]?.message ?? 'reconciliation failed', ...about });
     else if (report.ok && attemptBefore > 0) this.cdevent(project, { kind: 'incident.resolved', reason: 'Recovered', ...about });
+    this.deps.onRun?.(project, report);
     this.deps.log.info('project reconciled', { project: key, revision: report.revision, ok: report.ok, next: report.decision.action, durationMs: report.durationMs });
     return { requeueAfterMs: Math.max(0, Math.min(schedule.dueAt, schedule.pollAt) - this.now()), ran: report };
   }
@@ -236,6 +243,7 @@ export class ProjectReconciler {
     const schedule = this.schedules.get(key) ?? { attempt: project.status?.failures ?? 0, dueAt: 0, pollAt: 0 };
     this.schedules.set(key, schedule);
     const report = buildRunReport(result, { attempt: schedule.attempt, intervalMs: this.settings.reconcileIntervalMs, backoff: this.settings.backoff, previous: (project.status?.conditions ?? []) as Condition[] }, 'delete');
+    this.deps.onRun?.(project, report);
     if (!report.ok) {
       schedule.attempt = report.decision.attempt;
       await this.writeStatus(project, statusAfterRun(report, project.metadata.generation, project.status, undefined));

@@ -18,6 +18,14 @@ export const DELETION_POLICY_ANNOTATION = 'reconcile.timoni.sh/deletionPolicy';
 /** Annotations with this prefix become runtime values of the Project's bundles. */
 export const RUNTIME_ANNOTATION_PREFIX = 'runtime.timoni.sh/';
 
+/** Set by the agent on Projects a hub assigned: the digest the hub chose; the tag is then never polled. */
+export const HUB_DIGEST_ANNOTATION = 'hub.flotilla.dev/digest';
+/** The hub's Target and assignment generation a hub-managed Project serves: its reports name them. */
+export const HUB_TARGET_ANNOTATION = 'hub.flotilla.dev/target';
+export const HUB_GENERATION_ANNOTATION = 'hub.flotilla.dev/generation';
+/** `app.kubernetes.io/managed-by` value of Projects the hub assigned. */
+export const HUB_MANAGED_BY = 'flotilla-hub';
+
 /** Held on every Project until its instances are deleted (or orphaned). */
 export const PROJECT_FINALIZER = 'finalizers.timoni.sh';
 

@@ -7,6 +7,7 @@ import {
   DEFAULT_PATH,
   DEFAULT_TAG,
   DELETION_POLICY_ANNOTATION,
+  HUB_DIGEST_ANNOTATION,
   RECONCILE_REQUESTED_ANNOTATION,
   RUNTIME_ANNOTATION_PREFIX,
   SUSPEND_ANNOTATION,
@@ -21,6 +22,8 @@ export interface ProjectIntent {
   deletionPolicy: DeletionPolicy;
   /** the value of the reconcile request annotation, if any */
   requestedAt?: string;
+  /** a hub chose the digest: apply exactly it, never poll the tag */
+  pinnedDigest?: string;
 }
 
 export type ProjectIntentResult = { ok: true; intent: ProjectIntent } | { ok: false; problems: string[] };
@@ -34,6 +37,8 @@ export function projectIntent(obj: ProjectResource): ProjectIntentResult {
   if (suspend !== undefined && suspend !== 'true' && suspend !== 'false') problems.push(`annotation ${SUSPEND_ANNOTATION}="${suspend}" must be "true" or "false"`);
   const policy = annotations[DELETION_POLICY_ANNOTATION] ?? 'Delete';
   if (policy !== 'Delete' && policy !== 'Orphan') problems.push(`annotation ${DELETION_POLICY_ANNOTATION}="${policy}" must be "Delete" or "Orphan"`);
+  const pinned = annotations[HUB_DIGEST_ANNOTATION];
+  if (pinned !== undefined && !/^sha256:[a-f0-9]{64}$/.test(pinned)) problems.push(`annotation ${HUB_DIGEST_ANNOTATION}="${pinned}" must be sha256:<64 hex>`);
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
@@ -42,6 +47,7 @@ export function projectIntent(obj: ProjectResource): ProjectIntentResult {
       suspended: suspend === 'true',
       deletionPolicy: policy as DeletionPolicy,
       ...(annotations[RECONCILE_REQUESTED_ANNOTATION] !== undefined ? { requestedAt: annotations[RECONCILE_REQUESTED_ANNOTATION] } : {}),
+      ...(pinned !== undefined ? { pinnedDigest: pinned } : {}),
     },
   };
 }

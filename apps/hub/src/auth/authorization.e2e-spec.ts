@@ -11,6 +11,10 @@ const ROUTES: Array<[string, string, Role]> = [
   ['PATCH', '/api/v1/clusters/none', 'operator'],
   ['POST', '/api/v1/clusters/none/check', 'operator'],
   ['DELETE', '/api/v1/clusters/none', 'operator'],
+  ['GET', '/api/v1/clusters/none/agent', 'viewer'],
+  // it issues a bootstrap token: more than a read
+  ['GET', '/api/v1/clusters/none/agent/manifest', 'operator'],
+  ['POST', '/api/v1/clusters/none/agent/reset', 'operator'],
   ['GET', '/api/v1/projects', 'viewer'],
   ['GET', '/api/v1/projects/none', 'viewer'],
   ['GET', '/api/v1/projects/none/targets', 'viewer'],

@@ -1,3 +1,4 @@
+import { AgentViewDto } from '../agents/agents.dto';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { PageQuery } from '../common/paging';
@@ -207,6 +208,8 @@ export class ClusterDto {
   @ApiPropertyOptional({ type: CredentialSummaryDto, nullable: true }) credentials!: CredentialSummaryDto | null;
   @ApiProperty({ type: ClusterStatusDto }) status!: ClusterStatusDto;
   @ApiProperty({ description: 'number of Targets (Projects placed here)' }) targets!: number;
+  @ApiPropertyOptional({ type: AgentViewDto, nullable: true, description: 'agent clusters: the agent\'s connection (and, in the registration response only, its bootstrap token)' })
+  agent!: AgentViewDto | null;
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
 }

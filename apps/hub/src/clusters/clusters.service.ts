@@ -1,3 +1,7 @@
+import { AgentBootstrapService } from '../agents/agent-bootstrap.service';
+import { type AgentLinkState, AgentLinksRepository } from '../agents/agent-links.repository';
+import { AgentSessions } from '../agents/agent-sessions';
+import { agentView } from '../agents/agent-view';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ClusterCredentials } from '@flotilla/kube';
 import type { Logger } from 'pino';
@@ -29,6 +33,9 @@ export class ClustersService {
     private readonly kube: KubeRepository,
     private readonly clock: Clock,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
+    private readonly links: AgentLinksRepository,
+    private readonly bootstrap: AgentBootstrapService,
+    private readonly sessions: AgentSessions,
   ) {}
 
   /** A taken name is AlreadyExistsError (409), also when a concurrent request took it first. */
@@ -50,19 +57,23 @@ export class ClustersService {
       return created;
     });
     if (resolved) await this.check(cluster, resolved.credentials);
-    return this.get(dto.name);
+    const view = await this.get(dto.name);
+    // the agent's bootstrap token: in this response only
+    if (dto.mode === 'agent') view.agent = { ...view.agent!, ...(await this.bootstrap.issue(cluster.id)) };
+    return view;
   }
 
   async list(q: ClusterQuery): Promise<Page<ClusterDto>> {
     const labelSelector = q.labelSelector !== undefined ? parseLabelSelector(q.labelSelector) : undefined;
     const { rows, total } = await this.clusters.viewPage({ group: q.group, mode: q.mode, labelSelector }, q.limit, q.offset);
-    return { items: rows.map(toClusterDto), total, limit: q.limit, offset: q.offset };
+    const agents = await this.links.states(rows.filter((r) => r.mode === 'agent').map((r) => r.id));
+    return { items: rows.map((r) => toClusterDto(r, agents)), total, limit: q.limit, offset: q.offset };
   }
 
   async get(name: string): Promise<ClusterDto> {
     const row = await this.clusters.viewByName(name);
     if (!row) throw new NotFoundError('cluster', name);
-    return toClusterDto(row);
+    return toClusterDto(row, row.mode === 'agent' ? await this.links.states([row.id]) : new Map());
   }
 
   async update(name: string, dto: UpdateClusterDto): Promise<ClusterDto> {
@@ -112,6 +123,8 @@ export class ClustersService {
       }
       await tx.clusters.delete(cluster.id);
       if (cluster.credentialId) await tx.credentials.delete(cluster.credentialId);
+      // its credential went with it; other replicas cut its stream at their next watch
+      tx.afterCommit(() => this.sessions.cut(cluster.id, 'the cluster was deleted'));
     });
   }
 
@@ -167,7 +180,7 @@ export class ClustersService {
 }
 
 /** The response view of one row read by ClustersRepository.viewPage / viewByName. */
-function toClusterDto(c: ClusterViewRow): ClusterDto {
+function toClusterDto(c: ClusterViewRow, agents: Map<string, AgentLinkState>): ClusterDto {
   return {
     name: c.name,
     group: c.groupName,
@@ -177,6 +190,7 @@ function toClusterDto(c: ClusterViewRow): ClusterDto {
     credentials: c.credentialKind !== null && c.credentialFingerprint !== null ? { kind: c.credentialKind, fingerprint: c.credentialFingerprint } : null,
     status: { reachable: c.reachable, version: c.serverVersion, lastChecked: c.lastCheckedAt, error: c.statusMessage, warnings: twinWarnings(c) },
     targets: c.targets,
+    agent: c.mode === 'agent' ? agentView(agents.get(c.id)) : null,
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
   };

@@ -32,6 +32,29 @@ export interface HubConfig {
   anonymousViewer?: boolean;
   /** CDEvents receiver and delivery. */
   cdevents: CdeventsConfig;
+  /** The gRPC server connected agents dial. */
+  agents: AgentServerConfig;
+}
+
+export interface AgentServerConfig {
+  /** TCP port of the agents' gRPC server (FLOTILLA_AGENT_PORT, default 9443; 0: any free port). */
+  port: number;
+  /** Address to bind (FLOTILLA_AGENT_HOST, default HOST). */
+  host: string;
+  /** host:port agents dial, written into install manifests (FLOTILLA_AGENT_PUBLIC_ADDRESS, default host:port). */
+  publicAddress?: string;
+  /** How often each side says it is alive (FLOTILLA_AGENT_HEARTBEAT, default 10s). */
+  heartbeatMs: number;
+  /** No message for this long: the agent is Disconnected and its stream closed (FLOTILLA_AGENT_HEARTBEAT_TIMEOUT, default 30s). */
+  heartbeatTimeoutMs: number;
+  /** How long a run waits for the agent's report before it is failed (FLOTILLA_AGENT_RUN_TIMEOUT, default 15m). */
+  runTimeoutMs: number;
+  /** Lifetime of a bootstrap token (FLOTILLA_AGENT_BOOTSTRAP_TTL, default 1h). */
+  bootstrapTtlMs: number;
+}
+
+export function defaultAgentServerConfig(host = '0.0.0.0'): AgentServerConfig {
+  return { port: 9443, host, heartbeatMs: 10_000, heartbeatTimeoutMs: 30_000, runTimeoutMs: 15 * 60_000, bootstrapTtlMs: 3600_000 };
 }
 
 export interface SchedulerConfig {
@@ -76,7 +99,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export function defaultHubConfig(): HubConfig {
-  return { port: 8080, host: '0.0.0.0', dataDir: resolve('.flotilla'), logLevel: 'info', scheduler: defaultSchedulerConfig(), cdevents: defaultCdeventsConfig() };
+  return { port: 8080, host: '0.0.0.0', dataDir: resolve('.flotilla'), logLevel: 'info', scheduler: defaultSchedulerConfig(), cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig() };
 }
 
 /** Every bad environment variable, listed at once. */
@@ -188,7 +211,37 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
   }
 
   config.cdevents = parseCdeventsConfig(value, problems);
+  parseAgentServerConfig(value, config, problems);
 
   if (problems.length > 0) throw new HubConfigError(problems);
   return config;
+}
+
+function parseAgentServerConfig(value: (name: string) => string | undefined, config: HubConfig, problems: string[]): void {
+  const agents = config.agents;
+  agents.host = value('FLOTILLA_AGENT_HOST') ?? config.host;
+  const port = value('FLOTILLA_AGENT_PORT');
+  if (port !== undefined) {
+    if (!/^\d+$/.test(port) || Number(port) > 65535) problems.push(`FLOTILLA_AGENT_PORT=${JSON.stringify(port)}: expected an integer from 0 to 65535`);
+    else agents.port = Number(port);
+  }
+  const address = value('FLOTILLA_AGENT_PUBLIC_ADDRESS');
+  if (address !== undefined) {
+    if (!/^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/.test(address)) problems.push(`FLOTILLA_AGENT_PUBLIC_ADDRESS=${JSON.stringify(address)}: expected host:port`);
+    else agents.publicAddress = address;
+  }
+  const durations: Array<[string, 'heartbeatMs' | 'heartbeatTimeoutMs' | 'runTimeoutMs' | 'bootstrapTtlMs', number]> = [
+    ['FLOTILLA_AGENT_HEARTBEAT', 'heartbeatMs', 100],
+    ['FLOTILLA_AGENT_HEARTBEAT_TIMEOUT', 'heartbeatTimeoutMs', 300],
+    ['FLOTILLA_AGENT_RUN_TIMEOUT', 'runTimeoutMs', 1000],
+    ['FLOTILLA_AGENT_BOOTSTRAP_TTL', 'bootstrapTtlMs', 1000],
+  ];
+  for (const [name, field, min] of durations) {
+    const v = value(name);
+    if (v === undefined) continue;
+    const ms = parseDurationMs(v);
+    if (ms === undefined || ms < min) problems.push(`${name}=${JSON.stringify(v)}: expected a duration such as 500ms, 30s or 1m, at least ${min} ms`);
+    else agents[field] = ms;
+  }
+  if (agents.heartbeatTimeoutMs <= agents.heartbeatMs) problems.push('FLOTILLA_AGENT_HEARTBEAT_TIMEOUT: must be longer than FLOTILLA_AGENT_HEARTBEAT');
 }

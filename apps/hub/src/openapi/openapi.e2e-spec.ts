@@ -18,6 +18,9 @@ describe('OpenAPI', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/api/v1/clusters',
       '/api/v1/clusters/{name}',
+      '/api/v1/clusters/{name}/agent',
+      '/api/v1/clusters/{name}/agent/manifest',
+      '/api/v1/clusters/{name}/agent/reset',
       '/api/v1/clusters/{name}/check',
       '/api/v1/credentials/rotate',
       '/api/v1/fleet/matrix',
@@ -111,7 +114,8 @@ describe('OpenAPI', () => {
     expect(schemas.SourcePatchDto.properties.tag).toMatchObject({ type: ['string', 'null'] });
     expect(schemas.SourcePatchDto.properties.tag.default).toBeUndefined();
     expect(schemas.SourcePatchDto.required ?? []).toEqual([]);
-    expect(schemas.UpdateProjectDto.properties.annotations.additionalProperties).toEqual({ type: ['string', 'null'] });
+    // values refuse NUL as the pipe does; a pattern does not apply to null
+    expect(schemas.UpdateProjectDto.properties.annotations.additionalProperties).toEqual({ type: ['string', 'null'], pattern: '^[^\\u0000]*$' });
     expect(schemas.TargetsPatchDto.properties.labelSelector.anyOf).toEqual([{ $ref: '#/components/schemas/LabelSelectorPatchDto' }, { type: 'null' }]);
     expect(list.responses['431']).toBeDefined();
   });

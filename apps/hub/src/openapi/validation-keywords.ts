@@ -38,11 +38,12 @@ function keywordsOf(m: ValidationMetadata): Keywords | undefined {
     case 'isLabelMap':
       return { type: 'object', propertyNames: { pattern: LABEL_KEY.source }, additionalProperties: { type: 'string', pattern: LABEL_VALUE.source } };
     case 'isAnnotationMap':
-      return { type: 'object', propertyNames: { pattern: LABEL_KEY.source }, additionalProperties: { type: 'string' } };
+      // the pipe refuses NUL in annotation values too
+      return { type: 'object', propertyNames: { pattern: LABEL_KEY.source }, additionalProperties: { type: 'string', pattern: NO_NUL } };
     case 'isLabelMapPatch':
       return { type: 'object', propertyNames: { pattern: LABEL_KEY.source }, additionalProperties: { type: ['string', 'null'], pattern: LABEL_VALUE.source } };
     case 'isAnnotationMapPatch':
-      return { type: 'object', propertyNames: { pattern: LABEL_KEY.source }, additionalProperties: { type: ['string', 'null'] } };
+      return { type: 'object', propertyNames: { pattern: LABEL_KEY.source }, additionalProperties: { type: ['string', 'null'], pattern: NO_NUL } };
     default:
       return undefined;
   }

@@ -50,7 +50,7 @@ describe.each(DATABASE_KINDS)('projects API on %s', (_label, kind) => {
     expect(names(byLabel.body)).toEqual(['eu-1']);
     expect((await hub.call('GET', '/api/v1/projects/platform/targets?phase=Ready')).body.total).toBe(0);
     expect((await hub.call('GET', '/api/v1/projects/platform/targets?labelSelector=%3D%3D')).status).toBe(400);
-    expect(targets.body.items[0]).toMatchObject({ phase: 'Pending', generation: 1, observedGeneration: null, lastAppliedRevision: null, conditions: [expect.objectContaining({ reason: 'AgentModeUnavailable' })], attempt: 0 });
+    expect(targets.body.items[0]).toMatchObject({ phase: 'Pending', generation: 1, observedGeneration: null, lastAppliedRevision: null, attempt: 0 });
   });
 
   it('lists every problem of a bad Project in one 400', async () => {
@@ -88,11 +88,11 @@ describe.each(DATABASE_KINDS)('projects API on %s', (_label, kind) => {
     expect(res.body.problems).toHaveLength(14);
   });
 
-  it('says plainly that a Target on an agent cluster gets no work yet', async () => {
+  it('says plainly that a Target on an agent cluster waits for its agent', async () => {
     const t = await hub.call('GET', '/api/v1/projects/platform/targets/stage-1');
-    expect(t.body.phase).toBe('Pending');
+    expect(t.body).toMatchObject({ phase: 'Pending', stale: true, staleSince: null });
     expect(t.body.conditions).toEqual([
-      expect.objectContaining({ type: 'Ready', status: 'False', reason: 'AgentModeUnavailable', message: expect.stringContaining('cluster stage-1 is registered with mode agent') }),
+      expect.objectContaining({ type: 'Ready', status: 'Unknown', reason: 'AgentDisconnected', message: 'the agent of cluster stage-1 has not connected yet' }),
     ]);
   });
 

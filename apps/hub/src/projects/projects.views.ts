@@ -140,6 +140,8 @@ export class TargetDto {
   @ApiProperty() nextRunAt!: string;
   @ApiProperty({ description: 'consecutive failures (backoff)' }) attempt!: number;
   @ApiProperty({ description: "true once the cluster left the Project's targets: the Target (phase Deleting) deletes its instances there, then goes" }) removing!: boolean;
+  @ApiProperty({ description: 'the cluster\'s agent is not connected: this is the last reported state, and Ready says Unknown' }) stale!: boolean;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'when the agent disconnected; null when it never connected or the Target is not stale' }) staleSince!: string | null;
 }
 
 export class TargetPageDto {

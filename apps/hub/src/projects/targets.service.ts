@@ -5,6 +5,7 @@ import type { Page } from '../common/paging';
 import type { TargetEntity } from '../database/entities';
 import { HistoryRepository } from '../repositories/history.repository';
 import { TargetsRepository } from '../repositories/targets.repository';
+import { markStale } from './stale-target';
 import { UnitOfWork } from '../repositories/unit-of-work';
 import { RunTriggers } from '../scheduler/run-triggers';
 import { formatRevision } from '@flotilla/engine';
@@ -28,11 +29,12 @@ export class TargetsService {
     const labelSelector = q.labelSelector !== undefined ? parseLabelSelector(q.labelSelector) : undefined;
     const page = await this.targets.viewPage(project, { phase: q.phase, group: q.group, labelSelector }, q.limit, q.offset);
     if (!page) throw new NotFoundError('project', project);
-    return { items: page.rows, total: page.total, limit: q.limit, offset: q.offset };
+    return { items: page.rows.map(markStale), total: page.total, limit: q.limit, offset: q.offset };
   }
 
   async get(project: string, cluster: string): Promise<TargetDto> {
-    return (await this.targets.viewOf(project, cluster)) ?? this.missingTarget(project, cluster);
+    const row = await this.targets.viewOf(project, cluster);
+    return row ? markStale(row) : this.missingTarget(project, cluster);
   }
 
   async runs(project: string, cluster: string, q: CursorQuery): Promise<CursorPage<RunDto>> {

@@ -15,6 +15,7 @@ export interface ClusterFilter {
 
 /** What the API shows of a cluster, read in one statement with its credential summary, Target count and twins. */
 export interface ClusterViewRow {
+  id: string;
   name: string;
   groupName: string;
   labels: Record<string, string>;
@@ -153,7 +154,7 @@ function clusterConditions(filter: ClusterFilter, params: SqlParams): string[] {
  * chosen first, so rows skipped by OFFSET cost no subqueries or formatting.
  */
 function viewSql(rows: string): string {
-  return `SELECT c.name, c.group_name AS "groupName", c.labels, c.mode, c.server,
+  return `SELECT c.id, c.name, c.group_name AS "groupName", c.labels, c.mode, c.server,
       c.insecure_skip_tls_verify AS "insecureSkipTlsVerify", c.ca_data IS NOT NULL AS "hasCaData",
       cr.kind AS "credentialKind", cr.fingerprint AS "credentialFingerprint",
       c.reachable, c.server_version AS "serverVersion", ${isoTime('c.last_checked_at')} AS "lastCheckedAt",

@@ -61,7 +61,7 @@ export class FleetRepository {
   async summary(): Promise<FleetSummaryRows> {
     const rows = await queryPrepared<GroupSummaryRow & { projects: number }>(this.db, {
       text: `WITH states AS (
-          SELECT c.group_name AS grp, ${targetStateSql('t')} AS state, count(*)::int AS n
+          SELECT c.group_name AS grp, ${targetStateSql('t', 'c')} AS state, count(*)::int AS n
           FROM targets t JOIN clusters c ON c.id = t.cluster_id GROUP BY 1, 2),
         groups AS (
           SELECT group_name AS grp, count(*)::int AS clusters, (count(*) FILTER (WHERE reachable IS false))::int AS unreachable
@@ -99,7 +99,7 @@ export class FleetRepository {
           FROM (SELECT count(*)::int AS total FROM clusters c ${where}) AS n
           LEFT JOIN LATERAL (
             SELECT c.name, c.group_name AS "group", c.mode, c.reachable, ${isoTime('c.last_checked_at')} AS "lastCheckedAt", c.labels,
-              (SELECT COALESCE(jsonb_object_agg(cols.name, jsonb_build_object('state', ${targetStateSql('t')}, 'revision', t.last_applied_revision)), '{}')
+              (SELECT COALESCE(jsonb_object_agg(cols.name, jsonb_build_object('state', ${targetStateSql('t', 'c')}, 'revision', t.last_applied_revision)), '{}')
                 FROM targets t JOIN cols ON cols.id = t.project_id WHERE t.cluster_id = c.id) AS cells
             FROM clusters c ${where}
             ORDER BY c.group_name, c.name
@@ -117,7 +117,7 @@ export class FleetRepository {
   }
 
   /**
-   * A mark that changes whenever a Target, Project or cluster row is written,
+   * A mark that changes whenever a Target, Project, cluster or agent link row is written,
    * added or removed: the row count and the newest writing transaction id
    * (xmin) of each table. The scheduler writes Targets with plain UPDATEs
    * that leave updated_at alone; every write changes xmin. Read by the live
@@ -128,7 +128,7 @@ export class FleetRepository {
   async changeMark(): Promise<string> {
     const mark = (table: string) => `(SELECT concat(count(*), '/', max(xmin::text::bigint)) FROM ${table})`;
     const rows = await queryPrepared<{ mark: string }>(this.db, {
-      text: `SELECT concat_ws(' ', ${mark('targets')}, ${mark('projects')}, ${mark('clusters')}) AS mark`,
+      text: `SELECT concat_ws(' ', ${mark('targets')}, ${mark('projects')}, ${mark('clusters')}, ${mark('agent_links')}) AS mark`,
       values: [],
     });
     return rows[0].mark;

@@ -32,17 +32,24 @@ export interface TargetViewRow {
   nextRunAt: string;
   attempt: number;
   removing: boolean;
+  /** agent clusters whose agent is not connected: the status is the last one reported, nobody reports now */
+  stale: boolean;
+  /** when that agent disconnected (null: it never connected) */
+  staleSince: string | null;
 }
 
 /** Target rows with their cluster's name and group, for the view to pick from. */
-const WITH_CLUSTER = 'SELECT t.*, c.name AS cluster_name, c.group_name AS cluster_group FROM targets t JOIN clusters c ON c.id = t.cluster_id';
+const WITH_CLUSTER = `SELECT t.*, c.name AS cluster_name, c.group_name AS cluster_group,
+    (c.mode = 'agent' AND NOT COALESCE(al.connected, false)) AS stale, al.status_since AS stale_since
+  FROM targets t JOIN clusters c ON c.id = t.cluster_id LEFT JOIN agent_links al ON al.cluster_id = c.id`;
 
 /** The view of the Targets `rows` yields (WITH_CLUSTER rows), chosen before any per-row formatting. */
 function targetView(rows: string): string {
   return `SELECT t.cluster_name AS cluster, t.cluster_group AS "clusterGroup", t.phase, t.conditions, t.generation,
       t.observed_generation AS "observedGeneration", t.last_applied_revision AS "lastAppliedRevision",
       t.components, t.namespaces, ${isoTime('t.next_run_at')} AS "nextRunAt", t.attempt,
-      t.removal_requested_at IS NOT NULL AS removing
+      t.removal_requested_at IS NOT NULL AS removing,
+      t.stale, CASE WHEN t.stale THEN ${isoTime('t.stale_since')} END AS "staleSince"
     FROM (${rows}) AS t`;
 }
 

@@ -23,10 +23,14 @@ export interface RunOutcome {
   report: RunReport;
   /** the Project generation the run reconciled */
   observedGeneration: number;
+  /** the agent's id of the report (agent clusters): a replayed report is stored once */
+  agentReportId?: string;
+  /** a run the agent made on its own ended then, not when the hub heard of it */
+  finishedAt?: Date;
 }
 
 /** UPDATE results come back as [rows, count] from node-postgres and as rows from PGlite. */
-function rowsOf<T>(res: unknown): T[] {
+export function rowsOf<T>(res: unknown): T[] {
   if (Array.isArray(res) && res.length === 2 && Array.isArray(res[0]) && typeof res[1] === 'number') return res[0] as T[];
   return res as T[];
 }
@@ -47,7 +51,7 @@ export class LeaseRepository {
    * suspended (deletion and a Target's removal run even then). `inFlight`: Targets this replica is
    * still running; never claimed again here, even if their lease ran out.
    */
-  async claim(owner: string, limit: number, ttlMs: number, inFlight: readonly string[] = []): Promise<ClaimedTarget[]> {
+  async claim(owner: string, limit: number, ttlMs: number, inFlight: readonly string[] = [], agentClusters: readonly string[] = []): Promise<ClaimedTarget[]> {
     if (limit <= 0) return [];
     const res = await this.ds.query(
       `WITH due AS (
@@ -58,7 +62,7 @@ export class LeaseRepository {
          WHERE t.next_run_at <= now()
            AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
            AND (p.suspend = false OR p.deletion_requested_at IS NOT NULL OR t.removal_requested_at IS NOT NULL)
-           AND c.mode = 'push'
+           AND (c.mode = 'push' OR c.id::text = ANY(string_to_array($5, ',')))
            AND NOT (t.id::text = ANY(string_to_array($4, ',')))
          ORDER BY t.next_run_at, t.id
          LIMIT $2
@@ -68,7 +72,7 @@ export class LeaseRepository {
        SET lease_owner = $1, lease_expires_at = now() + $3 * interval '1 millisecond', lease_epoch = t.lease_epoch + 1
        FROM due WHERE t.id = due.id
        RETURNING t.id, t.lease_epoch, due.prev_owner`,
-      [owner, limit, ttlMs, inFlight.join(',')],
+      [owner, limit, ttlMs, inFlight.join(','), agentClusters.join(',')],
     );
     return rowsOf<{ id: string; lease_epoch: number; prev_owner: string | null }>(res).map((r) => ({
       targetId: r.id,
@@ -76,6 +80,27 @@ export class LeaseRepository {
       epoch: Number(r.lease_epoch),
       takenOverFrom: r.prev_owner,
     }));
+  }
+
+  /**
+   * Claims one Target of an agent cluster to store a report its agent sent
+   * on its own (a run while the hub was away): only when nobody holds it.
+   */
+  async claimForReport(owner: string, targetId: string, clusterId: string, ttlMs: number): Promise<ClaimedTarget | null> {
+    const res = await this.ds.query(
+      `UPDATE targets t SET lease_owner = $1, lease_expires_at = now() + $4 * interval '1 millisecond', lease_epoch = t.lease_epoch + 1
+       WHERE t.id = $2 AND t.cluster_id = $3 AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
+       RETURNING t.id, t.lease_epoch`,
+      [owner, targetId, clusterId, ttlMs],
+    );
+    const row = rowsOf<{ id: string; lease_epoch: number }>(res)[0];
+    return row ? { targetId: row.id, owner, epoch: Number(row.lease_epoch), takenOverFrom: null } : null;
+  }
+
+  /** Whether a run already holds this agent report (it was replayed). */
+  async hasAgentReport(reportId: string): Promise<boolean> {
+    const rows: unknown[] = await this.ds.query(`SELECT 1 FROM runs WHERE agent_report_id = $1`, [reportId]);
+    return rows.length > 0;
   }
 
   /** Extends a held lease; false when it was lost (taken over after expiry). */
@@ -111,7 +136,7 @@ export class LeaseRepository {
   }
 
   /** Starts a Run row and marks the Target Reconciling, if the lease is still held; null otherwise. */
-  async startRun(lease: Lease, row: { generation: number; revision: string | null; trigger: string; conditions: Condition[]; phase: TargetPhase }): Promise<{ id: string; startedAt: Date } | null> {
+  async startRun(lease: Lease, row: { generation: number; revision: string | null; trigger: string; conditions: Condition[]; phase: TargetPhase; startedAt?: Date }): Promise<{ id: string; startedAt: Date } | null> {
     return this.ds.transaction(async (m) => {
       if (!(await this.holds(m, lease))) return null;
       // a removal asked for since the Target was read keeps it Deleting, so the run's end makes it due again
@@ -122,8 +147,8 @@ export class LeaseRepository {
       ]);
       const inserted: Array<{ id: string; started_at: Date }> = await m.query(
         `INSERT INTO runs (target_id, generation, revision, trigger, lease_owner, started_at, result)
-         VALUES ($1, $2, $3, $4, $5, clock_timestamp(), 'Running') RETURNING id, started_at`,
-        [lease.targetId, row.generation, row.revision, row.trigger, lease.owner],
+         VALUES ($1, $2, $3, $4, $5, COALESCE($6, clock_timestamp()), 'Running') RETURNING id, started_at`,
+        [lease.targetId, row.generation, row.revision, row.trigger, lease.owner, row.startedAt ?? null],
       );
       return { id: inserted[0].id, startedAt: new Date(inserted[0].started_at) };
     });
@@ -170,12 +195,12 @@ export class LeaseRepository {
       await m.query(
         // a run already closed as Abandoned by the replica that took over keeps that verdict
         // now(): the transaction's time, the same instant the next run is counted from
-        `UPDATE runs SET result = $2, finished_at = now(), duration_ms = GREATEST(0, (extract(epoch from now() - started_at) * 1000)::int),
-           revision = $3, instances = $4::jsonb, error = $5, errors = $6::jsonb
+        `UPDATE runs SET result = $2, finished_at = COALESCE($8, now()), duration_ms = GREATEST(0, (extract(epoch from COALESCE($8, now()) - started_at) * 1000)::int),
+           revision = $3, instances = $4::jsonb, error = $5, errors = $6::jsonb, agent_report_id = $7
          WHERE id = $1 AND result = 'Running'`,
         [
           o.runId, held ? (r.ok ? 'Succeeded' : 'Failed') : 'Abandoned', revision, JSON.stringify(instances),
-          held ? error : `lease lost before the result was written${error ? `; the run's error: ${error}` : ''}`, JSON.stringify(r.errors),
+          held ? error : `lease lost before the result was written${error ? `; the run's error: ${error}` : ''}`, JSON.stringify(r.errors), o.agentReportId ?? null, o.finishedAt ?? null,
         ],
       );
       if (held && whenHeld) await whenHeld(m);

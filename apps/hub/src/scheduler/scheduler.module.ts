@@ -1,4 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AgentTargetRunner, ModeRoutingRunner } from '../agents/agent-target-runner';
+import { AgentSessions } from '../agents/agent-sessions';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { MetricsModule, MetricsRegistry } from '../metrics/metrics.module';
 import { RepositoriesModule } from '../repositories/repositories.module';
@@ -38,8 +41,10 @@ export class SchedulerModule {
       providers: [
         {
           provide: TARGET_RUNNER,
-          inject: [HUB_CONFIG, HUB_LOGGER],
-          useFactory: (config: HubConfig, logger: Logger) => options.targetRunner ?? new EngineTargetRunner(defaultEngineRunnerOptions(config.dataDir), undefined, logger),
+          inject: [HUB_CONFIG, HUB_LOGGER, AgentSessions, DataSource],
+          // push clusters' Targets to the engine (or the runner a test passes), agent clusters' to their agents
+          useFactory: (config: HubConfig, logger: Logger, sessions: AgentSessions, ds: DataSource) =>
+            new ModeRoutingRunner(options.targetRunner ?? new EngineTargetRunner(defaultEngineRunnerOptions(config.dataDir), undefined, logger), new AgentTargetRunner(sessions, ds, config.agents.runTimeoutMs)),
         },
         { provide: TAG_RESOLVER, useValue: options.tagResolver ?? new OciTagResolver() },
         { provide: SchedulerMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new SchedulerMetrics(registry) },
@@ -52,7 +57,7 @@ export class SchedulerModule {
         RunWakeup,
         RunTriggers,
       ],
-      exports: [SchedulerService, RunTriggers, TARGET_RUNNER],
+      exports: [SchedulerService, RunTriggers, TARGET_RUNNER, LeaseRepository, RunWakeup],
     };
   }
 }

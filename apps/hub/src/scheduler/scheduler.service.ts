@@ -1,6 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
+import { AgentSessions } from '../agents/agent-sessions';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { HUB_LOGGER } from '../logging/logging.module';
@@ -42,6 +43,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
     wakeup: RunWakeup,
+    private readonly agents: AgentSessions,
   ) {
     // every run in flight listens for shutdown
     setMaxListeners(0, this.shutdown.signal);
@@ -114,7 +116,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     const free = this.config.scheduler.concurrency - this.inFlight.size;
     if (this.stopping || free <= 0) return this.tickDone();
     const ttl = this.config.scheduler.leaseTtlMs;
-    const claimed = await this.leases.claim(this.owner, free, ttl, [...this.inFlight.keys()]);
+    const claimed = await this.leases.claim(this.owner, free, ttl, [...this.inFlight.keys()], this.agents.clusterIds());
     for (const claim of claimed) {
       // renewed from the claim on, so nothing before the run starts can let it lapse
       const keeper = new LeaseKeeper(this.leases, claim, ttl, (err) => this.logger.warn({ target: claim.targetId, err: String(err) }, 'lease renewal failed'));

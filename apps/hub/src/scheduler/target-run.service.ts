@@ -1,6 +1,8 @@
 import { buildRunReport, condition, failedRunResult, formatRevision, revisionDigest, instanceEventText, reconcilingStatus, UnexpectedRunError, type ProjectSpec, type ReportContext, type ReportInstance, type RunReport } from '@flotilla/engine';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { agentReportIdOf } from '../agents/agent-target-runner';
+import { AgentSessions } from '../agents/agent-sessions';
 import { ClustersRepository } from '../repositories/clusters.repository';
 import { Clock } from '../common/clock';
 import { HUB_CONFIG } from '../config/config.module';
@@ -50,6 +52,7 @@ export class TargetRunService {
     private readonly uow: UnitOfWork,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
     private readonly cdevents: CdeventOutboxRepository,
+    private readonly agents: AgentSessions,
   ) {}
 
   async run(claim: ClaimedTarget, keeper: LeaseKeeper, shutdown: AbortSignal): Promise<RunEnd> {
@@ -122,6 +125,12 @@ export class TargetRunService {
     const deleting = deletesInstances(project, target);
     const revision = digest ? formatRevision(project.sourceTag, digest) : null;
     const trigger = runTrigger({ ...target, deleting }, revision ?? '');
+    // an agent that goes away mid-run: the run is abandoned, and runs again once it is back
+    const agentGone = cluster.mode === 'agent' ? this.agents.get(cluster.id)?.closed : undefined;
+    if (cluster.mode === 'agent' && !agentGone) {
+      await this.leases.release(lease);
+      return 'released';
+    }
     const started = await this.leases.startRun(lease, {
       generation: project.generation,
       revision,
@@ -131,7 +140,7 @@ export class TargetRunService {
     });
     if (!started) return 'lost';
 
-    const signal = AbortSignal.any([shutdown, keeper.signal]);
+    const signal = AbortSignal.any(agentGone ? [shutdown, keeper.signal, agentGone] : [shutdown, keeper.signal]);
     const context = { project: { name: project.name, namespace: project.namespace, source: project.sourceRepository }, cluster: cluster.name, revision: revision ?? '' };
     // the service events are decided from the instances' past runs, read once, and only for a Project with a sink
     const histories = instanceHistories(project.cdeventsSink ? await this.cdevents.pastRuns(target.id) : []);
@@ -164,7 +173,7 @@ export class TargetRunService {
     };
     let report: RunReport;
     try {
-      const input = await this.input(project, cluster, target, digest, signal);
+      const input = await this.input(project, cluster, target, lease.epoch, digest, signal);
       report = deleting ? await this.runner.deleteInstances(input, hooks) : await this.runner.reconcile({ ...input, digest: digest! }, hooks);
     } catch (err) {
       // the runner never throws; should it, the run still ends with a report
@@ -198,7 +207,7 @@ export class TargetRunService {
     }
 
     let committed: (() => void) | undefined;
-    const outcome = { runId: started.id, startedAt: started.startedAt, report, observedGeneration: project.generation };
+    const outcome = { runId: started.id, startedAt: started.startedAt, report, observedGeneration: project.generation, agentReportId: agentReportIdOf(report) };
     const held = await this.leases.finishRun(lease, outcome, async (m) => {
       const joined = this.uow.join(m);
       committed = joined.committed;
@@ -269,10 +278,11 @@ export class TargetRunService {
     return { attempt: target.attempt, intervalMs: project.intervalSeconds * 1000, backoff: this.config.scheduler.backoff, previous: target.conditions };
   }
 
-  private async input(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity, digest: string | null, signal: AbortSignal): Promise<TargetRunInput> {
+  private async input(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity, epoch: number, digest: string | null, signal: AbortSignal): Promise<TargetRunInput> {
     return {
       project: { ...engineProject(project), generation: project.generation, bootstrapRole: project.bootstrapRole },
-      cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion },
+      cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion, mode: cluster.mode },
+      target: { id: target.id, epoch },
       connection: await pushConnection(this.credentials, cluster),
       registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId),
       digest,

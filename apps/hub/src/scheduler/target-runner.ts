@@ -32,7 +32,9 @@ export interface KubeRequestEvent {
 
 export interface TargetRunInput {
   project: TargetRunProject;
-  cluster: { name: string; group: string; serverVersion: string | null };
+  cluster: { name: string; group: string; serverVersion: string | null; mode: 'push' | 'agent' };
+  /** the Target and the lease epoch of this run (an agent's assignment generation) */
+  target: { id: string; epoch: number };
   /** null for a cluster the hub cannot reach itself (agent mode, or no stored credentials) */
   connection: ClusterCredentials | null;
   registryCredentials?: ProjectRegistryCredentials;
@@ -51,7 +53,7 @@ export interface TargetRunInput {
 }
 
 /** A dry run of one Target: the run's input without the schedule, and with an optional uploaded artifact. */
-export interface TargetDiffInput extends Omit<TargetRunInput, 'schedule' | 'digest' | 'connection'> {
+export interface TargetDiffInput extends Omit<TargetRunInput, 'schedule' | 'digest' | 'connection' | 'target'> {
   connection: ClusterCredentials;
   digest?: string;
   files?: SourceFiles;

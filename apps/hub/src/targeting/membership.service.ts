@@ -1,6 +1,4 @@
-import { condition } from '@flotilla/engine';
 import { Injectable } from '@nestjs/common';
-import { Clock } from '../common/clock';
 import type { ProjectEntity, TargetEntity, TargetPhase } from '../database/entities';
 import { EventsService } from '../events/events.service';
 import type { Transaction } from '../repositories/unit-of-work';
@@ -18,7 +16,6 @@ import type { HubEventReason } from '../events/hub-event';
 export class MembershipService {
   constructor(
     private readonly events: EventsService,
-    private readonly clock: Clock,
     private readonly triggers: RunTriggers,
   ) {}
 
@@ -91,15 +88,9 @@ export class MembershipService {
     tx.afterCommit(() => this.triggers.runsDue());
   }
 
-  /**
-   * A new Target row. The hub does not hand work to agents yet: a Target on
-   * an agent cluster says so instead of sitting Pending without a word.
-   */
-  private newTarget(p: ProjectEntity, c: { id: string; name: string; mode: 'push' | 'agent' }) {
-    const row = { projectId: p.id, clusterId: c.id, generation: p.generation, phase: initialPhase(p) };
-    if (c.mode !== 'agent') return row;
-    const message = `cluster ${c.name} is registered with mode agent, and this hub does not hand work to agents yet: nothing is applied there. Register it with mode push, or run the agent standalone in it`;
-    return { ...row, conditions: [condition('Ready', 'False', 'AgentModeUnavailable', message, this.clock.now(), [])] };
+  /** A new Target row; on an agent cluster it runs once its agent is connected. */
+  private newTarget(p: ProjectEntity, c: { id: string }) {
+    return { projectId: p.id, clusterId: c.id, generation: p.generation, phase: initialPhase(p) };
   }
 
   private note(tx: Transaction, projectId: string, clusterName: string | null, reason: HubEventReason, message: string): Promise<void> {

@@ -39,5 +39,6 @@ async function register(cli: Cli, name: string, opts: RegisterOptions): Promise<
   const reach = c.status.reachable === true ? `reachable, Kubernetes ${c.status.version}` : c.status.reachable === false ? `NOT reachable: ${c.status.error}` : 'not checked';
   cli.io.out.write(`cluster/${c.name} registered (${c.mode}, group ${c.group}${c.endpoint ? `, ${c.endpoint.server}` : ''}; ${reach})\n`);
   for (const w of c.status.warnings) cli.io.out.write(`warning: ${w}\n`);
-  if (c.mode === 'agent') cli.io.out.write('the agent install command (`flotilla cluster install-agent`) comes with the agent issue; until then install the agent by hand (docs/agent.md)\n');
+  // the token also comes with every install manifest, so it need not be kept from here
+  if (c.mode === 'agent') cli.io.out.write(`install the agent: GET /api/v1/clusters/${c.name}/agent/manifest and \`kubectl apply -f\` it (docs/agent.md)\n`);
 }

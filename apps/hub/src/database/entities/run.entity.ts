@@ -8,6 +8,7 @@ export type RunResultKind = 'Running' | 'Succeeded' | 'Failed' | 'Abandoned';
 /** One reconcile attempt of a Target, kept as history. */
 @Entity('runs')
 @Index('idx_runs_target_started', ['targetId', 'startedAt'])
+@Index('uq_runs_agent_report_id', ['agentReportId'], { unique: true })
 export class RunEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_runs' })
   id!: string;
@@ -57,4 +58,8 @@ export class RunEntity {
   /** every error of the run, the first being the one the Ready condition names */
   @Column({ type: 'jsonb', default: () => `'[]'` })
   errors!: ReportError[];
+
+  /** the agent's id of the report this run came from: a report replayed after a reconnect is stored once */
+  @Column({ name: 'agent_report_id', type: 'varchar', length: 64, nullable: true })
+  agentReportId!: string | null;
 }

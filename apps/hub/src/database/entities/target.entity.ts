@@ -83,6 +83,14 @@ export class TargetEntity {
   @Column({ name: 'lease_epoch', type: 'integer', default: 0 })
   leaseEpoch!: number;
 
+  /** agent clusters: the assignment generation last sent to the agent (the lease epoch of the run that sent it) */
+  @Column({ name: 'agent_generation', type: 'integer', nullable: true })
+  agentGeneration!: number | null;
+
+  /** agent clusters: the digest that assignment pinned */
+  @Column({ name: 'agent_digest', type: 'text', nullable: true })
+  agentDigest!: string | null;
+
   /** set by a manual reconcile request, cleared by the run that served it */
   @Column({ name: 'reconcile_requested_at', type: 'timestamptz', nullable: true })
   reconcileRequestedAt!: Date | null;

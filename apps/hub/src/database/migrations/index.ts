@@ -5,10 +5,11 @@ import { RunReport1763820000000 } from './1763820000000-run-report';
 import { ClusterIdentity1763830000000 } from './1763830000000-cluster-identity';
 import { ReadPaths1763840000000 } from './1763840000000-read-paths';
 import { ListVersions1763850000000 } from './1763850000000-list-versions';
+import { AgentLinks1764000000000 } from './1764000000000-agent-links';
 import { Cdevents1764100000000 } from './1764100000000-cdevents';
 import { TargetRemoval1764300000000 } from './1764300000000-target-removal';
 import { ProjectBootstrap1764310000000 } from './1764310000000-project-bootstrap';
 
 // Migrations in the order they run. Written by hand (or generated, then
 // reviewed); the schema never changes any other way.
-export const hubMigrations = [Initial1763780000000, ProjectDeletion1763790000000, Scheduler1763800000000, RunReport1763820000000, ClusterIdentity1763830000000, ReadPaths1763840000000, ListVersions1763850000000, Cdevents1764100000000, TargetRemoval1764300000000, ProjectBootstrap1764310000000];
+export const hubMigrations = [Initial1763780000000, ProjectDeletion1763790000000, Scheduler1763800000000, RunReport1763820000000, ClusterIdentity1763830000000, ReadPaths1763840000000, ListVersions1763850000000, AgentLinks1764000000000, Cdevents1764100000000, TargetRemoval1764300000000, ProjectBootstrap1764310000000];

@@ -96,7 +96,7 @@ export class ProjectDiffService {
       if (!connection) return failed(base, `cluster ${cluster.name} has no stored endpoint or credentials the hub can use`);
       const diff = await this.runner.diff({
         project: { name: project.name, namespace: project.namespace, source: { repository: project.sourceRepository, tag: source.tag ?? project.sourceTag, path: project.sourcePath }, serviceAccountName: project.serviceAccountName, annotations: project.annotations, generation: project.generation, overwriteOwnership: project.overwriteOwnership, bootstrapRole: project.bootstrapRole },
-        cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion },
+        cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion, mode: cluster.mode },
         connection,
         registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId),
         digest: source.digest,

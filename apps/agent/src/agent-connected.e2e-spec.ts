@@ -1,0 +1,162 @@
+import { adminManager, createTenant, unique } from '../../../libs/engine/testdata/harness';
+import { eventually } from '../../../libs/kube/testdata/eventually';
+import { launch, startTestHub, type TestHub } from '../../hub/test/hub';
+import { fastScheduler } from '../../hub/test/scheduler-fixtures';
+import { AgentGrpcServer } from '../../hub/src/agents/agent-grpc.server';
+import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AGENT_NAMESPACE, agentKubeconfig, installAgent } from '../test/install';
+import { configMaps, getProject, projectRepository, pushGreeter, pushGreeterModule } from '../test/project-fixtures';
+
+// The whole lightweight configuration: the hub (on the harness PostgreSQL)
+// holds no credentials for the cluster; the compiled agent, with the token
+// of the service account the install creates, registers with a bootstrap
+// token, writes its assignment as a Project resource, reconciles it from
+// the harness registry into the harness API server, and reports back. With
+// the hub gone it keeps correcting drift; the reports it kept arrive when
+// the hub is back.
+
+jest.setTimeout(240_000);
+
+describe('connected agent', () => {
+  const { manager } = adminManager();
+  const client = manager.client;
+  let hub: TestHub;
+  /** the first hub: its database and data directory go with it at the end */
+  let first: TestHub;
+  let agent: AgentProcess;
+  let ns: string;
+  let repo: string;
+  let moduleUrl: string;
+  const cluster = unique('spoke');
+  const identitySecret = unique('agent-identity');
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  async function target(): Promise<any> {
+    return (await hub.call('GET', `/api/v1/projects/greet/targets/${cluster}`)).body;
+  }
+
+  beforeAll(async () => {
+    [moduleUrl, ns] = await Promise.all([pushGreeterModule(), createTenant(client, 'connected')]);
+    repo = projectRepository();
+    hub = first = await startTestHub('postgres', { scheduler: fastScheduler({ sourcePollMs: 300, hubId: 'hub-connected', concurrency: 4 }) });
+  });
+
+  afterAll(async () => {
+    await agent?.stop();
+    if (hub !== first) await hub?.stop();
+    await first?.close();
+    await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns }).catch(() => undefined);
+    await client.delete({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: identitySecret }).catch(() => undefined);
+    // the API server is shared by the whole run: leave the agent's identity as the standalone install has it
+    for (const [apiVersion, kind, namespace, name] of [
+      ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', undefined, 'flotilla-agent-connected'],
+      ['rbac.authorization.k8s.io/v1', 'ClusterRole', undefined, 'flotilla-agent-connected'],
+      ['rbac.authorization.k8s.io/v1', 'RoleBinding', AGENT_NAMESPACE, 'flotilla-agent-identity'],
+      ['rbac.authorization.k8s.io/v1', 'Role', AGENT_NAMESPACE, 'flotilla-agent-identity'],
+      ['v1', 'Secret', AGENT_NAMESPACE, 'flotilla-agent-hub'],
+    ] as const) {
+      await client.delete({ apiVersion, kind, namespace, name }).catch(() => undefined);
+    }
+    await installAgent(client);
+    await client.connection.close();
+  });
+
+  it('installs from the hub\'s manifest, registers, applies the assignment with the hub\'s digest, and the hub shows its status', async () => {
+    const registered = await hub.call('POST', '/api/v1/clusters', { body: { name: cluster, group: 'edge', mode: 'agent' } });
+    expect(registered.status).toBe(201);
+    const viewer = (await hub.call('POST', '/api/v1/tokens', { body: { name: 'look', role: 'viewer' } })).body.token;
+    expect((await hub.call('GET', `/api/v1/clusters/${cluster}/agent/manifest`, { token: viewer })).status).toBe(403);
+    const manifest = await hub.call('GET', `/api/v1/clusters/${cluster}/agent/manifest`);
+    expect(manifest.status).toBe(200);
+    // the whole install is applying it (as kubectl apply -f does)
+    const dir = mkdtempSync(join(tmpdir(), 'agent-manifest-'));
+    writeFileSync(join(dir, 'install.yaml'), manifest.text);
+    await installAgent(client, dir);
+    const hubSecret = await client.get({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: 'flotilla-agent-hub' });
+    const fromSecret = (k: string) => Buffer.from((hubSecret.data as Record<string, string>)[k], 'base64').toString();
+    expect(fromSecret('hubAddress')).toBe(`127.0.0.1:${hub.app.get(AgentGrpcServer).port}`);
+    const deployment = await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: AGENT_NAMESPACE, name: 'flotilla-agent' });
+    expect(JSON.stringify(deployment)).toContain(`--hub-address=${fromSecret('hubAddress')}`);
+    // the token that came with the registration was replaced by the manifest's
+    expect(fromSecret('bootstrapToken')).not.toBe(registered.body.agent.bootstrapToken);
+    const kubeconfig = kubeconfigFile(await agentKubeconfig(client));
+    agent = startAgentProcess(
+      testAgentArgs({ kubeconfig, identity: 'agent-connected', namespace: ns }, [
+        `--hub-address=${fromSecret('hubAddress')}`,
+        `--hub-identity-secret=${AGENT_NAMESPACE}/${identitySecret}`,
+        '--hub-heartbeat=500ms',
+        '--hub-reconnect-max=1s',
+        '--reconcile-interval=2s',
+        '--retry-initial=500ms',
+        '--retry-max=2s',
+      ]),
+      { FLOTILLA_HUB_BOOTSTRAP_TOKEN: fromSecret('bootstrapToken') },
+    );
+    await agent.url;
+
+    const digest = await pushGreeter(repo, moduleUrl, ns, { cache: true, shout: false });
+    const created = await hub.call('POST', '/api/v1/projects', {
+      body: { name: 'greet', namespace: ns, serviceAccountName: 'deployer', source: { repository: repo, tag: 'latest' }, targets: { names: [cluster] } },
+    });
+    expect(created.status).toBe(201);
+
+    const t = await eventually('Ready on the hub', async () => {
+      const v = await target();
+      return v.phase === 'Ready' ? v : undefined;
+    }, 120_000);
+    expect(t).toMatchObject({ lastAppliedRevision: `latest@${digest}`, stale: false, observedGeneration: 1 });
+    expect(t.components.map((c: { name: string; status: string }) => `${c.name}:${c.status}`).sort()).toEqual(['app:Succeeded', 'infra:Succeeded']);
+    expect((await configMaps(client, ns))['web-greeting']).toEqual({ greeting: 'web', cluster });
+
+    // the assignment, as the standalone CRD, labelled as the hub's
+    const project = await getProject(client, ns, 'greet');
+    expect(project?.metadata.labels).toMatchObject({ 'app.kubernetes.io/managed-by': 'flotilla-hub' });
+    expect(project?.metadata.annotations).toMatchObject({ 'hub.flotilla.dev/digest': digest });
+    const view = (await hub.call('GET', `/api/v1/clusters/${cluster}`)).body;
+    expect(view.agent).toMatchObject({ connected: true, registered: true, version: '0.1.0' });
+    // the credential is kept in the agent's namespace
+    const secret = await client.get({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: identitySecret });
+    expect(Object.keys(secret.data as object).sort()).toEqual(['clusterName', 'credential']);
+  });
+
+  it('keeps correcting drift while the hub is down, and the reports it kept arrive when the hub is back', async () => {
+    // the agent dials the same address when the hub comes back
+    const config = { ...hub.config, agents: { ...hub.config.agents, port: hub.app.get(AgentGrpcServer).port } };
+    await hub.stop();
+    const deletedAt = Date.now();
+    await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'web-greeting' });
+    // a run that ended after the deletion (its status says when the next one is due: its end plus the 2 s interval)
+    await eventually('drift corrected without the hub', async () => {
+      const p = await getProject(client, ns, 'greet');
+      const ranAfter = Date.parse(p?.status?.nextReconcileAt ?? '') - 2000 > deletedAt;
+      return ranAfter && (await configMaps(client, ns))['web-greeting'] ? true : undefined;
+    }, 60_000);
+
+    const upAt = Date.now();
+    const restarted = await launch(config);
+    hub = { ...restarted, close: () => restarted.stop() };
+    await eventually('the agent back', async () => ((await restarted.call('GET', `/api/v1/clusters/${cluster}`)).body.agent.connected ? true : undefined), 30_000);
+    // a run the agent made while nobody listened, stored with the times it ran
+    const during = (r: { trigger: string; finishedAt: string }) => r.trigger === 'Agent' && Date.parse(r.finishedAt) > deletedAt && Date.parse(r.finishedAt) <= upAt;
+    const runs = await eventually('the kept reports stored', async () => {
+      const items = (await restarted.call('GET', `/api/v1/projects/greet/targets/${cluster}/runs?limit=100`)).body.items;
+      return items.some(during) ? items : undefined;
+    }, 60_000);
+    expect(runs.find(during)).toMatchObject({ result: 'Succeeded' });
+  });
+
+  it('SIGKILL of the agent: the hub shows the cluster Disconnected and its Target stale, never plainly Ready', async () => {
+    await agent.kill();
+    const view = await eventually('disconnected', async () => {
+      const c = (await hub.call('GET', `/api/v1/clusters/${cluster}`)).body;
+      return c.agent.connected ? undefined : c;
+    }, 30_000);
+    expect(view.agent).toMatchObject({ connected: false, since: expect.any(String) });
+    const t = await target();
+    expect(t).toMatchObject({ phase: 'Ready', stale: true, staleSince: expect.any(String) });
+    expect(t.conditions.find((c: { type: string }) => c.type === 'Ready')).toMatchObject({ status: 'Unknown', reason: 'AgentDisconnected', message: expect.stringContaining('it last reported Ready') });
+  });
+});

@@ -1,0 +1,164 @@
+import { AGENT_PROTOCOL_LIMITS, AgentServiceClient, type Assignment, type ConnectRequest, type ConnectResponse } from '@flotilla/agent-protocol';
+import type { RunReport } from '@flotilla/engine';
+import { type ClientDuplexStream, credentials, Metadata, status as GrpcStatus } from '@grpc/grpc-js';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../logging/logger';
+import { HUB_GENERATION_ANNOTATION, HUB_TARGET_ANNOTATION, type ProjectResource } from '../project/project-resource';
+import type { AssignmentWriter } from './assignment-writer';
+import type { IdentityStore } from './identity-store';
+import { ReconnectBackoff } from './reconnect-backoff';
+import { ReportBuffer } from './report-buffer';
+
+export interface HubLinkOptions {
+  address: string;
+  /** read when the agent has no credential (first start, lost Secret, reset) */
+  bootstrapToken: () => string | undefined;
+  agentVersion: string;
+  kubeVersion: string;
+  reportBuffer: number;
+  heartbeatMs: number;
+  reconnect: { initialMs: number; maxMs: number };
+}
+
+/**
+ * The agent's side of the hub connection: registers once, then keeps one
+ * stream open, reconnecting with jittered backoff. Assignments become
+ * Project resources (the controller reconciles them whether or not the hub
+ * is there); every run's report goes to the hub, or into a bounded buffer
+ * replayed in the next Hello until the hub acknowledges it.
+ */
+export class HubLink {
+  private readonly client: InstanceType<typeof AgentServiceClient>;
+  private readonly buffer: ReportBuffer;
+  private readonly backoff: ReconnectBackoff;
+  private stream: ClientDuplexStream<ConnectRequest, ConnectResponse> | undefined;
+  private lastApplied = 0;
+  connected = false;
+
+  constructor(
+    private readonly options: HubLinkOptions,
+    private readonly identity: IdentityStore,
+    private readonly writer: AssignmentWriter,
+    private readonly log: Logger,
+  ) {
+    this.client = new AgentServiceClient(options.address, credentials.createInsecure(), {
+      'grpc.max_receive_message_length': AGENT_PROTOCOL_LIMITS.maxMessageBytes,
+      'grpc.keepalive_time_ms': 60_000,
+    });
+    this.buffer = new ReportBuffer(options.reportBuffer);
+    this.backoff = new ReconnectBackoff(options.reconnect.initialMs, options.reconnect.maxMs);
+  }
+
+  /** The reconciler's run hook: a hub-managed Project's report is sent, or kept until it can be. */
+  reportRun(project: ProjectResource, report: RunReport): void {
+    const annotations = project.metadata.annotations ?? {};
+    const targetId = annotations[HUB_TARGET_ANNOTATION];
+    if (!targetId) return; // a Project someone created in the cluster: not the hub's business
+    const message = { targetId, generation: Number(annotations[HUB_GENERATION_ANNOTATION] ?? 0), reportId: randomUUID(), reportJson: JSON.stringify(report) };
+    this.buffer.add(message);
+    this.send({ body: { $case: 'report', value: message } });
+  }
+
+  /** Runs until `signal` aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        const record = (await this.identity.load()) ?? (await this.register());
+        const ended = await this.session(record.credential, signal);
+        if (ended === 'unauthenticated') {
+          this.log.warn('the hub refused the agent credential; registering again with the bootstrap token');
+          await this.register();
+        }
+      } catch (err) {
+        this.log.warn('hub connection failed', { hub: this.options.address, error: err instanceof Error ? err.message : String(err) });
+      }
+      if (signal.aborted) break;
+      const wait = this.backoff.next();
+      this.log.info('reconnecting to the hub', { inMs: wait, buffered: this.buffer.size });
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, wait);
+        signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+      });
+    }
+    this.client.close();
+  }
+
+  private async register(): Promise<{ credential: string; clusterName: string }> {
+    const token = this.options.bootstrapToken();
+    if (!token) throw new Error('no credential and no bootstrap token: give FLOTILLA_HUB_BOOTSTRAP_TOKEN (from the hub\'s install manifest)');
+    const res = await new Promise<{ clusterName: string; credential: string }>((resolve, reject) =>
+      this.client.register({ bootstrapToken: token, agentVersion: this.options.agentVersion }, new Metadata(), { deadline: Date.now() + 15_000 }, (err, r) => (err ? reject(err) : resolve(r))),
+    );
+    await this.identity.save(res);
+    this.log.info('registered with the hub', { cluster: res.clusterName });
+    return res;
+  }
+
+  /** One stream, until it ends: 'unauthenticated' when the hub refused the credential. */
+  private session(credential: string, signal: AbortSignal): Promise<'ended' | 'unauthenticated'> {
+    return new Promise((resolve) => {
+      const md = new Metadata();
+      md.set('authorization', `Bearer ${credential}`);
+      const stream = this.client.connect(md);
+      this.stream = stream;
+      let settled = false;
+      const finish = (how: 'ended' | 'unauthenticated') => {
+        if (settled) return;
+        settled = true;
+        clearInterval(heartbeat);
+        signal.removeEventListener('abort', stop);
+        this.connected = false;
+        if (this.stream === stream) this.stream = undefined;
+        resolve(how);
+      };
+      const stop = () => stream.cancel();
+      signal.addEventListener('abort', stop, { once: true });
+      stream.on('data', (m: ConnectResponse) => {
+        if (!this.connected) {
+          this.connected = true;
+          this.backoff.reset();
+          this.log.info('connected to the hub', { hub: this.options.address });
+        }
+        void this.handle(m).catch((err: unknown) => this.log.warn('hub message failed', { error: err instanceof Error ? err.message : String(err) }));
+      });
+      stream.on('error', (err: Error & { code?: number }) => finish(err.code === GrpcStatus.UNAUTHENTICATED ? 'unauthenticated' : 'ended'));
+      stream.on('end', () => finish('ended'));
+      stream.write({ body: { $case: 'hello', value: { agentVersion: this.options.agentVersion, kubeVersion: this.options.kubeVersion, lastAppliedGeneration: this.lastApplied, bufferedReports: this.buffer.all() } } });
+      const heartbeat = setInterval(() => this.send({ body: { $case: 'heartbeat', value: { sentAt: new Date() } } }), this.options.heartbeatMs);
+    });
+  }
+
+  private send(m: ConnectRequest): void {
+    this.stream?.write(m);
+  }
+
+  private async handle(m: ConnectResponse): Promise<void> {
+    const body = m.body;
+    switch (body?.$case) {
+      case 'assignments':
+        await this.writer.applyAll(body.value.assignments);
+        for (const a of body.value.assignments) this.lastApplied = Math.max(this.lastApplied, a.generation);
+        return;
+      case 'change':
+        if (body.value.change?.$case === 'assignment') return this.take(body.value.change.value);
+        if (body.value.change?.$case === 'removedTargetId') return this.writer.remove(body.value.change.value);
+        return;
+      case 'reportAck':
+        this.buffer.ack(body.value.reportId);
+        return;
+      case 'reconcileNow':
+        return this.writer.reconcileNow(body.value.targetIds);
+      case 'dryRunDiff':
+        this.send({ body: { $case: 'diff', value: { requestId: body.value.requestId, unsupported: true, diffJson: '', error: 'this agent does not compute diffs yet' } } });
+        return;
+      case 'heartbeat':
+        return;
+    }
+  }
+
+  private async take(a: Assignment): Promise<void> {
+    await this.writer.apply(a);
+    this.lastApplied = Math.max(this.lastApplied, a.generation);
+    this.send({ body: { $case: 'ack', value: { targetId: a.targetId, generation: a.generation } } });
+  }
+}

@@ -1,0 +1,134 @@
+// `npm run bench:agents`: BENCH_AGENTS simulated agents (default 10,000)
+// from a separate process, one connection each, against one hub on a real
+// PostgreSQL. Prints the time for all to connect and get their assignment
+// set, the hub's peak RSS, the time from a new digest to every agent holding
+// it (p50, p99) and the reports the hub stored per second. Goals: p99 < 2 s,
+// hub RSS < 1 GiB.
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Client } from 'pg';
+import { startPostgres } from '../../../test/harness/postgres';
+import { AgentGrpcServer } from '../src/agents/agent-grpc.server';
+import { createHubApp } from '../src/app';
+import { defaultAgentServerConfig, defaultHubConfig, defaultSchedulerConfig } from '../src/config/hub-config';
+import type { TagResolver } from '../src/scheduler/sources/tag-resolver';
+
+const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
+const DIGESTS = Number(process.env.BENCH_DIGESTS ?? 3);
+const TOKEN = 'bench-admin-token-0123456789abcdef';
+const ROOT = resolve(__dirname, '../../..');
+
+class BenchResolver implements TagResolver {
+  digest = `sha256:${'0'.repeat(64)}`;
+  async resolve(): Promise<string> {
+    return this.digest;
+  }
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'bench-agents-'));
+  const pg = await startPostgres(work);
+  const resolver = new BenchResolver();
+  let peakRss = 0;
+  const sample = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
+  const app = await createHubApp(
+    {
+      ...defaultHubConfig(),
+      host: '127.0.0.1',
+      port: 0,
+      dataDir: work,
+      databaseUrl: pg.endpoint.url,
+      logLevel: 'error',
+      adminToken: TOKEN,
+      scheduler: { ...defaultSchedulerConfig(), hubId: 'bench', tickMs: 200, sourcePollMs: 300, concurrency: Number(process.env.BENCH_CONCURRENCY ?? 2000), leaseTtlMs: 60_000 },
+      agents: { ...defaultAgentServerConfig('127.0.0.1'), port: 0, heartbeatMs: 10_000, heartbeatTimeoutMs: 60_000 },
+    },
+    { scheduler: { tagResolver: resolver }, announce: () => undefined },
+  );
+  await app.listen(0, '127.0.0.1');
+  const address = `127.0.0.1:${app.get(AgentGrpcServer).port}`;
+
+  // the clusters and their agents' credentials, written straight into the database (the API would take minutes)
+  const db = new Client({ connectionString: pg.endpoint.url });
+  await db.connect();
+  const credentials = Array.from({ length: AGENTS }, () => `fla_${randomBytes(32).toString('base64url')}`);
+  for (let i = 0; i < AGENTS; i += 1000) {
+    const batch = credentials.slice(i, i + 1000);
+    await db.query(
+      `WITH c AS (INSERT INTO clusters (name, group_name, mode) SELECT 'edge-' || n, 'bench', 'agent' FROM unnest($1::int[]) AS n RETURNING id, name)
+       INSERT INTO agent_links (cluster_id, credential_hash) SELECT c.id, h.hash FROM c JOIN unnest($1::int[], $2::text[]) AS h(n, hash) ON c.name = 'edge-' || h.n`,
+      [batch.map((_, j) => i + j), batch.map((c) => createHash('sha256').update(c).digest('hex'))],
+    );
+  }
+  const credentialFile = join(work, 'credentials');
+  writeFileSync(credentialFile, credentials.join('\n'));
+
+  const sim = spawn(process.execPath, [join(ROOT, 'scripts/run-ts.mjs'), join(__dirname, 'agents-sim.ts'), address, credentialFile], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const events: Array<Record<string, unknown>> = [];
+  const waiters: Array<() => void> = [];
+  createInterface({ input: sim.stdout! }).on('line', (l) => {
+    events.push(JSON.parse(l) as Record<string, unknown>);
+    for (const w of waiters.splice(0)) w();
+  });
+  const next = (event: string) =>
+    new Promise<Record<string, unknown>>((done) => {
+      const look = () => {
+        const i = events.findIndex((e) => e.event === event);
+        if (i >= 0) done(events.splice(i, 1)[0]);
+        else waiters.push(look);
+      };
+      look();
+    });
+
+  const connected = await next('connected');
+  const rssConnected = process.memoryUsage().rss;
+  const res = await fetch(`${await app.getUrl()}/api/v1/projects`.replace('[::1]', '127.0.0.1'), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', namespace: 'bench', source: { repository: 'oci://registry.example/bench', tag: 'stable' }, targets: { groups: ['bench'] } }),
+  });
+  if (res.status !== 201) throw new Error(`project: ${res.status} ${await res.text()}`);
+
+  const rows: Array<{ digest: string; p50: number; p99: number; max: number; reportsPerSecond: number }> = [];
+  for (let d = 1; d <= DIGESTS; d++) {
+    const digest = `sha256:${String(d).repeat(64).slice(0, 64)}`;
+    const runsBefore = Number((await db.query(`SELECT count(*) AS n FROM runs WHERE result = 'Succeeded'`)).rows[0].n);
+    const at = Date.now();
+    resolver.digest = digest;
+    sim.stdin!.write(`${JSON.stringify({ digest, at })}\n`);
+    const acked = await next('acked');
+    // every report of this digest stored
+    for (;;) {
+      const n = Number((await db.query(`SELECT count(*) AS n FROM targets WHERE last_applied_revision = $1`, [`stable@${digest}`])).rows[0].n);
+      if (n >= AGENTS) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const stored = Number((await db.query(`SELECT count(*) AS n FROM runs WHERE result = 'Succeeded'`)).rows[0].n) - runsBefore;
+    rows.push({ digest: `#${d}`, p50: acked.p50 as number, p99: acked.p99 as number, max: acked.max as number, reportsPerSecond: Math.round(stored / ((Date.now() - at) / 1000)) });
+  }
+  clearInterval(sample);
+
+  const mib = (b: number) => `${Math.round(b / 1024 / 1024)} MiB`;
+  console.log(`\nbench:agents — ${AGENTS} agents, one hub (in this process), PostgreSQL ${pg.endpoint.url.replace(/:[^:@]*@/, ':***@')}`);
+  console.log(`all connected and holding their assignment set: ${connected.ms} ms`);
+  console.log(`hub RSS: ${mib(rssConnected)} with all connected, ${mib(peakRss)} peak (goal < 1024 MiB)`);
+  console.log('| digest | digest→every agent holds it p50 | p99 (goal < 2000 ms) | max | reports stored/s |');
+  console.log('|---|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.digest} | ${r.p50} ms | ${r.p99} ms | ${r.max} ms | ${r.reportsPerSecond} |`);
+
+  sim.stdin!.end();
+  await new Promise((r) => sim.on('exit', r));
+  await db.end();
+  await app.close();
+  await pg.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,104 @@
+import { AGENT_PROTOCOL_LIMITS, AgentServiceService, type RegisterRequest, type RegisterResponse } from '@flotilla/agent-protocol';
+import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Server, ServerCredentials, type ServerUnaryCall, type sendUnaryData, status as GrpcStatus } from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { HUB_CONFIG } from '../config/config.module';
+import type { HubConfig } from '../config/hub-config';
+import { HUB_LOGGER } from '../logging/logging.module';
+import { AgentLinksRepository } from './agent-links.repository';
+import { looksLikeBootstrapToken, newAgentCredential, secretHash } from './agent-secrets';
+import { AgentSessions } from './agent-sessions';
+import { AgentStreamService } from './agent-stream.service';
+
+/**
+ * The gRPC server agents dial, on its own port. Besides the streams it keeps
+ * two clocks: a heartbeat to every agent, and a watch that closes streams
+ * that went silent or whose credential was revoked (on any replica).
+ */
+@Injectable()
+export class AgentGrpcServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private server: Server | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  /** the port bound (useful when configured as 0) */
+  port = 0;
+
+  constructor(
+    private readonly streams: AgentStreamService,
+    private readonly sessions: AgentSessions,
+    private readonly links: AgentLinksRepository,
+    @Inject(HUB_CONFIG) private readonly config: HubConfig,
+    @Inject(HUB_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const { host, port } = this.config.agents;
+    // streams this replica held before a crash are gone
+    await this.links.disconnectAllOf(this.config.scheduler.hubId);
+    const server = new Server({
+      'grpc.max_receive_message_length': AGENT_PROTOCOL_LIMITS.maxMessageBytes,
+      'grpc.max_send_message_length': AGENT_PROTOCOL_LIMITS.maxMessageBytes,
+      'grpc.keepalive_time_ms': 60_000,
+      'grpc.keepalive_permit_without_calls': 1,
+    });
+    server.addService(AgentServiceService, {
+      register: (call: ServerUnaryCall<RegisterRequest, RegisterResponse>, done: sendUnaryData<RegisterResponse>) => void this.register(call.request, done),
+      connect: (stream: Parameters<AgentStreamService['open']>[0]) => void this.streams.open(stream),
+    });
+    const bound = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    );
+    this.server = server;
+    this.port = bound;
+    this.logger.info({ address: `${host}:${bound}` }, 'agent gRPC server listening');
+    this.timer = setInterval(() => void this.watch().catch((err: unknown) => this.logger.warn({ err: String(err) }, 'agent watch failed')), this.config.agents.heartbeatMs);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    for (const s of this.sessions.all()) s.close('the hub is shutting down');
+    const server = this.server;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      const force = setTimeout(() => {
+        server.forceShutdown();
+        resolve();
+      }, 2000);
+      server.tryShutdown(() => {
+        clearTimeout(force);
+        resolve();
+      });
+    });
+  }
+
+  /** The one-time bootstrap token for the agent's lasting credential. */
+  private async register(req: RegisterRequest, done: sendUnaryData<RegisterResponse>): Promise<void> {
+    try {
+      const refused = { code: GrpcStatus.UNAUTHENTICATED, details: 'bootstrap token unknown, used or expired: get a new one from the hub (POST /api/v1/clusters/{name}/agent/reset or the install manifest)' };
+      if (!looksLikeBootstrapToken(req.bootstrapToken)) return done(refused);
+      const credential = newAgentCredential();
+      const identity = await this.links.redeemBootstrap(secretHash(req.bootstrapToken), secretHash(credential));
+      if (!identity) return done(refused);
+      // an older stream of this cluster holds a credential that no longer counts
+      this.sessions.cutHere(identity.clusterId, 'the agent registered again');
+      this.logger.info({ cluster: identity.clusterName, agentVersion: req.agentVersion.slice(0, 64) }, 'agent registered');
+      done(null, { clusterName: identity.clusterName, credential });
+    } catch (err) {
+      this.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'agent registration failed');
+      done({ code: GrpcStatus.UNAVAILABLE, details: 'the hub could not register the agent now; try again' });
+    }
+  }
+
+  /** Heartbeats out; silent or revoked agents cut off. */
+  private async watch(): Promise<void> {
+    const now = Date.now();
+    const all = this.sessions.all();
+    for (const s of all) {
+      if (now - s.lastSeen > this.config.agents.heartbeatTimeoutMs) s.close(`no message from the agent for ${this.config.agents.heartbeatTimeoutMs} ms`);
+      else s.send({ body: { $case: 'heartbeat', value: { sentAt: new Date() } } });
+    }
+    if (all.length === 0) return;
+    const valid = await this.links.validCredentials(all.map((s) => s.identity.clusterId));
+    for (const s of all) if (valid.get(s.identity.clusterId) !== s.credentialHash) s.close('the agent\'s credential was revoked');
+  }
+}

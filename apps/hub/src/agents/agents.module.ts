@@ -1,0 +1,20 @@
+import { Global, Module } from '@nestjs/common';
+import { CredentialsModule } from '../credentials/credentials.module';
+import { EventsModule } from '../events/events.module';
+import { RepositoriesModule } from '../repositories/repositories.module';
+import { AgentBootstrapService } from './agent-bootstrap.service';
+import { AgentGrpcServer } from './agent-grpc.server';
+import { AgentLinksRepository } from './agent-links.repository';
+import { AgentSessions } from './agent-sessions';
+import { AgentStreamService } from './agent-stream.service';
+import { AgentsController } from './agents.controller';
+
+/** Connected agents: their gRPC server, streams, identity and install. */
+@Global()
+@Module({
+  imports: [RepositoriesModule, CredentialsModule, EventsModule],
+  controllers: [AgentsController],
+  providers: [AgentLinksRepository, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService],
+  exports: [AgentLinksRepository, AgentSessions, AgentBootstrapService, AgentGrpcServer],
+})
+export class AgentsModule {}

@@ -1,0 +1,163 @@
+import { AGENT_PROTOCOL_LIMITS, AgentServiceClient, type Assignment, type ConnectRequest, type ConnectResponse, type RunReport as ReportMessage } from '@flotilla/agent-protocol';
+import { buildRunReport, formatRevision, InstanceApplyError, type RunResult } from '@flotilla/engine';
+import { credentials, Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
+import { randomUUID } from 'node:crypto';
+
+/**
+ * An agent that speaks the real protocol over a real connection but applies
+ * nothing: each assignment is acknowledged and answered with an engine-built
+ * RunReport of success (or failure, for digests a test marks). Hub suites
+ * and the agents bench use it; the real agent process has its own suites.
+ */
+export class SimulatedAgent {
+  readonly client: InstanceType<typeof AgentServiceClient>;
+  credential = '';
+  clusterName = '';
+  stream: ClientDuplexStream<ConnectRequest, ConnectResponse> | undefined;
+  /** assignments held, by Target id */
+  readonly assignments = new Map<string, Assignment>();
+  readonly received: ConnectResponse[] = [];
+  readonly acked = new Set<string>();
+  /** digests whose runs fail */
+  readonly failing = new Set<string>();
+  /** reports not yet acknowledged by the hub (the buffer a real agent keeps) */
+  readonly unacked = new Map<string, ReportMessage>();
+  /** answer assignments with reports (off: only ack) */
+  answer = true;
+  ended: Error | undefined;
+  /** called after every message the hub sends */
+  onMessage: (() => void) | undefined;
+  /** called when the stream ends (error or end) */
+  onEnded: ((err: Error) => void) | undefined;
+  private listeners: Array<() => void> = [];
+
+  constructor(address: string) {
+    this.client = new AgentServiceClient(address, credentials.createInsecure(), { 'grpc.max_receive_message_length': AGENT_PROTOCOL_LIMITS.maxMessageBytes });
+  }
+
+  register(bootstrapToken: string): Promise<void> {
+    return new Promise((resolve, reject) =>
+      this.client.register({ bootstrapToken, agentVersion: 'sim-1' }, new Metadata(), { deadline: Date.now() + 10_000 }, (err, res) => {
+        if (err) return reject(err);
+        this.credential = res.credential;
+        this.clusterName = res.clusterName;
+        resolve();
+      }),
+    );
+  }
+
+  /** Opens the stream and says hello, with any reports still unacknowledged. */
+  connect(credential = this.credential): void {
+    const md = new Metadata();
+    md.set('authorization', `Bearer ${credential}`);
+    this.ended = undefined;
+    const stream = this.client.connect(md);
+    this.stream = stream;
+    stream.on('data', (m: ConnectResponse) => this.handle(m));
+    // only the current stream's end counts: one replaced or cancelled here says nothing
+    stream.on('error', (err: Error) => {
+      if (this.stream !== stream) return;
+      this.ended = err;
+      this.onEnded?.(err);
+      this.notify();
+    });
+    stream.on('end', () => {
+      if (this.stream !== stream) return;
+      this.ended ??= new Error('stream ended');
+      this.notify();
+    });
+    stream.write({ body: { $case: 'hello', value: { agentVersion: 'sim-1', kubeVersion: 'v1.36.0', lastAppliedGeneration: 0, bufferedReports: [...this.unacked.values()] } } });
+  }
+
+  send(m: ConnectRequest): void {
+    this.stream?.write(m);
+  }
+
+  disconnect(): void {
+    this.stream?.cancel();
+    this.stream = undefined;
+  }
+
+  close(): void {
+    this.disconnect();
+    this.client.close();
+  }
+
+  /** Resolves when `check` holds after some message (or the stream's end). */
+  until<T>(check: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const attempt = () => {
+        const v = check();
+        if (v === undefined) return false;
+        clearTimeout(timer);
+        this.listeners = this.listeners.filter((l) => l !== listener);
+        resolve(v);
+        return true;
+      };
+      const listener = () => void attempt();
+      const timer = setTimeout(() => {
+        this.listeners = this.listeners.filter((l) => l !== listener);
+        reject(new Error(`timed out waiting on the simulated agent of ${this.clusterName}`));
+      }, timeoutMs);
+      if (!attempt()) this.listeners.push(listener);
+    });
+  }
+
+  /** A report the agent sends of its own (as after a drift correction). */
+  reportFor(a: Assignment, ok: boolean): ReportMessage {
+    return { targetId: a.targetId, generation: a.generation, reportId: randomUUID(), reportJson: JSON.stringify(reportOf(a, ok)) };
+  }
+
+  private handle(m: ConnectResponse): void {
+    this.received.push(m);
+    const body = m.body;
+    if (body?.$case === 'assignments') {
+      this.assignments.clear();
+      for (const a of body.value.assignments) this.assignments.set(a.targetId, a);
+    } else if (body?.$case === 'change' && body.value.change?.$case === 'assignment') {
+      const a = body.value.change.value;
+      this.assignments.set(a.targetId, a);
+      this.send({ body: { $case: 'ack', value: { targetId: a.targetId, generation: a.generation } } });
+      this.acked.add(`${a.targetId}@${a.generation}`);
+      if (this.answer) {
+        const r = this.reportFor(a, !this.failing.has(a.digest));
+        this.unacked.set(r.reportId, r);
+        this.send({ body: { $case: 'report', value: r } });
+      }
+    } else if (body?.$case === 'change' && body.value.change?.$case === 'removedTargetId') {
+      this.assignments.delete(body.value.change.value);
+    } else if (body?.$case === 'reportAck') {
+      this.unacked.delete(body.value.reportId);
+    }
+    this.notify();
+  }
+
+  private notify(): void {
+    this.onMessage?.();
+    for (const l of [...this.listeners]) l();
+  }
+}
+
+/** What the engine would report for applying (or deleting) an assignment, built by the engine itself. */
+export function reportOf(a: Assignment, ok: boolean) {
+  const now = new Date();
+  const revision = a.digest ? formatRevision(a.tag, a.digest) : undefined;
+  const result: RunResult = {
+    project: { name: a.projectName, namespace: a.projectNamespace },
+    cluster: { name: a.clusterName, group: a.clusterGroup },
+    source: a.repository,
+    tag: a.tag,
+    ...(a.digest ? { digest: a.digest, revision } : {}),
+    ok,
+    startedAt: now,
+    finishedAt: now,
+    durationMs: 0,
+    timings: { resolveMs: 0, fetchMs: 0, loadMs: 0, componentsMs: 0, pruneMs: 0 },
+    components: [],
+    pruned: [],
+    namespaces: a.delete ? [] : [a.projectNamespace],
+    warnings: [],
+    ...(ok ? {} : { error: new InstanceApplyError('app', 'web', { cause: new Error(`simulated failure of ${a.digest}`) }) }),
+  };
+  return buildRunReport(result, { attempt: 0, intervalMs: a.intervalSeconds * 1000, backoff: { initialMs: 200, factor: 2, maxMs: 1600, jitter: 0 } }, a.delete ? 'delete' : 'reconcile');
+}

@@ -1,0 +1,7 @@
+/** Bounds both ends hold to: a message above them is refused while it is read, not after. */
+export const AGENT_PROTOCOL_LIMITS = {
+  /** one stream message; a RunReport of a large Project stays well below */
+  maxMessageBytes: 4 * 1024 * 1024,
+  /** the RunReport JSON inside one report */
+  maxReportJsonBytes: 2 * 1024 * 1024,
+} as const;
