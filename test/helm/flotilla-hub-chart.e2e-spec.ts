@@ -83,15 +83,18 @@ describe('flotilla-hub Helm chart (real Helm, real API server)', () => {
       objects = render(opts(), home);
     });
 
-    it('renders the hub, its Service, ServiceAccount and the database volume, and no Secret', () => {
+    it('renders the hub, its Services (API, agents), ServiceAccount and the database volume, and no Secret', () => {
       expect(objects.map(id).sort()).toEqual([
         'Deployment/flotilla-hub',
         'PersistentVolumeClaim/flotilla-hub-data',
         'Service/flotilla-hub',
+        'Service/flotilla-hub-grpc',
         'ServiceAccount/flotilla-hub',
       ]);
       const d = deploymentOf(objects);
       expect(d.spec.replicas).toBe(1);
+      // without a public address, install manifests name the agents' Service inside the cluster
+      expect(envOf(d.spec.template.spec.containers[0])).toMatchObject({ FLOTILLA_AGENT_PORT: '9443', FLOTILLA_AGENT_PUBLIC_ADDRESS: `flotilla-hub-grpc.${namespace}.svc:9443` });
       // the embedded database admits one process: never two pods during a rollout
       expect(d.spec.strategy.type).toBe('Recreate');
       const pod = d.spec.template.spec;
@@ -138,6 +141,8 @@ describe('flotilla-hub Helm chart (real Helm, real API server)', () => {
         FLOTILLA_ADMIN_TOKEN: { name: 'flotilla-hub-admin', key: 'FLOTILLA_ADMIN_TOKEN' },
         FLOTILLA_SCHEDULER_CONCURRENCY: '16',
         FLOTILLA_EVENTS_PORT: '8081',
+        FLOTILLA_AGENT_PORT: '9443',
+        FLOTILLA_AGENT_PUBLIC_ADDRESS: 'agents.hub.example.com:443',
         FLOTILLA_EVENTS_SECRETS: { name: 'flotilla-hub-cdevents', key: 'FLOTILLA_EVENTS_SECRETS' },
       });
       expect(hub.ports.map((p) => p.name)).toEqual(['http', 'grpc', 'cdevents']);
