@@ -201,6 +201,7 @@ async function main(): Promise<void> {
     const hub = startProcess([...HUB_NODE_ARGS, join(ROOT, 'dist/apps/hub/src/main.js')], {
       HOST: '127.0.0.1',
       PORT: String(port),
+      FLOTILLA_AGENT_PORT: '0',
       DATABASE_URL: pg.endpoint.url,
       FLOTILLA_DATA_DIR: join(work, 'hub'),
       FLOTILLA_ADMIN_TOKEN: TOKEN,

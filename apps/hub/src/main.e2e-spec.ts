@@ -34,7 +34,7 @@ async function waitForUrl(output: () => string, exited: Promise<number | null>, 
 describe('compiled hub (npm start)', () => {
   it('starts on the embedded database, prints its URL and answers /readyz', async () => {
     const tmp = createTempDataDir();
-    const hub = startMain({ PORT: '0', HOST: '127.0.0.1', FLOTILLA_DATA_DIR: tmp.dir });
+    const hub = startMain({ PORT: '0', FLOTILLA_AGENT_PORT: '0', HOST: '127.0.0.1', FLOTILLA_DATA_DIR: tmp.dir });
     try {
       const url = await waitForUrl(hub.output, hub.exited, 30000);
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -56,7 +56,7 @@ describe('compiled hub (npm start)', () => {
       expect(doc.components.schemas.ClusterCredentialsDto.oneOf).toHaveLength(3);
       expect(existsSync(join(tmp.dir, 'pgdata', 'PG_VERSION'))).toBe(true);
       // a second hub on the same embedded database is refused, naming the first
-      const second = startMain({ PORT: '0', HOST: '127.0.0.1', FLOTILLA_DATA_DIR: tmp.dir });
+      const second = startMain({ PORT: '0', FLOTILLA_AGENT_PORT: '0', HOST: '127.0.0.1', FLOTILLA_DATA_DIR: tmp.dir });
       expect(await second.exited).toBe(1);
       expect(second.output()).toContain(`in use by process ${hub.child.pid}`);
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
