@@ -1,6 +1,6 @@
-import { buildRunReport, failedRunResult, UnexpectedRunError, type RunReport } from '@flotilla/engine';
+import { buildRunReport, failedRunResult, UnexpectedRunError, type ProjectDiff, type RunReport } from '@flotilla/engine';
 import type { DataSource } from 'typeorm';
-import type { TargetRunHooks, TargetRunInput, TargetRunner } from '../scheduler/target-runner';
+import type { TargetDiffInput, TargetRunHooks, TargetRunInput, TargetRunner } from '../scheduler/target-runner';
 import type { AgentSessions } from './agent-sessions';
 import { assignmentOf } from './assignment';
 
@@ -77,7 +77,9 @@ export class ModeRoutingRunner implements TargetRunner {
   constructor(
     private readonly push: TargetRunner,
     private readonly agent: TargetRunner,
-  ) {}
+  ) {
+    if (push.diff) this.diff = (input) => push.diff!(input);
+  }
 
   reconcile(input: TargetRunInput & { digest: string }, hooks: TargetRunHooks): Promise<RunReport> {
     return (input.cluster.mode === 'agent' ? this.agent : this.push).reconcile(input, hooks);
@@ -86,6 +88,9 @@ export class ModeRoutingRunner implements TargetRunner {
   deleteInstances(input: TargetRunInput, hooks: TargetRunHooks): Promise<RunReport> {
     return (input.cluster.mode === 'agent' ? this.agent : this.push).deleteInstances(input, hooks);
   }
+
+  /** Only push clusters: the fleet diff asks agents over their stream, not through a runner. */
+  readonly diff?: (input: TargetDiffInput) => Promise<ProjectDiff>;
 
   async close(): Promise<void> {
     await Promise.all([this.push.close?.(), this.agent.close?.()]);
