@@ -1,7 +1,8 @@
 """What the hub's OpenAPI document cannot spell out in JSON Schema, taught to
 schemathesis: four string formats (a kubeconfig, a docker config, a reconcile
-interval between 10s and 168h, a base64 gzip'd tar for the fleet diff) and the
-meaning of a 202 to DELETE."""
+interval between 10s and 168h, a base64 gzip'd tar for the fleet diff), the
+meaning of a 202 to DELETE, and YAML answers of several documents (the agent's
+install manifest), which are text to the schema."""
 
 import base64
 import io
@@ -10,7 +11,9 @@ import re
 import tarfile
 
 import schemathesis
+import yaml
 from hypothesis import strategies as st
+from schemathesis.core.media_types import YAML_MEDIA_TYPES
 from schemathesis.core.parameters import ParameterLocation
 
 KUBECONFIG_SERVER = "https://127.0.0.1:9"  # the discard port: connecting fails at once
@@ -79,6 +82,16 @@ schemathesis.openapi.format(
     "docker-config-json",
     st.builds(docker_config, st.sampled_from(["ghcr.io", "registry.example.com:5000"]), st.text("abc", min_size=1), st.text("xyz", min_size=1)),
 )
+
+
+# Every YAML type, as schemathesis takes the first of a family it matches.
+@schemathesis.deserializer(*YAML_MEDIA_TYPES)
+def yaml_documents(_ctx, response):
+    # The built-in YAML reader takes one document; a manifest is many. Each
+    # must parse, and the body stays text, as the schema (type: string) says.
+    text = response.content.decode(response.encoding or "utf-8")
+    list(yaml.safe_load_all(text))
+    return text
 
 
 @schemathesis.hook
