@@ -1,3 +1,4 @@
+import { parseAllDocuments } from 'yaml';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -112,6 +113,23 @@ describe('flotilla project diff against a hub', () => {
       expect(spoke.revision).toBe('upload');
       expect(spoke.objects.filter((o) => o.action === 'pruned')).toEqual([]);
       expect(spoke.objects.find((o) => o.subject === `ConfigMap/${ns}/web-config`)?.diff).toContain('+  message: from a laptop');
+    })());
+
+  it('prints an agent cluster\'s install manifest, and refuses a push cluster', () =>
+    fleet.guard(async () => {
+      const yaml = await user.ok(['cluster', 'install-agent', 'edge-1']);
+      const docs = parseAllDocuments(yaml).map((d) => d.toJS() as { kind: string });
+      expect(docs.map((d) => d.kind)).toEqual(expect.arrayContaining(['Namespace', 'CustomResourceDefinition', 'ServiceAccount', 'Deployment', 'Secret']));
+      // each call issues a fresh one-time token
+      const token = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as { stringData?: { bootstrapToken?: string } }).find((d) => d.stringData?.bootstrapToken)?.stringData?.bootstrapToken;
+      expect(token(yaml)).toMatch(/\S{20,}/);
+      expect(token(await user.ok(['cluster', 'install-agent', 'edge-1']))).not.toBe(token(yaml));
+      expect(await user.ok(['cluster', 'get', 'edge-1'])).toContain('\nagent: never connected (flotilla cluster install-agent NAME | kubectl apply -f -)\n');
+      const pushed = await user.run(['cluster', 'install-agent', 'spoke-1']);
+      expect({ code: pushed.code, stdout: pushed.stdout, stderr: pushed.stderr }).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/^error: cluster "spoke-1" is a push cluster: it has no agent \(request [0-9a-f-]+\)\n/) });
+      const missing = await user.run(['cluster', 'install-agent', 'nope']);
+      expect({ code: missing.code, stderr: missing.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(/^error: cluster "nope" not found\nrun `flotilla cluster list`/) });
+      expectNoStack(pushed.stderr + missing.stderr);
     })());
 
   it('says what is wrong, with an exit code and no stack trace', () =>

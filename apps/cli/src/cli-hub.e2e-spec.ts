@@ -101,7 +101,7 @@ describe('flotilla against a hub', () => {
       const unknown = await user.run(['cluster', 'get', 'nope']);
       expect(unknown).toMatchObject({ code: 1, stderr: 'error: cluster "nope" not found\nrun `flotilla cluster list` to see the registered clusters\n' });
       const agent = await user.ok(['cluster', 'register', 'edge-1', '--mode', 'agent']);
-      expect(agent).toMatch(/cluster\/edge-1 registered \(agent, group default; not checked\)\ninstall the agent: GET \/api\/v1\/clusters\/edge-1\/agent\/manifest/);
+      expect(agent).toMatch(/cluster\/edge-1 registered \(agent, group default; not checked\)\ninstall the agent in that cluster: flotilla cluster install-agent edge-1 \| kubectl apply -f -\n/);
       expect(await user.ok(['cluster', 'delete', 'edge-1'])).toBe('cluster/edge-1 deleted\n');
     })());
 

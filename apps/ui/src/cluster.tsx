@@ -93,7 +93,7 @@ export function ClusterPage({ token, version, name }: { token: string; version: 
 /** Connected or not, since when, and what the agent last said of itself. */
 function agentConnection(a: NonNullable<Cluster['agent']>): string {
   if (!a.registered) return 'never connected: apply its install manifest in the cluster';
-  const since = a.since ? ` since ${relativeTime(a.since)}` : '';
+  const since = a.since ? ` ${relativeTime(a.since)}` : '';
   const about = [a.version && `agent ${a.version}`, a.lastHeartbeat && `last heartbeat ${relativeTime(a.lastHeartbeat)}`].filter(Boolean).join(', ');
   return `${a.connected ? 'connected' : 'disconnected'}${since}${about ? ` (${about})` : ''}`;
 }

@@ -14,6 +14,8 @@ export interface RequestOptions {
   notFound?: string;
   /** What to do after a 404. */
   notFoundHint?: string;
+  /** The body as the hub sent it (e.g. YAML), not parsed as JSON. */
+  raw?: boolean;
 }
 
 export interface HubResponse<T> {
@@ -47,7 +49,7 @@ export class HubClient {
       const res = await fetch(url, {
         method,
         signal,
-        headers: { authorization: `Bearer ${this.target.token}`, accept: 'application/json', ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: { authorization: `Bearer ${this.target.token}`, accept: options.raw ? 'application/yaml, application/json;q=0.5' : 'application/json', ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}) },
         body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
       });
       status = res.status;
@@ -58,7 +60,7 @@ export class HubClient {
       throw new CliError(`cannot reach the hub at ${this.target.server}: ${this.scrub(messageOf(cause ?? err))}`, 'check the server URL (`flotilla context current`) and that the hub is running');
     }
     const body = parseJson(text);
-    if (status >= 200 && status < 300) return { status, body: body as T };
+    if (status >= 200 && status < 300) return { status, body: (options.raw ? text : body) as T };
     throw this.failure(status, body as ApiError | undefined, text, options);
   }
 

@@ -16,6 +16,8 @@ export interface Cluster {
   endpoint: { server: string; insecureSkipTLSVerify: boolean; hasCaData: boolean } | null;
   credentials: { kind: string; fingerprint: string } | null;
   status: { reachable: boolean | null; version: string | null; lastChecked: string | null; error: string | null; warnings: string[] };
+  /** agent clusters: the agent's connection */
+  agent?: { connected: boolean; since: string | null; version: string | null; lastHeartbeat: string | null; registered: boolean } | null;
   targets: number;
   createdAt: string;
   updatedAt: string;

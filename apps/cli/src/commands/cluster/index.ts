@@ -7,6 +7,7 @@ import { registerClusterGet } from './get';
 import { registerClusterUpdate } from './update';
 import { registerClusterDelete } from './delete';
 import { registerClusterCheck } from './check';
+import { registerClusterInstallAgent } from './install-agent';
 
 export function registerCluster(program: Command, cli: Cli): void {
   const cluster = group(program, 'cluster', 'register and inspect the clusters of the fleet');
@@ -16,4 +17,5 @@ export function registerCluster(program: Command, cli: Cli): void {
   registerClusterUpdate(cluster, cli);
   registerClusterDelete(cluster, cli);
   registerClusterCheck(cluster, cli);
+  registerClusterInstallAgent(cluster, cli);
 }

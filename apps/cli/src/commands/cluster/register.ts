@@ -40,5 +40,5 @@ async function register(cli: Cli, name: string, opts: RegisterOptions): Promise<
   cli.io.out.write(`cluster/${c.name} registered (${c.mode}, group ${c.group}${c.endpoint ? `, ${c.endpoint.server}` : ''}; ${reach})\n`);
   for (const w of c.status.warnings) cli.io.out.write(`warning: ${w}\n`);
   // the token also comes with every install manifest, so it need not be kept from here
-  if (c.mode === 'agent') cli.io.out.write(`install the agent: GET /api/v1/clusters/${c.name}/agent/manifest and \`kubectl apply -f\` it (docs/agent.md)\n`);
+  if (c.mode === 'agent') cli.io.out.write(`install the agent in that cluster: flotilla cluster install-agent ${c.name} | kubectl apply -f -\n`);
 }
