@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CueEngineError, CueEvaluationError, CueInputError } from './errors';
 import { stringifyExactJson } from '@flotilla/json';
-import { toGoFile, toGoFiles } from './files';
+import { reachableFiles, toGoFile, toGoFiles } from './files';
 import { defaultCueEngineOptions, type CueEngineOptions } from './options';
 import type {
   AttributeField,
@@ -146,7 +146,7 @@ export class CueEngine {
   /** Loads a package (or `entries`) from the tree, fills, checks and exports. */
   evaluate(req: EvaluateRequest, call: CallOptions = {}): Promise<EvaluateResult> {
     const payload = {
-      files: toGoFiles(req.files),
+      files: toGoFiles(reachableFiles(req.files, req.entries)),
       dir: req.dir,
       package: req.package,
       entries: req.entries,

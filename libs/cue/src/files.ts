@@ -21,3 +21,16 @@ export function toGoFile(path: string, content: string | Uint8Array): GoFile {
 export function toGoFiles(tree: FileTree): GoFile[] {
   return Object.entries(tree).map(([path, content]) => toGoFile(path, content));
 }
+
+/**
+ * The part of the tree a load can read. Files named one by one in a tree
+ * without `cue.mod/` can import only CUE's standard library and embed
+ * nothing, so the rest of the tree (often a whole module with its
+ * Kubernetes schemas, a megabyte) need not cross to the evaluator.
+ */
+export function reachableFiles(tree: FileTree, entries: readonly string[] | undefined): FileTree {
+  if (!entries || entries.length === 0) return tree;
+  if (Object.keys(tree).some((path) => path.startsWith('cue.mod/'))) return tree;
+  if (!entries.every((path) => tree[path] !== undefined)) return tree;
+  return Object.fromEntries(entries.map((path) => [path, tree[path]]));
+}
