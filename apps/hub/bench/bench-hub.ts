@@ -14,7 +14,8 @@ export interface BenchHub {
   call<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
 }
 
-export async function startBenchHub(options: { dataDir: string; databaseUrl: string; runner: TargetRunner; scheduler: Partial<SchedulerConfig>; cdevents?: Partial<CdeventsConfig> }): Promise<BenchHub> {
+export async function startBenchHub(options: { dataDir: string; databaseUrl: string; /** Stands in for the clusters; the production runner when absent. */
+  runner?: TargetRunner; scheduler: Partial<SchedulerConfig>; cdevents?: Partial<CdeventsConfig> }): Promise<BenchHub> {
   const app = await createHubApp(
     {
       ...defaultHubConfig(),

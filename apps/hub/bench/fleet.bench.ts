@@ -1,0 +1,156 @@
+// `npm run bench:fleet`, second half: the same bundle to N push clusters,
+// through the hub this time — REST API, PostgreSQL, scheduler (its default
+// concurrency), source cache and the engine — from the Project's creation
+// to every Target Ready on the published digest. The clusters are push
+// clusters registered on the harness API server, one namespace each: the
+// bundle puts its instances in the namespace named like the cluster
+// (TIMONI_CLUSTER_NAME). With TIMONI_BIN, `timoni bundle apply` does the same
+// N clusters one after another, in the same run, and the ratio is printed
+// (goal ≤ 0.5×). FLOTILLA_SCHEDULER_CONCURRENCY sets the hub's parallel runs
+// (default 8). Both sides warm: one Project, and one Timoni apply, first.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fetch as undiciFetch } from 'undici';
+import { ClusterConnection, ObjectClient, type KubeObject } from '@flotilla/kube';
+import { RegistryClient } from '@flotilla/oci';
+import { startHarness } from '../../../test/harness/harness';
+import type { KubeEndpoint } from '../../../test/harness/types';
+import { pushProject, pushTestModule } from '../../../libs/engine/testdata/harness';
+import { defaultSchedulerConfig } from '../src/config/hub-config';
+import { startBenchHub, type BenchHub } from './bench-hub';
+
+const bundle = (module: string) => `bundle: {
+	_cluster: string @timoni(runtime:string:TIMONI_CLUSTER_NAME)
+	apiVersion: "v1alpha1"
+	name:       "fleet"
+	instances: {
+		db: {module: {url: "${module}", version: "1.0.0"}, namespace: _cluster, values: message: "db"}
+		cache: {module: {url: "${module}", version: "1.0.0"}, namespace: _cluster, values: message: "cache"}
+		web: {module: {url: "${module}", version: "1.0.0"}, namespace: _cluster, values: {message: "web", extra: true}}
+	}
+}
+`;
+
+const kubeconfig = (kube: KubeEndpoint) =>
+  [
+    'apiVersion: v1',
+    'kind: Config',
+    `clusters: [{name: harness, cluster: {server: "${kube.server}", certificate-authority-data: "${Buffer.from(kube.caData).toString('base64')}"}}]`,
+    `users: [{name: admin, user: {token: "${kube.admin.token}"}}]`,
+    'contexts: [{name: harness, context: {cluster: harness, user: admin}}]',
+    'current-context: harness',
+    '',
+  ].join('\n');
+
+interface TargetView {
+  cluster: string;
+  phase: string;
+  lastAppliedRevision?: string | null;
+  message?: string | null;
+}
+
+const progress = (what: string) => process.stderr.write(`bench: ${what}\n`);
+
+async function main(): Promise<void> {
+  const sizes = (process.env.BENCH_FLEET ?? '10,30').split(',').map(Number);
+  const timoni = process.env.TIMONI_BIN;
+  // FLOTILLA_SCHEDULER_CONCURRENCY, as the hub reads it
+  const concurrency = Number(process.env.FLOTILLA_SCHEDULER_CONCURRENCY ?? defaultSchedulerConfig().concurrency);
+  const work = mkdtempSync(join(tmpdir(), 'fleet-hub-bench-'));
+  const harness = await startHarness(['postgres', 'registry', 'kube']);
+  process.env.FLOTILLA_HARNESS = JSON.stringify(harness.env);
+  const { kube, registry, postgres } = harness.env as Required<typeof harness.env>;
+  const admin = ClusterConnection.create({ server: kube.server, caData: kube.caData, token: kube.admin.token });
+  const client = new ObjectClient(admin);
+  let hub: BenchHub | undefined;
+  try {
+    const reg = new RegistryClient({ fetch: undiciFetch as unknown as typeof fetch });
+    const module = await pushTestModule(reg, registry.host);
+    const repository = `oci://${registry.host}/projects/fleet`;
+    const digest = await pushProject(reg, repository, {
+      'project.cue': 'project: {\n\tapiVersion: "v1alpha1"\n\tname:       "fleet"\n\tcomponents: app: bundle: ["./bundle.cue"]\n}\n',
+      'bundle.cue': bundle(module),
+    });
+    const bundleFile = join(work, 'bundle.cue');
+    writeFileSync(bundleFile, bundle(module));
+    const kubeconfigFile = join(work, 'kubeconfig');
+    writeFileSync(kubeconfigFile, kubeconfig(kube), { mode: 0o600 });
+
+    // The Project's service account may write in every cluster's namespace.
+    const apply = (obj: Record<string, unknown>) => client.apply(obj as KubeObject);
+    await apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fleet' } });
+    await apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'deployer', namespace: 'fleet' } });
+    await apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'fleet-deployer' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ kind: 'ServiceAccount', name: 'deployer', namespace: 'fleet' }],
+    });
+    const clusters = async (group: string, n: number) => {
+      const names = Array.from({ length: n }, (_, i) => `${group}-${i + 1}`);
+      await Promise.all(names.map((name) => apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })));
+      return names;
+    };
+
+    hub = await startBenchHub({ dataDir: work, databaseUrl: postgres.url, scheduler: { concurrency } });
+    const { call } = hub;
+    const register = (names: string[], group: string) =>
+      Promise.all(names.map((name) => call('POST', '/api/v1/clusters', { name, group, mode: 'push', endpoint: { server: kube.server, caData: kube.caData }, credentials: { token: kube.admin.token } })));
+
+    /** ms from the Project's creation to all its Targets Ready on the digest. */
+    const flotilla = async (group: string, names: string[]): Promise<number> => {
+      await register(names, group);
+      const t0 = performance.now();
+      await call('POST', '/api/v1/projects', { name: group, namespace: 'fleet', serviceAccountName: 'deployer', source: { repository, tag: 'latest' }, targets: { groups: [group] } });
+      for (;;) {
+        const body = await call<TargetView[] | { items: TargetView[] }>('GET', `/api/v1/projects/${group}/targets`);
+        const targets = Array.isArray(body) ? body : body.items;
+        const failed = targets.find((t) => t.phase === 'Failed' || t.phase === 'Stalled');
+        if (failed) throw new Error(`${group}: Target ${failed.cluster} is ${failed.phase}: ${failed.message ?? ''}`);
+        if (targets.length === names.length && targets.every((t) => t.phase === 'Ready' && t.lastAppliedRevision?.includes(digest))) return performance.now() - t0;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const timoniApply = (names: string[]): number => {
+      const t0 = performance.now();
+      for (const name of names) {
+        const res = spawnSync(timoni!, ['bundle', 'apply', '-f', bundleFile, '--runtime-from-env', '--kubeconfig', kubeconfigFile, '--registry-insecure', '--wait=false'], {
+          env: { ...process.env, TIMONI_CLUSTER_NAME: name, HOME: work },
+          encoding: 'utf8',
+          timeout: 120_000,
+        });
+        if (res.status !== 0) throw new Error(`timoni bundle apply for ${name} failed (${res.error?.message ?? res.status}): ${res.stderr}`);
+      }
+      return performance.now() - t0;
+    };
+
+    progress('warming up both sides');
+    await flotilla('warm', await clusters('warm', 1));
+    if (timoni) timoniApply(await clusters('timoni-warm', 1));
+
+    console.log(`one bundle (3 instances) to N push clusters through the hub (PostgreSQL, scheduler concurrency ${concurrency}), creation → all Ready; ${timoni ? 'against timoni bundle apply, sequential' : 'set TIMONI_BIN for the ratio against Timoni'}`);
+    for (const n of sizes) {
+      progress(`N = ${n}`);
+      const f = await flotilla(`fleet${n}`, await clusters(`fleet${n}`, n));
+      const line = `  N = ${String(n).padEnd(3)} hub: ${f.toFixed(0).padStart(6)} ms`;
+      if (!timoni) {
+        console.log(line);
+        continue;
+      }
+      const t = timoniApply(await clusters(`timoni${n}`, n));
+      console.log(`${line}   timoni: ${t.toFixed(0).padStart(6)} ms   ratio ${(f / t).toFixed(2)}× (goal ≤ 0.50×)`);
+    }
+  } finally {
+    await hub?.app.close();
+    await admin.close();
+    await harness.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
