@@ -52,6 +52,14 @@ interface TargetView {
   message?: string | null;
 }
 
+/** The hub's API server requests so far, from its /metrics. */
+async function kubeRequests(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  let total = 0;
+  for (const m of text.matchAll(/^flotilla_kube_api_requests_total\{.*\} (\d+)$/gm)) total += Number(m[1]);
+  return total;
+}
+
 const progress = (what: string) => process.stderr.write(`bench: ${what}\n`);
 
 async function main(): Promise<void> {
@@ -133,8 +141,10 @@ async function main(): Promise<void> {
     console.log(`one bundle (3 instances) to N push clusters through the hub (PostgreSQL, scheduler concurrency ${concurrency}), creation → all Ready; ${timoni ? 'against timoni bundle apply, sequential' : 'set TIMONI_BIN for the ratio against Timoni'}`);
     for (const n of sizes) {
       progress(`N = ${n}`);
+      const before = await kubeRequests(hub.url);
       const f = await flotilla(`fleet${n}`, await clusters(`fleet${n}`, n));
-      const line = `  N = ${String(n).padEnd(3)} hub: ${f.toFixed(0).padStart(6)} ms`;
+      const perTarget = ((await kubeRequests(hub.url)) - before) / n;
+      const line = `  N = ${String(n).padEnd(3)} hub: ${f.toFixed(0).padStart(6)} ms (${perTarget.toFixed(0)} API server requests per Target)`;
       if (!timoni) {
         console.log(line);
         continue;
