@@ -141,10 +141,13 @@ async function main(): Promise<void> {
     console.log(`one bundle (3 instances) to N push clusters through the hub (PostgreSQL, scheduler concurrency ${concurrency}), creation → all Ready; ${timoni ? 'against timoni bundle apply, sequential' : 'set TIMONI_BIN for the ratio against Timoni'}`);
     for (const n of sizes) {
       progress(`N = ${n}`);
+      const fleet = await clusters(`fleet${n}`, n);
       const before = await kubeRequests(hub.url);
-      const f = await flotilla(`fleet${n}`, await clusters(`fleet${n}`, n));
+      const cpu = process.cpuUsage();
+      const f = await flotilla(`fleet${n}`, fleet);
+      const { user, system } = process.cpuUsage(cpu);
       const perTarget = ((await kubeRequests(hub.url)) - before) / n;
-      const line = `  N = ${String(n).padEnd(3)} hub: ${f.toFixed(0).padStart(6)} ms (${perTarget.toFixed(0)} API server requests per Target)`;
+      const line = `  N = ${String(n).padEnd(3)} hub: ${f.toFixed(0).padStart(6)} ms (hub process ${((user + system) / 1e6).toFixed(2)} CPU s, ${perTarget.toFixed(0)} API server requests per Target)`;
       if (!timoni) {
         console.log(line);
         continue;
