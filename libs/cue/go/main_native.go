@@ -39,7 +39,7 @@ func main() {
 	out.Flush()
 	in := bufio.NewReaderSize(os.Stdin, 1<<16)
 	for {
-		id, op, req, err := readRequest(in)
+		id, op, req, blob, err := readRequest(in)
 		if err == io.EOF {
 			return
 		}
@@ -53,7 +53,9 @@ func main() {
 			res = block(in)
 		} else {
 			stop := watchMemory()
+			requestBlob = blob
 			res = dispatch(op, req)
+			requestBlob = nil
 			stop()
 		}
 		fmt.Fprintf(out, "%s %d %d %d\n", id, len(res), memoryInUse(), time.Since(t0).Microseconds())
@@ -62,27 +64,39 @@ func main() {
 	}
 }
 
-func readRequest(in *bufio.Reader) (id, op string, body []byte, err error) {
+// readRequest reads "id op length [blobLength]\n", the JSON body, then the
+// raw bytes files may point into (see File.Blob).
+func readRequest(in *bufio.Reader) (id, op string, body, blob []byte, err error) {
 	line, err := in.ReadString('\n')
 	if err != nil {
 		if err == io.EOF && line == "" {
-			return "", "", nil, io.EOF
+			return "", "", nil, nil, io.EOF
 		}
-		return "", "", nil, err
+		return "", "", nil, nil, err
 	}
 	parts := strings.Fields(line)
-	if len(parts) != 3 {
-		return "", "", nil, fmt.Errorf("header %q", line)
+	if len(parts) != 3 && len(parts) != 4 {
+		return "", "", nil, nil, fmt.Errorf("header %q", line)
 	}
-	n, err := strconv.Atoi(parts[2])
-	if err != nil || n < 0 {
-		return "", "", nil, fmt.Errorf("length in %q", line)
+	lengths := make([]int, len(parts)-2)
+	for i, s := range parts[2:] {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return "", "", nil, nil, fmt.Errorf("length in %q", line)
+		}
+		lengths[i] = n
 	}
-	body = make([]byte, n)
+	body = make([]byte, lengths[0])
 	if _, err := io.ReadFull(in, body); err != nil {
-		return "", "", nil, err
+		return "", "", nil, nil, err
 	}
-	return parts[0], parts[1], body, nil
+	if len(lengths) == 2 {
+		blob = make([]byte, lengths[1])
+		if _, err := io.ReadFull(in, blob); err != nil {
+			return "", "", nil, nil, err
+		}
+	}
+	return parts[0], parts[1], body, blob, nil
 }
 
 // block is the test hook behind TEST_BLOCK_OP (the engine never sends it):

@@ -19,9 +19,23 @@ type File struct {
 	Path   string `json:"path"`
 	Text   string `json:"text,omitempty"`
 	Base64 string `json:"base64,omitempty"`
+	// Blob is [offset, length] of the content in the bytes that follow the
+	// request's JSON (native frames only): no escaping either way.
+	Blob *[2]int `json:"blob,omitempty"`
 }
 
+// requestBlob holds the raw bytes after the current request's JSON; one
+// request at a time per helper process.
+var requestBlob []byte
+
 func (f File) bytes() ([]byte, error) {
+	if f.Blob != nil {
+		off, n := f.Blob[0], f.Blob[1]
+		if off < 0 || n < 0 || off > len(requestBlob) || n > len(requestBlob)-off {
+			return nil, fmt.Errorf("content [%d, %d] outside the request's %d bytes", off, n, len(requestBlob))
+		}
+		return requestBlob[off : off+n : off+n], nil
+	}
 	if f.Base64 != "" {
 		return base64.StdEncoding.DecodeString(f.Base64)
 	}
@@ -53,7 +67,7 @@ func buildFS(files []File) (fstest.MapFS, error) {
 		}
 		data, err := f.bytes()
 		if err != nil {
-			return nil, fmt.Errorf("file %s: bad base64: %w", f.Path, err)
+			return nil, fmt.Errorf("file %s: %w", f.Path, err)
 		}
 		if _, dup := fsys[p]; dup {
 			return nil, fmt.Errorf("file %s given twice", p)
