@@ -8,6 +8,13 @@ import Module from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
+// The file itself, not @flotilla/cue: the launcher stays a few kilobytes.
+import { prespawnNativeHelper } from '../../../libs/cue/src/native-prespawn';
+import { CLI_CUE_GC_PERCENT } from './local/cue-helper';
+
+// Commands that evaluate CUE start the helper now; it gets ready while the
+// bundle below compiles and initialises.
+if (evaluatesCue(process.argv.slice(2))) prespawnNativeHelper({ gcPercent: CLI_CUE_GC_PERCENT });
 
 const bundle = join(__dirname, 'cli.js');
 const source = readFileSync(bundle, 'utf8');
@@ -44,4 +51,10 @@ function saveCodeCache(compiled: Script, file: string): void {
   } catch {
     // no cache: the next command compiles again
   }
+}
+
+/** `project build` and `project vet`, after any global options: the local commands that run CUE. */
+function evaluatesCue(args: string[]): boolean {
+  const words = args.filter((a) => !a.startsWith('-'));
+  return words[0] === 'project' && (words[1] === 'build' || words[1] === 'vet');
 }

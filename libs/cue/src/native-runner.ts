@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
+import { encodeRequestFrame } from './native-frame';
+import { adoptPrespawnedHelper, spawnNativeHelper } from './native-prespawn';
 import type { CueEngineOptions } from './options';
 import type { CueRunner, CueRunnerFactory, RunnerEvents } from './runner';
 
@@ -22,11 +23,7 @@ export class NativeRunnerFactory implements CueRunnerFactory {
 
   spawn(events: RunnerEvents): CueRunner {
     const t0 = performance.now();
-    const child = spawn(this.binary, [], {
-      cwd: '/',
-      env: { FLOTILLA_CUE_MEMORY_LIMIT: String(this.options.memoryLimitBytes), FLOTILLA_CUE_PARENT_PID: String(process.pid) },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = adoptPrespawnedHelper(this.binary, this.options) ?? spawnNativeHelper(this.binary, this.options);
     let stderr = '';
     let done = false;
     const fail = (message: string, code?: string) => {
@@ -90,9 +87,12 @@ export class NativeRunnerFactory implements CueRunnerFactory {
           void waitAsync(cell).then(() => !done && child.stdin.write('x'));
           return;
         }
-        const body = Buffer.from(JSON.stringify(payload), 'utf8');
-        child.stdin.write(`${id} ${op} ${body.length}\n`);
-        child.stdin.write(body);
+        const frame = encodeRequestFrame(id, op, payload);
+        child.stdin.cork();
+        child.stdin.write(frame.header);
+        child.stdin.write(frame.json);
+        for (const part of frame.blob) child.stdin.write(part);
+        child.stdin.uncork();
       },
       ref() {
         child.ref();

@@ -34,6 +34,12 @@ export interface CueEngineOptions {
    * the default.
    */
   runtime: CueRuntime;
+  /**
+   * GOGC of the native helpers (Go's default 100 when absent). A short-lived
+   * process such as the CLI trades memory for speed with a higher value; the
+   * memory limit still bounds the heap.
+   */
+  gcPercent?: number;
   /** Directory holding cue.wasm, wasm_exec.js and cue-native; default: found from the build. */
   wasmDir?: string;
 }

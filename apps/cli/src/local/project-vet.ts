@@ -3,9 +3,10 @@
 // `vet` and `build` say what the hub will say.
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { CueEngine, readFileTree } from '@flotilla/cue';
+import { CueEngine, readFileTree, type FileTree } from '@flotilla/cue';
 import { ComponentBuilder, formatIssue, ModuleBuilder, ModuleFetcher, vetProject, type TimoniIssue, type VetReport } from '@flotilla/timoni';
 import { CliError, UsageError } from '../errors';
+import { CLI_CUE_GC_PERCENT } from './cue-helper';
 import { registryClient, type RegistryFlags } from './registry';
 
 export interface VetFlags extends RegistryFlags {
@@ -21,11 +22,20 @@ export async function vetDirectory(dir: string, flags: VetFlags, env: NodeJS.Pro
   if (!existsSync(join(dir, flags.file))) throw new CliError(`${join(dir, flags.file)} does not exist`, 'a Project directory holds project.cue (or name the file with --file)');
   if (flags.clusterGroup && !flags.clusterName) throw new UsageError('--cluster-group needs --cluster-name');
   const annotations = Object.fromEntries(Object.entries(flags.runtime ?? {}).map(([k, v]) => [`runtime.timoni.sh/${k}`, v]));
-  const cue = await CueEngine.start({ poolSize: 1 });
+  // The tree is read while the CUE helper starts.
+  const starting = CueEngine.start({ poolSize: 1, gcPercent: CLI_CUE_GC_PERCENT });
+  let files: FileTree;
+  try {
+    files = readFileTree(dir);
+  } catch (err) {
+    await starting.then((cue) => cue.close(), () => undefined);
+    throw err;
+  }
+  const cue = await starting;
   try {
     const components = new ComponentBuilder(cue, new ModuleFetcher(cue, registryClient(flags, env)), new ModuleBuilder(cue));
     const cluster = flags.clusterName ? { name: flags.clusterName, group: flags.clusterGroup ?? 'default' } : undefined;
-    return await vetProject(cue, components, readFileTree(dir), { cluster, annotations, kubeVersion: flags.kubeVersion }, { path: flags.file });
+    return await vetProject(cue, components, files, { cluster, annotations, kubeVersion: flags.kubeVersion }, { path: flags.file });
   } finally {
     await cue.close();
   }
