@@ -121,4 +121,25 @@ describe('standalone agent: CDEvents outbox in the cluster', () => {
       await sink.stop();
     }
   });
+
+  it('reconciles and sends from memory when it may not keep outboxes (an install without the outbox Role), and says so', async () => {
+    await agent?.stop();
+    const other = await createTenant(client, 'agent-obf');
+    const sink = await SinkProcess.create();
+    await sink.start();
+    agent = startAgentProcess(testAgentArgs({ kubeconfig, identity: 'agent-obf', namespace: other }, ['--poll-interval=1h', '--cdevents-outbox-namespace=default']));
+    try {
+      await agent.url;
+      await eventually('the forbidden outbox reported', async () => agent!.logs().some((l) => l.msg === 'CDEvents outboxes cannot be read (forbidden): kept in memory only (grant the outbox Role in deploy/agent/rbac.yaml and restart)'), 30_000);
+      const repo = projectRepository();
+      const digest = await pushSingle(repo, moduleUrl, other, 'greet', 'latest', 'one');
+      const base = projectObject('memo', other, repo);
+      await applyObject(client, { ...base, spec: { ...(base.spec as object), cdevents: { sink: sink.url } } });
+      await eventually('applied', async () => (await getProject(client, other, 'memo'))?.status?.lastAppliedRevision === `latest@${digest}`, 120_000);
+      await eventually('the events at the sink', async () => sink.events().length === 2, 60_000);
+    } finally {
+      await sink.stop();
+      await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: other }).catch(() => undefined);
+    }
+  });
 });

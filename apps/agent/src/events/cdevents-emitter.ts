@@ -5,7 +5,9 @@
 // it had. The outbox is bounded: past the bound the oldest events go, and
 // the drop is counted and logged.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { buildCdevent, type DeliveryBackoff, type EventFacts, postCdevent, retryDelayMs, type SinkPostOptions, type SinkTarget } from '@flotilla/cdevents';
+import { ForbiddenError } from '@flotilla/kube';
 import type { Logger } from '../logging/logger';
 import { OUTBOX_MAX_BYTES, serialiseEntries, type OutboxEntry, type OutboxStore, type SinkHeaderRef } from './cdevents-outbox-store';
 
@@ -60,6 +62,8 @@ export class AgentCdeventsEmitter {
   /** delivering and accepting events: between resume() and the end of its signal */
   private active = false;
   private stopped = false;
+  /** the store in use (none once it proved forbidden) */
+  private store: OutboxStore | undefined;
 
   constructor(private readonly options: AgentCdeventsOptions) {}
 
@@ -71,7 +75,8 @@ export class AgentCdeventsEmitter {
    */
   async resume(signal: AbortSignal): Promise<void> {
     if (this.stopped || signal.aborted) return;
-    const store = this.options.store;
+    this.store = this.options.store;
+    const store = this.store;
     if (store) {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -80,8 +85,14 @@ export class AgentCdeventsEmitter {
           if (stored.length > 0) this.options.log.info('CDEvents outboxes loaded', { projects: stored.length, events: stored.reduce((n, o) => n + o.entries.length, 0) });
           break;
         } catch (err) {
+          if (err instanceof ForbiddenError) {
+            // an install without the outbox Role: reconciles go on, events are kept in memory only
+            this.options.log.error('CDEvents outboxes cannot be read (forbidden): kept in memory only (grant the outbox Role in deploy/agent/rbac.yaml and restart)', { namespace: store.namespace, error: err.message });
+            this.store = undefined;
+            break;
+          }
           this.options.log.warn('CDEvents outboxes not read yet; retrying', { error: err instanceof Error ? err.message : String(err), attempt });
-          await new Promise<void>((r) => setTimeout(r, Math.min(30_000, 500 * 2 ** attempt)).unref());
+          await delay(Math.min(30_000, 500 * 2 ** attempt), undefined, { signal }).catch(() => undefined);
           if (signal.aborted || this.stopped) return;
         }
       }
@@ -153,7 +164,7 @@ export class AgentCdeventsEmitter {
 
   /** Writes the outbox as it is when the write starts; writes run one at a time per Project and coalesce. */
   private write(o: ProjectOutbox): Promise<void> {
-    const store = this.options.store;
+    const store = this.store;
     if (!store) {
       if (o.entries.length === 0 && this.outboxes.get(o.key) === o) this.outboxes.delete(o.key);
       return Promise.resolve();
