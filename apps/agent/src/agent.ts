@@ -14,6 +14,8 @@ import { ProjectReconciler } from './controller/project-reconciler';
 import { EventRecorder } from './events/event-recorder';
 import { startCdeventsReceiver } from './events/cdevents-receiver';
 import { AgentCdeventsEmitter } from './events/cdevents-emitter';
+import { OutboxStore } from './events/cdevents-outbox-store';
+import { sinkHeaderReader } from './events/sink-header-read';
 import { defaultDeliveryBackoff, defaultSinkPostOptions } from '@flotilla/cdevents';
 import { startProbeServer, type ProbeServer } from './http/probe-server';
 import type { Logger } from './logging/logger';
@@ -69,13 +71,18 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     maxPending: 1000,
     onError: (err, event) => log.warn('event not recorded', { event: event.metadata.name, error: err instanceof Error ? err.message : String(err) }),
   });
-  // the Projects' own sinks; retries as the hub's, in memory
+  // the Projects' own sinks: outboxes kept in the cluster, retried as the hub's
+  const outboxNamespace = config.cdevents.outboxNamespace;
+  if (!outboxNamespace) log.warn('CDEvents are kept in memory only (no --cdevents-outbox-namespace outside a pod): a restart loses the undelivered');
   const cdevents = new AgentCdeventsEmitter({
     source: `/flotilla/agent/${encodeURIComponent(config.clusterName)}`,
-    backoff: defaultDeliveryBackoff(),
+    backoff: { ...defaultDeliveryBackoff(), initialMs: config.cdevents.retryInitialMs, maxMs: config.cdevents.retryMaxMs, maxAttempts: config.cdevents.maxAttempts },
     post: defaultSinkPostOptions(),
-    maxQueued: 1000,
+    maxQueued: config.cdevents.maxQueued,
     log,
+    ...(outboxNamespace ? { store: new OutboxStore(manager.client, outboxNamespace) } : {}),
+    readHeader: sinkHeaderReader(manager.client),
+    observer: metrics.cdeventsObserver(),
   });
   const reconciler = new ProjectReconciler(
     {
@@ -131,6 +138,8 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
 
   const runController = async (signal: AbortSignal) => {
     reconciler.resetSchedules();
+    // the stored outboxes first: the controller's events join them, in order
+    await cdevents.resume(signal);
     // the leader alone talks to the hub: one stream per cluster
     await Promise.all([controller.run(signal), hubLink?.run(signal)]);
   };
@@ -168,7 +177,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
 
   const stopped = running.then(async () => {
     await receiver?.close();
-    cdevents.stop();
+    await cdevents.stop();
     await events.flush();
     await runtime.close();
     await probe.close();

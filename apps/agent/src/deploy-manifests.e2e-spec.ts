@@ -30,7 +30,7 @@ import {
 } from './project/project-resource';
 
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString('hex')}`;
-const IMMUTABLE = 'spec is immutable: create a new Project to point elsewhere';
+const IMMUTABLE = 'spec.source and spec.serviceAccountName are immutable: create a new Project to point elsewhere';
 const LEASE = 'flotilla-agent';
 const TEST_HOLDER = 'deploy-manifests-spec';
 
@@ -96,7 +96,9 @@ describe('deploy/agent manifests (real API server)', () => {
         'CustomResourceDefinition/projects.projects.timoni.sh',
         'Deployment/flotilla-agent',
         'Namespace/flotilla-system',
+        'Role/flotilla-agent-cdevents-outbox',
         'Role/flotilla-agent-leader-election',
+        'RoleBinding/flotilla-agent-cdevents-outbox',
         'RoleBinding/flotilla-agent-leader-election',
         'ServiceAccount/flotilla-agent',
       ]);
@@ -163,6 +165,17 @@ describe('deploy/agent manifests (real API server)', () => {
     it('refuses a change through server-side apply too', async () => {
       const err = await refusal(apply(project(ns, name, { source: { repository: 'oci://registry.example/pinned', tag: 'canary' } })));
       expect(err.status?.message).toContain(IMMUTABLE);
+    });
+
+    it('lets the CDEvents sink and its header change (a new generation), the header only as a Secret reference', async () => {
+      const before = await admin.get(addr(ns, name));
+      const header = { name: 'Authorization', secretKeyRef: { name: 'sink-token', key: 'value' } };
+      const after = (await admin.patch(addr(ns, name), { spec: { cdevents: { sink: 'https://sink.example/events', header } } }, 'merge')) as ProjectResource;
+      expect(after.spec.cdevents).toEqual({ sink: 'https://sink.example/events', header });
+      expect(after.metadata.generation).toBe((before.metadata.generation ?? 0) + 1);
+      const err = await refusal(admin.patch(addr(ns, name), { spec: { cdevents: { header: { secretKeyRef: null, value: 'Bearer x' } } } }, 'merge'));
+      expect(err.statusCode).toBe(422);
+      await admin.patch(addr(ns, name), { spec: { cdevents: null } }, 'merge');
     });
 
     it('accepts an update that leaves out defaulted fields (defaults apply before the rule)', async () => {

@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { createHubApp, type HubAppOptions, listeningUrl } from '../src/app';
+import { defaultCdeventsConfig } from '../src/config/cdevents-config';
 import { defaultAgentServerConfig, defaultHubConfig, defaultSchedulerConfig, type HubConfig } from '../src/config/hub-config';
 import { createTempDataDir, createTestDatabase, seedPgliteDataDir } from './databases';
 
@@ -46,6 +47,8 @@ export async function startTestHub(kind: DatabaseKind, overrides: Partial<HubCon
     adminToken: `adm_${randomBytes(16).toString('hex')}`,
     // API suites watch Targets stay as the API left them; scheduler suites turn it on
     scheduler: { ...defaultSchedulerConfig(), enabled: false },
+    // suites drive CDEvents delivery by hand (deliverDue) or turn it on
+    cdevents: { ...defaultCdeventsConfig(), delivery: false },
     // a free port: suites run hubs side by side
     agents: { ...defaultAgentServerConfig('127.0.0.1'), port: 0 },
     ...overrides,

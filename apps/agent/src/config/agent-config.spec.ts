@@ -42,6 +42,13 @@ describe('parseAgentConfig', () => {
     });
   });
 
+  it('keeps CDEvents outboxes in the pod namespace unless told otherwise; in memory outside a pod', () => {
+    expect(parseAgentConfig([], { POD_NAMESPACE: 'flotilla-system' }).cdevents).toEqual({ outboxNamespace: 'flotilla-system', retryInitialMs: 1000, retryMaxMs: 300_000, maxAttempts: 20, maxQueued: 1000 });
+    expect(parseAgentConfig(['--kubeconfig=/k'], {}).cdevents.outboxNamespace).toBeNull();
+    expect(parseAgentConfig(['--kubeconfig=/k', '--cdevents-outbox-namespace=ops', '--cdevents-retry-max=2s', '--cdevents-max-queued=5'], {}).cdevents).toMatchObject({ outboxNamespace: 'ops', retryMaxMs: 2000, maxQueued: 5 });
+    expect(problemsOf(['--kubeconfig=/k', '--cdevents-outbox-namespace=Not_A_Namespace'])).toEqual(['--cdevents-outbox-namespace="Not_A_Namespace" is not a namespace name']);
+  });
+
   it('reads both flag forms, $KUBECONFIG and booleans', () => {
     const c = parseAgentConfig(['--http-address=0.0.0.0:8081', '--concurrent', '8', '--leader-elect', '--leader-election-namespace=ops', '--poll-interval=5s', '--cluster-name', 'prod-1'], { KUBECONFIG: '/tmp/kc' });
     expect(c).toMatchObject({ kubeconfig: '/tmp/kc', httpHost: '0.0.0.0', httpPort: 8081, concurrency: 8, leaderElect: true, pollIntervalMs: 5000, clusterName: 'prod-1' });

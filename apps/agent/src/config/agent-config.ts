@@ -41,6 +41,8 @@ export interface AgentConfig {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** the CDEvents receiver (`--events-address`, secrets from $FLOTILLA_EVENTS_SECRETS); null: none */
   events: { host: string; port: number; secrets: string[] } | null;
+  /** CDEvents to the Projects' sinks: where the outboxes are kept (null: in memory only, lost on restart) and the retry timing */
+  cdevents: { outboxNamespace: string | null; retryInitialMs: number; retryMaxMs: number; maxAttempts: number; maxQueued: number };
   /** connected mode: the hub to dial; null runs standalone */
   hub: HubLinkConfig | null;
 }
@@ -94,6 +96,11 @@ export const AGENT_FLAGS: Record<string, FlagSpec> = {
   'kube-api-qps': { kind: 'int', help: 'Kubernetes API requests per second (default 50)' },
   'kube-api-burst': { kind: 'int', help: 'Kubernetes API burst (default 100)' },
   'log-level': { kind: 'string', help: 'debug, info, warn or error (default info)' },
+  'cdevents-outbox-namespace': { kind: 'string', help: 'namespace of the ConfigMaps holding undelivered CDEvents, one per Project (default: the pod namespace; none outside a pod keeps them in memory)' },
+  'cdevents-retry-initial': { kind: 'duration', help: 'first wait before a failed CDEvent delivery is retried, doubling (default 1s)' },
+  'cdevents-retry-max': { kind: 'duration', help: 'longest wait between CDEvent delivery attempts (default 5m)' },
+  'cdevents-max-attempts': { kind: 'int', help: 'delivery attempts before a CDEvent is given up (default 20)' },
+  'cdevents-max-queued': { kind: 'int', help: 'undelivered CDEvents kept per Project; past it the oldest are dropped and counted (default 1000)' },
   'hub-address': { kind: 'string', help: 'connected mode: host:port of the hub\'s agent server (default: none, standalone); the bootstrap token comes from $FLOTILLA_HUB_BOOTSTRAP_TOKEN' },
   'hub-identity-secret': { kind: 'string', help: 'namespace/name of the Secret keeping the agent\'s hub credential (default <pod namespace>/flotilla-agent-identity)' },
   'report-buffer': { kind: 'int', help: 'run reports kept while the hub is unreachable (default 1000)' },
@@ -223,6 +230,15 @@ export function parseAgentConfig(argv: readonly string[], env: Record<string, st
     else if (secrets.some((s) => s.length < 16)) problems.push('$FLOTILLA_EVENTS_SECRETS: every secret must be at least 16 characters');
     else events = { host: m[1].replace(/^\[(.*)\]$/, '$1') || '0.0.0.0', port: Number(m[2]), secrets };
   }
+  const outboxNamespace = str('cdevents-outbox-namespace', env.POD_NAMESPACE || null);
+  if (outboxNamespace && !DNS_LABEL.test(outboxNamespace)) problems.push(`--cdevents-outbox-namespace="${outboxNamespace}" is not a namespace name`);
+  const cdevents: AgentConfig['cdevents'] = {
+    outboxNamespace,
+    retryInitialMs: duration('cdevents-retry-initial', 1000, 10),
+    retryMaxMs: duration('cdevents-retry-max', 300_000, 10),
+    maxAttempts: int('cdevents-max-attempts', 20, 1, 1000),
+    maxQueued: int('cdevents-max-queued', 1000, 1, 100_000),
+  };
   let hub: HubLinkConfig | null = null;
   const hubAddress = str('hub-address', null);
   if (hubAddress !== null) {
@@ -263,6 +279,7 @@ export function parseAgentConfig(argv: readonly string[], env: Record<string, st
     kubeBurst: int('kube-api-burst', 100, 1, 10_000),
     logLevel: logLevel as AgentConfig['logLevel'],
     events,
+    cdevents,
     hub,
   };
   if (problems.length > 0) throw new AgentConfigError(problems);

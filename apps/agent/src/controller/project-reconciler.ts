@@ -190,7 +190,12 @@ export class ProjectReconciler {
     const revision = digest ? formatRevision(intent.spec.source.tag, digest) : undefined;
     // what ran before this run: for the service events, and the Project's first run is its creation
     const histories = serviceHistories(project.status);
-    if (project.status?.observedGeneration === undefined) this.cdevent(project, { kind: 'environment.created', reason: 'Created', message: 'Project seen for the first time' });
+    // the outbox is written before the status that reports what the events say
+    const written: Array<Promise<void>> = [];
+    const observed = project.status?.observedGeneration;
+    if (observed === undefined) written.push(this.cdevent(project, { kind: 'environment.created', reason: 'Created', message: 'Project seen for the first time' }));
+    else if (generation !== undefined && observed !== generation) written.push(this.cdevent(project, { kind: 'environment.modified', reason: 'SpecChanged', message: `spec changed (generation ${observed} to ${generation})` }));
+    await Promise.all(written.splice(0));
     const attemptBefore = schedule.attempt;
     await this.writeStatus(project, statusReconciling(project.status, generation, new Date(this.now()), revision));
     const source = intent.spec.source.repository;
@@ -199,14 +204,18 @@ export class ProjectReconciler {
       {
         manager: this.deps.manager,
         hooks: {
-          instanceApplied: (e) => this.instanceDone(project, source, e.context.revision, appliedInstance(e.instance), histories),
-          instancePruned: (e) => this.instanceDone(project, source, e.context.revision, removedInstance(e.instance, 'pruned'), histories),
+          instanceApplied: (e) => void written.push(this.instanceDone(project, source, e.context.revision, appliedInstance(e.instance), histories)),
+          instancePruned: (e) => void written.push(this.instanceDone(project, source, e.context.revision, removedInstance(e.instance, 'pruned'), histories)),
         },
       },
     );
     // stopping or no longer leading: whoever runs next owns the status; an abort is no verdict on the Project
     if (signal.aborted) return {};
     const report = buildRunReport(result, { attempt: schedule.attempt, intervalMs: this.settings.reconcileIntervalMs, backoff: this.settings.backoff, previous: (project.status?.conditions ?? []) as Condition[] });
+    const about = { ...(revision ? { revision } : {}), message: resultText(report).message };
+    if (!report.ok && attemptBefore === 0) written.push(this.cdevent(project, { kind: 'incident.detected', reason: report.errors[0]?.reason ?? 'ReconciliationFailed', error: report.errors[0]?.message ?? 'reconciliation failed', ...about }));
+    else if (report.ok && attemptBefore > 0) written.push(this.cdevent(project, { kind: 'incident.resolved', reason: 'Recovered', ...about }));
+    await Promise.all(written);
     await this.writeStatus(project, statusAfterRun(report, generation, project.status, intent.requestedAt));
     schedule.attempt = report.decision.attempt;
     schedule.generation = generation;
@@ -214,9 +223,6 @@ export class ProjectReconciler {
     schedule.dueAt = Date.parse(report.finishedAt) + report.decision.afterMs;
     schedule.pollAt = this.now() + this.settings.pollIntervalMs;
     this.event(project, resultText(report), report.revision ? { 'project.timoni.sh/revision': report.revision } : {});
-    const about = { ...(revision ? { revision } : {}), message: resultText(report).message };
-    if (!report.ok && attemptBefore === 0) this.cdevent(project, { kind: 'incident.detected', reason: report.errors[0]?.reason ?? 'ReconciliationFailed', error: report.errors[0]?.message ?? 'reconciliation failed', ...about });
-    else if (report.ok && attemptBefore > 0) this.cdevent(project, { kind: 'incident.resolved', reason: 'Recovered', ...about });
     this.deps.onRun?.(project, report);
     this.deps.log.info('project reconciled', { project: key, revision: report.revision, ok: report.ok, next: report.decision.action, durationMs: report.durationMs });
     return { requeueAfterMs: Math.max(0, Math.min(schedule.dueAt, schedule.pollAt) - this.now()), ran: report };
@@ -235,10 +241,12 @@ export class ProjectReconciler {
     }
     const spec = parsed.ok ? parsed.intent.spec : projectSpecOf(project);
     const source = spec.source.repository;
+    const written: Array<Promise<void>> = [];
     const result = await this.deps.runtime.deleteProject(
       { project: spec, cluster: this.settings.cluster, digest: revisionDigest(project.status?.lastAppliedRevision), owner: this.settings.owner, knownNamespaces: project.status?.namespaces ?? [], signal },
-      { manager: this.deps.manager, hooks: { instancePruned: (e) => this.instanceDone(project, source, e.context.revision, removedInstance(e.instance, 'deleted')) } },
+      { manager: this.deps.manager, hooks: { instancePruned: (e) => void written.push(this.instanceDone(project, source, e.context.revision, removedInstance(e.instance, 'deleted'))) } },
     );
+    await Promise.all(written);
     if (signal.aborted) return {};
     const schedule = this.schedules.get(key) ?? { attempt: project.status?.failures ?? 0, dueAt: 0, pollAt: 0 };
     this.schedules.set(key, schedule);
@@ -251,29 +259,30 @@ export class ProjectReconciler {
       return { requeueAfterMs: report.decision.afterMs, ran: report };
     }
     this.event(project, { type: 'Normal', reason: 'ProjectDeleted', message: `deleted ${report.removed.length} instance(s)` });
-    this.cdevent(project, { kind: 'environment.deleted', reason: 'ProjectDeleted', message: `deleted ${report.removed.length} instance(s)` });
+    await this.cdevent(project, { kind: 'environment.deleted', reason: 'ProjectDeleted', message: `deleted ${report.removed.length} instance(s)` });
     await this.setFinalizer(project, false);
     this.forget(project.metadata.namespace ?? '', project.metadata.name);
     return { ran: report };
   }
 
-  private async instanceDone(project: ProjectResource, source: string, revision: string | undefined, instance: ReportInstance, histories: ReadonlyMap<string, InstanceHistory> = new Map()): Promise<void> {
+  /** Records what happened to an instance; resolves once its CDEvent (if any) is in the outbox. */
+  private instanceDone(project: ProjectResource, source: string, revision: string | undefined, instance: ReportInstance, histories: ReadonlyMap<string, InstanceHistory> = new Map()): Promise<void> {
     this.deps.events.record(instanceEvent(project, instance, revision, new Date(this.now()), this.settings.identity));
-    const change = instance.error ? null : instance.action !== 'applied' ? 'removed' : revision ? serviceChange(histories.get(`${instance.namespace}/${instance.name}`), revision) : null;
-    if (change) {
-      this.cdevent(project, { kind: `service.${change}`, reason: instance.action, message: `instance ${instance.namespace}/${instance.name} ${instance.action}`, ...(revision ? { revision } : {}), instance: { name: instance.name, namespace: instance.namespace, component: instance.component } });
-    }
     const p = { name: project.metadata.name, namespace: project.metadata.namespace ?? '' };
     if (instance.action === 'applied') this.deps.metrics.recordInstance({ ...p, source, revision: revision ?? '' }, instance);
     else if (!instance.error) this.deps.metrics.forgetInstance(p, instance);
+    const change = instance.error ? null : instance.action !== 'applied' ? 'removed' : revision ? serviceChange(histories.get(`${instance.namespace}/${instance.name}`), revision) : null;
+    if (!change) return Promise.resolve();
+    return this.cdevent(project, { kind: `service.${change}`, reason: instance.action, message: `instance ${instance.namespace}/${instance.name} ${instance.action}`, ...(revision ? { revision } : {}), instance: { name: instance.name, namespace: instance.namespace, component: instance.component } });
   }
 
-  /** Queues a CDEvent for the Project's sink, when it names one. */
-  private cdevent(project: ProjectResource, facts: Pick<EventFacts, 'kind' | 'reason' | 'message'> & Partial<Pick<EventFacts, 'revision' | 'instance' | 'error'>>): void {
+  /** Puts a CDEvent in the outbox of the Project's sink, when it names one; resolves once it is written. */
+  private cdevent(project: ProjectResource, facts: Pick<EventFacts, 'kind' | 'reason' | 'message'> & Partial<Pick<EventFacts, 'revision' | 'instance' | 'error'>>): Promise<void> {
     const sink = project.spec?.cdevents?.sink;
-    if (!sink || !this.deps.cdevents) return;
+    if (!sink || !this.deps.cdevents) return Promise.resolve();
+    const header = project.spec.cdevents?.header;
     const project_ = { name: project.metadata.name, namespace: project.metadata.namespace ?? '' };
-    this.deps.cdevents.emit(projectKey(project), sink, { ...facts, project: project_, repository: project.spec.source.repository, cluster: this.settings.cluster.name });
+    return this.deps.cdevents.emit(projectKey(project), { sink, ...(header ? { header } : {}) }, { ...facts, project: project_, repository: project.spec.source.repository, cluster: this.settings.cluster.name });
   }
 
   private event(project: ProjectResource, text: EventText, annotations: Record<string, string> = {}): void {
@@ -319,12 +328,14 @@ function resultText(report: RunReport): EventText {
 
 /**
  * What each instance runs, from the status the last run left: an instance
- * listed there runs the last applied revision (the agent keeps no older
- * history, so it cannot tell a rollback from an upgrade).
+ * listed there runs the last applied revision, and ran the Project's earlier
+ * applied revisions (status.appliedRevisions) before it; applying one of
+ * those again is a rollback.
  */
 function serviceHistories(status: ProjectResourceStatus | undefined): Map<string, InstanceHistory> {
   const histories = new Map<string, InstanceHistory>();
   const current = status?.lastAppliedRevision ?? null;
-  for (const c of status?.components ?? []) for (const i of c.instances) if (!i.error) histories.set(`${i.namespace}/${i.name}`, { current, earlier: new Set() });
+  const earlier = new Set((status?.appliedRevisions ?? []).filter((r) => r !== current));
+  for (const c of status?.components ?? []) for (const i of c.instances) if (!i.error) histories.set(`${i.namespace}/${i.name}`, { current, earlier });
   return histories;
 }

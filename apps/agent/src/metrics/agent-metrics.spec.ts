@@ -20,6 +20,23 @@ const project = { name: 'shop', namespace: 'team-a', source: 'oci://reg/shop', r
 const infoLines = (text: string) => text.split('\n').filter((l) => l.startsWith('timoni_instance_info{'));
 
 describe('AgentMetrics', () => {
+  it('counts CDEvent deliveries, outbox drops and write errors, and the events waiting', async () => {
+    const m = new AgentMetrics();
+    const o = m.cdeventsObserver();
+    o.attempt('delivered');
+    o.attempt('retried');
+    o.attempt('retried');
+    o.dropped(3);
+    o.outboxWriteFailed();
+    o.pending(7);
+    const body = (await m.render()).body;
+    expect(body).toContain('flotilla_agent_cdevents_deliveries_total{result="delivered"} 1');
+    expect(body).toContain('flotilla_agent_cdevents_deliveries_total{result="retried"} 2');
+    expect(body).toContain('flotilla_agent_cdevents_dropped_total 3');
+    expect(body).toContain('flotilla_agent_cdevents_outbox_write_errors_total 1');
+    expect(body).toContain('flotilla_agent_cdevents_outbox_events 7');
+  });
+
   it('keeps one timoni_instance_info series per instance as its state changes, with the design labels', async () => {
     const m = new AgentMetrics();
     m.recordInstance(project, instance({ ready: false }));

@@ -6,6 +6,7 @@ import { INSTANCE_INFO_LABELS, instanceInfoLabels, type InstanceInfoLabels, type
 import type { RequestEvent } from '@flotilla/kube';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ControllerObserver } from '../controller/project-controller';
+import type { CdeventsObserver } from '../events/cdevents-emitter';
 
 
 const CONTROLLER = 'project';
@@ -34,6 +35,10 @@ export class AgentMetrics {
   private readonly restRequests = new Counter({ name: 'rest_client_requests_total', help: 'Kubernetes API requests by status code, method and host.', labelNames: ['code', 'method', 'host'], registers: [this.registry] });
   private readonly restLatency = new Histogram({ name: 'rest_client_request_duration_seconds', help: 'Kubernetes API request latency by verb and host.', labelNames: ['verb', 'host'], buckets: SECONDS, registers: [this.registry] });
   private readonly leaderStatus = new Gauge({ name: 'leader_election_master_status', help: '1 while this replica leads, else 0.', labelNames: ['name'], registers: [this.registry] });
+  private readonly cdeventsDeliveries = new Counter({ name: 'flotilla_agent_cdevents_deliveries_total', help: 'CDEvent delivery attempts to Project sinks, by result (delivered, retried, failed: given up after the last attempt).', labelNames: ['result'], registers: [this.registry] });
+  private readonly cdeventsDropped = new Counter({ name: 'flotilla_agent_cdevents_dropped_total', help: 'CDEvents dropped unsent because their Project\'s outbox was full (the oldest go first).', registers: [this.registry] });
+  private readonly cdeventsWriteErrors = new Counter({ name: 'flotilla_agent_cdevents_outbox_write_errors_total', help: 'Failed writes of a CDEvents outbox ConfigMap (each is written again).', registers: [this.registry] });
+  private readonly cdeventsPending = new Gauge({ name: 'flotilla_agent_cdevents_outbox_events', help: 'CDEvents in the outboxes not delivered yet (the leader\'s count).', registers: [this.registry] });
   /** the info series set last per instance: one series each, though ready, version and revision change */
   private readonly infoSeries = new Map<string, InstanceInfoLabels>();
 
@@ -96,6 +101,15 @@ export class AgentMetrics {
         this.reconcileTime.observe({ controller: CONTROLLER }, ms / 1000);
       },
       activeWorkers: (n) => this.activeWorkers.set({ controller: CONTROLLER }, n),
+    };
+  }
+
+  cdeventsObserver(): CdeventsObserver {
+    return {
+      attempt: (result) => this.cdeventsDeliveries.inc({ result }),
+      dropped: (n) => this.cdeventsDropped.inc(n),
+      outboxWriteFailed: () => this.cdeventsWriteErrors.inc(),
+      pending: (n) => this.cdeventsPending.set(n),
     };
   }
 

@@ -2,6 +2,7 @@
 // and writes it: names of the API, the annotations and finalizer the agent
 // honours, and the shapes of spec and status.
 import type { KubeObject } from '@flotilla/kube';
+import type { SinkHeaderRef } from '../events/cdevents-outbox-store';
 
 export const PROJECT_GROUP = 'projects.timoni.sh';
 export const PROJECT_VERSION = 'v1alpha1';
@@ -35,8 +36,8 @@ export const DEFAULT_PATH = 'project.cue';
 export interface ProjectResourceSpec {
   serviceAccountName?: string;
   source: { repository: string; tag?: string; path?: string };
-  /** where the agent sends the Project's CDEvents */
-  cdevents?: { sink?: string };
+  /** where the agent sends the Project's CDEvents; the header's value comes from a Secret in the Project's namespace */
+  cdevents?: { sink?: string; header?: SinkHeaderRef };
 }
 
 export interface ProjectCondition {
@@ -71,6 +72,8 @@ export interface ProjectResourceStatus {
   conditions?: ProjectCondition[];
   /** `tag@sha256:…` of the last revision applied with success */
   lastAppliedRevision?: string;
+  /** revisions applied with success before lastAppliedRevision, newest first (a few): applying one again is a rollback */
+  appliedRevisions?: string[];
   /** `tag@sha256:…` of the last revision tried */
   lastAttemptedRevision?: string;
   /** the RECONCILE_REQUESTED_ANNOTATION value handled last */

@@ -1,5 +1,5 @@
 import type { RunReport } from '@flotilla/engine';
-import { statusAfterRun, statusInvalid, statusReconciling } from './project-status';
+import { APPLIED_REVISIONS_KEPT, statusAfterRun, statusInvalid, statusReconciling } from './project-status';
 
 function report(overrides: Partial<RunReport> = {}): RunReport {
   return {
@@ -81,6 +81,25 @@ describe('statusAfterRun', () => {
     expect(status.failures).toBe(2);
     expect(status.nextReconcileAt).toBe('2026-11-23T10:00:12.000Z');
     expect(status.conditions![0].message).toHaveLength(4096);
+  });
+});
+
+describe('status.appliedRevisions', () => {
+  const run = (rev: string, previous: ReturnType<typeof statusAfterRun> | undefined, ok = true) => statusAfterRun(report({ ok, revision: rev, digest: rev.split('@')[1] }), 1, previous, undefined);
+
+  it('keeps the revisions applied before the current one, newest first, each once, a few of them', () => {
+    const a = run('latest@sha256:aa', undefined);
+    expect(a.appliedRevisions).toBeUndefined();
+    const b = run('latest@sha256:bb', a);
+    expect(b.appliedRevisions).toEqual(['latest@sha256:aa']);
+    const failed = run('latest@sha256:cc', b, false);
+    expect(failed.appliedRevisions).toEqual(['latest@sha256:aa']);
+    const back = run('latest@sha256:aa', failed);
+    expect([back.lastAppliedRevision, back.appliedRevisions]).toEqual(['latest@sha256:aa', ['latest@sha256:bb']]);
+    let s = back;
+    for (let i = 0; i < 15; i++) s = run(`latest@sha256:${i.toString(16).padStart(2, '0')}`, s);
+    expect(s.appliedRevisions).toHaveLength(APPLIED_REVISIONS_KEPT);
+    expect(s.appliedRevisions![0]).toBe('latest@sha256:0d');
   });
 });
 

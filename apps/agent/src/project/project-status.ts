@@ -45,6 +45,7 @@ export function statusAfterRun(report: RunReport, generation: number | undefined
     observedGeneration: generation,
     conditions: withGeneration(report.conditions, generation),
     ...(applied ? { lastAppliedRevision: applied } : {}),
+    ...appliedBefore(applied, previous),
     ...(report.revision ? { lastAttemptedRevision: report.revision } : previous?.lastAttemptedRevision ? { lastAttemptedRevision: previous.lastAttemptedRevision } : {}),
     ...(handledRequest !== undefined ? { lastHandledReconcileAt: handledRequest } : previous?.lastHandledReconcileAt !== undefined ? { lastHandledReconcileAt: previous.lastHandledReconcileAt } : {}),
     // a run that failed before reading the Project (no components) keeps what is known of them
@@ -53,6 +54,17 @@ export function statusAfterRun(report: RunReport, generation: number | undefined
     nextReconcileAt: nextAt,
     failures: report.decision.attempt,
   };
+}
+
+/** Revisions applied before `applied`, newest first; each once. */
+export const APPLIED_REVISIONS_KEPT = 10;
+
+function appliedBefore(applied: string | undefined, previous: ProjectResourceStatus | undefined): Pick<ProjectResourceStatus, 'appliedRevisions'> {
+  const last = previous?.lastAppliedRevision;
+  const before = previous?.appliedRevisions ?? [];
+  const list = last && last !== applied ? [last, ...before] : before;
+  const kept = [...new Set(list.filter((r) => r !== applied))].slice(0, APPLIED_REVISIONS_KEPT);
+  return kept.length > 0 ? { appliedRevisions: kept } : {};
 }
 
 /** The status while a run is in progress: Reconciling True, Ready kept (or Unknown at first). */

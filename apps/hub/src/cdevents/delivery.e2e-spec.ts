@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { freePort } from '../../../../test/harness/ports';
-import { startTestHub, type TestHub } from '../../test/hub';
+import { launch, startTestHub, type TestHub } from '../../test/hub';
 import { defaultCdeventsConfig } from '../config/cdevents-config';
 import { EventsService } from '../events/events.service';
 import { CdeventOutboxRepository } from '../repositories/cdevent-outbox.repository';
@@ -9,8 +9,9 @@ import { UnitOfWork } from '../repositories/unit-of-work';
 import { CdeventsDelivery, type DeliveryPass } from './delivery.service';
 
 // The outbox and its delivery on the harness PostgreSQL, passes driven by
-// hand (the scheduler is off): order per Project, retries, the cap, the
-// secret header, and two replicas claiming at once.
+// hand (delivery off in this hub): order per Project, retries, the cap, the
+// secret header, two replicas claiming at once, and an API-only replica
+// delivering on its own.
 
 /** A sink that answers with `status` and keeps what it received. */
 class Sink {
@@ -40,7 +41,7 @@ describe('CDEvents delivery on the harness PostgreSQL', () => {
 
   beforeAll(async () => {
     await sink.start();
-    hub = await startTestHub('postgres', { cdevents: { ...defaultCdeventsConfig(), backoff: { initialMs: 10, factor: 1, maxMs: 10, maxAttempts: 3 }, deadlineMs: 2000 } });
+    hub = await startTestHub('postgres', { cdevents: { ...defaultCdeventsConfig(), backoff: { initialMs: 10, factor: 1, maxMs: 10, maxAttempts: 3 }, deadlineMs: 2000, delivery: false } });
     delivery = hub.app.get(CdeventsDelivery);
   });
   afterAll(async () => {
@@ -146,6 +147,26 @@ describe('CDEvents delivery on the harness PostgreSQL', () => {
     expect((await deliveries('rollback')).items).toHaveLength(before);
     await events.record({ projectId, clusterName: null, type: 'Normal', reason: 'SpecChanged', message: 'committed' });
     expect((await deliveries('rollback')).items).toHaveLength(before + 1);
+  });
+
+  it('is delivered by an API-only replica (FLOTILLA_SCHEDULER=off) on its own, beside one that delivers nothing', async () => {
+    const apiOnly = await launch({ ...hub.config, port: 0, agents: { ...hub.config.agents, port: 0 }, scheduler: { ...hub.config.scheduler, enabled: false, hubId: 'api-only', tickMs: 50 }, cdevents: { ...hub.config.cdevents, delivery: true } });
+    const own = new Sink();
+    await own.start();
+    try {
+      expect(apiOnly.config.scheduler.enabled).toBe(false);
+      await create('api-only', { cdeventsSink: own.url });
+      // no pass by hand: the replica's own loop sends it
+      const deadline = Date.now() + 30_000;
+      while (!(await deliveries('api-only')).items.every((d: { state: string }) => d.state === 'delivered')) {
+        if (Date.now() > deadline) throw new Error(`not delivered: ${JSON.stringify(await deliveries('api-only'))}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(own.received.map((r) => r.type)).toEqual(['dev.cdevents.environment.created.0.3.0']);
+    } finally {
+      await apiOnly.stop();
+      await own.close();
+    }
   });
 
   it('answers 404 for a Project that never was, and 400 for a bad state', async () => {

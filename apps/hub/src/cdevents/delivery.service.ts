@@ -51,9 +51,14 @@ export class CdeventsDelivery implements OnApplicationBootstrap, OnApplicationSh
     @Inject(HUB_LOGGER) private readonly logger: Logger,
   ) {}
 
-  /** Delivers in the background while the scheduler runs; with it off (API-only replicas, tests) `deliverDue` is called by hand. */
+  /**
+   * Delivers in the background on every replica, API-only ones
+   * (FLOTILLA_SCHEDULER=off) included: claims are leased, so replicas share
+   * the outbox without sending an event twice at once. With
+   * FLOTILLA_CDEVENTS_DELIVERY=off (tests) `deliverDue` is called by hand.
+   */
   onApplicationBootstrap(): void {
-    if (!this.config.scheduler.enabled) return;
+    if (!this.config.cdevents.delivery) return;
     this.wakeup.onWake(() => this.kick());
     this.timer = setInterval(() => this.kick(), this.config.scheduler.tickMs);
     this.timer.unref();

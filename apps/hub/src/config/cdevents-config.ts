@@ -13,10 +13,15 @@ export interface CdeventsConfig {
   deadlineMs: number;
   /** CloudEvents HTTP mode of outbound events (FLOTILLA_CDEVENTS_MODE: binary or structured). */
   mode: BindingMode;
+  /**
+   * This replica delivers the outbox (FLOTILLA_CDEVENTS_DELIVERY, default on),
+   * scheduler or not: deliveries are leased, so every replica may take part.
+   */
+  delivery: boolean;
 }
 
 export function defaultCdeventsConfig(): CdeventsConfig {
-  return { receiverSecrets: [], backoff: defaultDeliveryBackoff(), deadlineMs: 10_000, mode: 'binary' };
+  return { receiverSecrets: [], backoff: defaultDeliveryBackoff(), deadlineMs: 10_000, mode: 'binary', delivery: true };
 }
 
 /** Reads the FLOTILLA_EVENTS_* and FLOTILLA_CDEVENTS_* variables, adding every problem to `problems`. */
@@ -58,6 +63,11 @@ export function parseCdeventsConfig(value: (name: string) => string | undefined,
   if (mode !== undefined) {
     if (mode === 'binary' || mode === 'structured') config.mode = mode;
     else problems.push(`FLOTILLA_CDEVENTS_MODE=${JSON.stringify(mode)}: expected binary or structured`);
+  }
+  const delivery = value('FLOTILLA_CDEVENTS_DELIVERY');
+  if (delivery !== undefined) {
+    if (delivery === 'on' || delivery === 'off') config.delivery = delivery === 'on';
+    else problems.push(`FLOTILLA_CDEVENTS_DELIVERY=${JSON.stringify(delivery)}: expected on or off`);
   }
   return config;
 }

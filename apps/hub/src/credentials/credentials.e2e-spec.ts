@@ -1,11 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { CredentialEntity } from '../database/entities';
+import { SINK_HEADER_AAD } from '../cdevents/sink-header';
+import { CryptoRepository } from '../crypto/crypto.repository';
+import { CredentialEntity, type SealedSinkHeader } from '../database/entities';
 import { DATABASE_KINDS, launch, startTestHub, type TestHub } from '../../test/hub';
 import { CredentialsService } from './credentials.service';
 
 const key = () => randomBytes(32).toString('base64');
 const SECRET = 'sealed-token-value-for-rotation-test';
+const HEADER = 'sink-header-value-for-rotation-test';
 
 describe.each(DATABASE_KINDS)('credential encryption and key rotation on %s', (_label, kind) => {
   const oldKey = `old:${key()}`;
@@ -14,14 +17,25 @@ describe.each(DATABASE_KINDS)('credential encryption and key rotation on %s', (_
     hub = await startTestHub(kind, { encryptionKeys: oldKey });
     const res = await hub.call('POST', '/api/v1/clusters', { body: { name: 'c1', mode: 'push', endpoint: { server: 'https://127.0.0.1:1' }, credentials: { token: SECRET } } });
     expect(res.status).toBe(201);
+    // a Project's CDEvents sink header is a credential too: sealed in its row and in the outbox rows that copy it
+    const project = await hub.call('POST', '/api/v1/projects', { body: { name: 'sunk', namespace: 'apps', source: { repository: 'oci://127.0.0.1:5000/acme/sunk' }, targets: { names: ['nowhere'] }, cdeventsSink: 'http://127.0.0.1:9/events', cdeventsSinkHeader: { name: 'X-Api-Key', value: HEADER } } });
+    expect(project.status).toBe(201);
   });
   afterAll(() => hub?.close());
 
   const rows = (ds: DataSource) => ds.getRepository(CredentialEntity).find();
+  /** Every sealed sink header: the Project's and the outbox's copies. */
+  const headers = async (ds: DataSource): Promise<SealedSinkHeader[]> => [
+    ...((await ds.query(`SELECT cdevents_sink_header AS h FROM projects WHERE cdevents_sink_header IS NOT NULL`)) as Array<{ h: SealedSinkHeader }>),
+    ...((await ds.query(`SELECT sink_header AS h FROM cdevent_outbox WHERE sink_header IS NOT NULL`)) as Array<{ h: SealedSinkHeader }>),
+  ].map((r) => r.h);
 
   it('stores only ciphertext, sealed with the current key', async () => {
     const [row] = await rows(hub.app.get(DataSource));
     expect(row.keyId).toBe('old');
+    const sealed = await headers(hub.app.get(DataSource));
+    expect(sealed.map((h) => h.keyId)).toEqual(['old', 'old']);
+    expect(JSON.stringify(sealed)).not.toContain(HEADER);
     expect(row.envelope).not.toContain(SECRET);
     expect(Buffer.from(row.envelope, 'base64').toString('latin1')).not.toContain(SECRET);
     const opened = await hub.app.get(CredentialsService).reveal<{ auth: { token: string } }>(row.id);
@@ -43,6 +57,9 @@ describe.each(DATABASE_KINDS)('credential encryption and key rotation on %s', (_
       expect(row.fingerprint).toMatch(/^hmac:[0-9a-f]{16}$/);
       id = row.id;
       expect(rotated.logs.some((l) => l.includes('re-sealed credentials'))).toBe(true);
+      const sealed = await headers(rotated.app.get(DataSource));
+      expect(sealed.length).toBeGreaterThanOrEqual(2);
+      expect(sealed.map((h) => h.keyId)).toEqual(sealed.map(() => 'new'));
       // nothing left to do: the endpoint reports zero
       const again = await rotated.call('POST', '/api/v1/credentials/rotate');
       expect(again.status).toBe(200);
@@ -56,6 +73,8 @@ describe.each(DATABASE_KINDS)('credential encryption and key rotation on %s', (_
     try {
       const opened = await onlyNew.app.get(CredentialsService).reveal<{ auth: { token: string } }>(id);
       expect(opened?.secret.auth.token).toBe(SECRET);
+      const crypto = onlyNew.app.get(CryptoRepository);
+      for (const h of await headers(onlyNew.app.get(DataSource))) expect(crypto.open(h, SINK_HEADER_AAD)).toBe(HEADER);
       const cluster = await onlyNew.call('GET', '/api/v1/clusters/c1');
       expect(cluster.body.credentials.kind).toBe('token');
       expect((await onlyNew.call('POST', '/api/v1/credentials/rotate', { token: null })).status).toBe(401);

@@ -7,7 +7,7 @@ import { CredentialsService } from './credentials.service';
 
 class RotationResultDto {
   @ApiProperty({ description: 'id of the key that now seals every credential' }) currentKeyId!: string;
-  @ApiProperty({ description: 'how many credentials were re-sealed' }) resealed!: number;
+  @ApiProperty({ description: 'how many credentials were re-sealed (stored credentials and CDEvents sink headers)' }) resealed!: number;
 }
 
 @ApiTags('credentials')
@@ -18,7 +18,7 @@ class RotationResultDto {
 export class CredentialsController {
   constructor(private readonly credentials: CredentialsService) {}
 
-  /** Re-seals every stored credential with the current key (the first in the keyring); also runs at start. */
+  /** Re-seals every stored credential and CDEvents sink header with the current key (the first in the keyring); also runs at start. */
   @Post('rotate')
   @HttpCode(200)
   @ApiOkResponse({ type: RotationResultDto })

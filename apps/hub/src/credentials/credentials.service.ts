@@ -2,6 +2,8 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import type { Logger } from 'pino';
 import { CryptoRepository } from '../crypto/crypto.repository';
 import { HUB_LOGGER } from '../logging/logging.module';
+import { resealSinkHeader } from '../cdevents/sink-header';
+import { CdeventOutboxRepository } from '../repositories/cdevent-outbox.repository';
 import { type CredentialSummary, CredentialsRepository } from '../repositories/credentials.repository';
 
 export type { CredentialSummary };
@@ -21,6 +23,7 @@ export class CredentialsService implements OnApplicationBootstrap {
   constructor(
     private readonly repo: CredentialsRepository,
     private readonly crypto: CryptoRepository,
+    private readonly outbox: CdeventOutboxRepository,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -36,13 +39,19 @@ export class CredentialsService implements OnApplicationBootstrap {
     return this.repo.summaries(ids);
   }
 
-  /** Re-seals every credential still under an older key with the current one. */
+  /** Re-seals every credential still under an older key with the current one: the credentials store's and the Projects' CDEvents sink headers (also those waiting in the outbox). */
   async rotate(): Promise<RotationResult> {
     let resealed = 0;
     for (;;) {
       const batch = await this.repo.resealBatch(100);
       resealed += batch.resealed;
       if (batch.seen === 0) break;
+    }
+    for (;;) {
+      const batch = await this.outbox.resealSinkHeaders(this.crypto.currentKeyId, 100, (h) => resealSinkHeader(this.crypto, h));
+      resealed += batch.resealed;
+      // none re-sealed: each changed under us (its writer sealed it with the current key)
+      if (batch.seen === 0 || batch.resealed === 0) break;
     }
     return { currentKeyId: this.crypto.currentKeyId, resealed };
   }

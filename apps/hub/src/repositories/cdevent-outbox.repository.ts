@@ -112,6 +112,29 @@ export class CdeventOutboxRepository {
     return returnedRows<{ state: DeliveryState }>(res)[0]?.state ?? null;
   }
 
+  /**
+   * Re-seals up to `limit` sink headers still under another key than
+   * `currentKeyId`, in the Projects' settings and in the outbox rows that
+   * copied them; `reseal` opens and seals one. A header changed meanwhile (an
+   * edit, a concurrent rotation) is left to its writer. Returns how many were
+   * looked at and how many re-sealed.
+   */
+  async resealSinkHeaders(currentKeyId: string, limit: number, reseal: (h: SealedSinkHeader) => SealedSinkHeader): Promise<{ seen: number; resealed: number }> {
+    let seen = 0;
+    let resealed = 0;
+    for (const [table, column] of [['projects', 'cdevents_sink_header'], ['cdevent_outbox', 'sink_header']] as const) {
+      const rows = (await this.db.query(`SELECT id::text AS id, ${column} AS header FROM ${table} WHERE ${column} IS NOT NULL AND ${column}->>'keyId' <> $1 ORDER BY id LIMIT $2`, [currentKeyId, limit - seen])) as Array<{ id: string; header: SealedSinkHeader }>;
+      for (const row of rows) {
+        const sealed = reseal(row.header);
+        const res = await this.db.query(`UPDATE ${table} SET ${column} = $1::jsonb WHERE id = $2 AND ${column} = $3::jsonb RETURNING id`, [JSON.stringify(sealed), row.id, JSON.stringify(row.header)]);
+        if (returnedRows(res).length === 1) resealed++;
+      }
+      seen += rows.length;
+      if (seen >= limit) break;
+    }
+    return { seen, resealed };
+  }
+
   /** Rows by state, for the metrics. */
   async countByState(): Promise<Record<DeliveryState, number>> {
     const rows = (await this.db.query(`SELECT state, count(*)::int AS n FROM cdevent_outbox WHERE state <> 'delivered' GROUP BY state`)) as Array<{ state: DeliveryState; n: number }>;
