@@ -10,7 +10,7 @@ import { basename, dirname, join, posix, resolve, sep } from 'node:path';
 import { once } from 'node:events';
 import { type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { Parser, type ReadEntry } from 'tar';
+import type { Parser as TarParser, ReadEntry } from 'tar';
 import { UnsafeArchiveError } from './errors';
 
 export interface ExtractOptions {
@@ -60,7 +60,7 @@ export async function extractLayers(
 
 /** Extracts one gzip tarball into `root` (an existing directory this code created). */
 export async function extractInto(source: Readable, root: string, options: ExtractOptions, totals: ExtractResult): Promise<void> {
-  const parser = new Parser({ strict: true });
+  const parser = new (tarParser())({ strict: true });
   let failure: Error | undefined;
   const fail = (err: Error): void => {
     failure ??= err;
@@ -193,4 +193,12 @@ export function safeRelative(name: string): string {
 function escapes(path: string): boolean {
   const normal = posix.normalize(path);
   return normal === '..' || normal.startsWith('../');
+}
+
+// tar takes a few milliseconds to load; CLI commands that never pull (a local
+// `project build`) should not pay for it at start.
+let parserClass: typeof TarParser | undefined;
+function tarParser(): typeof TarParser {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (parserClass ??= (require('tar') as { Parser: typeof TarParser }).Parser);
 }
