@@ -37,6 +37,13 @@ const CA_VALIDITY_MS = 10 * 365 * 24 * 3600_000;
  */
 export class CertificateAuthority {
   private readonly issuer: string;
+  // extensions every agent certificate shares, built once: the library's ASN.1 work, not the signature, is what issuing costs
+  private readonly agentExtensions = [
+    new x509.BasicConstraintsExtension(false, undefined, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth], false),
+  ];
+  private authorityKeyId: Promise<x509.Extension> | undefined;
 
   private constructor(
     readonly certPem: string,
@@ -100,8 +107,7 @@ export class CertificateAuthority {
   async signAgent(csrPem: string, cluster: { id: string; name: string }, ttlMs: number): Promise<IssuedCertificate> {
     const publicKey = await csrPublicKey(csrPem);
     return this.issue(publicKey, [{ CN: [cluster.name] }, { O: ['flotilla-agent'] }], ttlMs, [
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth], false),
+      ...this.agentExtensions,
       new x509.SubjectAlternativeNameExtension([{ type: 'url', value: `urn:flotilla:cluster:${cluster.id}` }], false),
     ]);
   }
@@ -111,6 +117,7 @@ export class CertificateAuthority {
     const keys = await newEcKeyPair();
     const sans = [...new Set(names)].map((n) => (isIP(n) ? { type: 'ip' as const, value: n } : { type: 'dns' as const, value: n }));
     const issued = await this.issue(keys.publicKey, [{ CN: [names[0] ?? 'flotilla-hub'] }], ttlMs, [
+      new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth], false),
       new x509.SubjectAlternativeNameExtension(sans, false),
@@ -121,6 +128,7 @@ export class CertificateAuthority {
   private async issue(publicKey: CryptoKey | x509.PublicKey, subject: x509.JsonName, ttlMs: number, extensions: x509.Extension[]): Promise<IssuedCertificate> {
     const now = Date.now();
     const notAfter = new Date(now + ttlMs);
+    this.authorityKeyId ??= x509.AuthorityKeyIdentifierExtension.create(this.cert, false, webCrypto);
     const cert = await x509.X509CertificateGenerator.create(
       {
         serialNumber: serial(),
@@ -131,7 +139,7 @@ export class CertificateAuthority {
         publicKey,
         signingKey: this.signingKey,
         signingAlgorithm: ECDSA_P256,
-        extensions: [new x509.BasicConstraintsExtension(false, undefined, true), ...extensions, await x509.AuthorityKeyIdentifierExtension.create(this.cert, false, webCrypto)],
+        extensions: [...extensions, await this.authorityKeyId],
       },
       webCrypto,
     );
