@@ -1,4 +1,4 @@
-import { AGENT_PROTOCOL_LIMITS, AgentServiceClient, type AgentKeyRequest, type Assignment, certificateMatchesKey, type ConnectRequest, type ConnectResponse, newAgentKeyRequest } from '@flotilla/agent-protocol';
+import { AGENT_PROTOCOL_LIMITS, AgentServiceClient, type Assignment, certificateMatchesKey, type ConnectRequest, type ConnectResponse, newAgentKeyRequest } from '@flotilla/agent-protocol';
 import type { RunReport } from '@flotilla/engine';
 import { type ClientDuplexStream, credentials, Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
@@ -6,7 +6,7 @@ import type { Logger } from '../logging/logger';
 import { HUB_GENERATION_ANNOTATION, HUB_TARGET_ANNOTATION, type ProjectResource } from '../project/project-resource';
 import type { AssignmentWriter } from './assignment-writer';
 import type { AgentIdentityRecord, IdentityStore } from './identity-store';
-import { renewalDelay } from './renewal';
+import { CertificateRenewal } from './renewal';
 import { ReconnectBackoff } from './reconnect-backoff';
 import { ReportBuffer } from './report-buffer';
 
@@ -130,29 +130,11 @@ export class HubLink {
       const stream = this.clientFor(record).connect();
       this.stream = stream;
       let settled = false;
-      let renewing: AgentKeyRequest | undefined;
-      let renewTimer: NodeJS.Timeout | undefined;
-      const scheduleRenewal = (retry: boolean) => {
-        renewTimer = setTimeout(() => void renew(), renewalDelay(record.certPem, Date.now(), retry));
-      };
-      const renew = async () => {
-        try {
-          renewing = await newAgentKeyRequest();
-          this.send({ body: { $case: 'renew', value: { csrPem: renewing.csrPem } } });
-        } catch (err) {
-          this.log.warn('certificate renewal failed', { error: err instanceof Error ? err.message : String(err) });
-          if (!settled) scheduleRenewal(true);
-        }
-      };
+      const renewal = new CertificateRenewal(record.certPem, (csrPem) => this.send({ body: { $case: 'renew', value: { csrPem } } }), this.log);
       this.onRenewed = async (answer) => {
-        const key = renewing;
-        renewing = undefined;
-        if (!key || !answer.certificatePem || !certificateMatchesKey(answer.certificatePem, key.keyPem)) {
-          this.log.warn('the hub did not renew the agent certificate; trying again later', { error: answer.error || 'no certificate of the requested key' });
-          if (!settled) scheduleRenewal(true);
-          return;
-        }
-        const renewed = { clusterName: record.clusterName, keyPem: key.keyPem, certPem: answer.certificatePem };
+        const got = renewal.take(answer);
+        if (!got) return;
+        const renewed = { clusterName: record.clusterName, ...got };
         this.current = renewed;
         // the old certificate keeps working on the hub a while: a Secret that cannot be written now is written on the next renewal or restart
         await this.identity.save(renewed).catch((err: unknown) => this.log.warn('the renewed certificate could not be saved to the identity Secret', { error: err instanceof Error ? err.message : String(err) }));
@@ -160,11 +142,10 @@ export class HubLink {
         finish('renewed');
         stream.cancel();
       };
-      scheduleRenewal(false);
       const finish = (how: 'ended' | 'unauthenticated' | 'renewed') => {
         if (settled) return;
         settled = true;
-        clearTimeout(renewTimer);
+        renewal.stop();
         clearInterval(heartbeat);
         signal.removeEventListener('abort', stop);
         this.connected = false;
