@@ -67,7 +67,7 @@ export class AgentLinksRepository {
   async identify(fingerprint: string): Promise<AgentIdentity | null> {
     const rows: Array<{ id: string; name: string }> = await this.ds.query(
       `SELECT c.id, c.name FROM agent_links l JOIN clusters c ON c.id = l.cluster_id
-       WHERE (l.cert_fingerprint = $1 OR (l.previous_cert_fingerprint = $1 AND l.previous_cert_until > now())) AND c.mode = 'agent'`,
+       WHERE ((l.cert_fingerprint = $1 AND l.cert_expires_at > now()) OR (l.previous_cert_fingerprint = $1 AND l.previous_cert_until > now())) AND c.mode = 'agent'`,
       [fingerprint],
     );
     return rows[0] ? { clusterId: rows[0].id, clusterName: rows[0].name } : null;
@@ -123,10 +123,14 @@ export class AgentLinksRepository {
     await this.ds.query(`UPDATE agent_links SET connected = false, status_since = now(), updated_at = now() WHERE replica = $1 AND connected`, [replica]);
   }
 
-  /** The certificate fingerprints each cluster's agent may use now (a renewed-away one only while it overlaps). */
+  /**
+   * The certificate fingerprints each cluster's agent may use now (a
+   * renewed-away one only while it overlaps). TLS checks expiry only when a
+   * stream opens: a stream outliving its certificate is cut here.
+   */
   async validFingerprints(clusterIds: readonly string[]): Promise<Map<string, Set<string>>> {
     const rows: Array<{ cluster_id: string; fingerprint: string }> = await this.ds.query(
-      `SELECT cluster_id, cert_fingerprint AS fingerprint FROM agent_links WHERE cert_fingerprint IS NOT NULL AND cluster_id::text = ANY(string_to_array($1, ','))
+      `SELECT cluster_id, cert_fingerprint AS fingerprint FROM agent_links WHERE cert_fingerprint IS NOT NULL AND cert_expires_at > now() AND cluster_id::text = ANY(string_to_array($1, ','))
        UNION ALL
        SELECT cluster_id, previous_cert_fingerprint FROM agent_links WHERE previous_cert_fingerprint IS NOT NULL AND previous_cert_until > now() AND cluster_id::text = ANY(string_to_array($1, ','))`,
       [clusterIds.join(',')],

@@ -222,6 +222,17 @@ describe('connected agents on the hub', () => {
     expect(b.ended).toMatchObject({ code: GrpcStatus.UNAUTHENTICATED });
   });
 
+  it('cuts a stream that outlives its certificate', async () => {
+    const a = edge1;
+    a.ended = undefined;
+    // as if the certificate had run out while the stream stayed open (TLS looks at expiry only when it opens)
+    await hub.app.get(DataSource).query(`UPDATE agent_links SET cert_expires_at = now() - interval '1 second' FROM clusters c WHERE c.id = agent_links.cluster_id AND c.name = 'edge-1'`);
+    await a.until(() => a.ended, 30_000);
+    a.connect();
+    await a.until(() => a.ended);
+    expect(a.ended).toMatchObject({ code: GrpcStatus.UNAUTHENTICATED });
+  });
+
   it('shows the cluster Disconnected when its agent goes away', async () => {
     edge1.disconnect();
     const c = await eventually('disconnected', async () => {
