@@ -66,7 +66,10 @@ async function main(): Promise<void> {
     const clusters = (await db.query(`INSERT INTO clusters (name, group_name, mode) SELECT n, 'bench', 'agent' FROM unnest($1::text[]) AS n RETURNING id, name`, [names])).rows as Array<{ id: string; name: string }>;
     const certs = [];
     for (const c of clusters) certs.push((await ca.ca.signAgent(key.csrPem, c, 24 * 3600_000)).pem);
-    await db.query(`INSERT INTO agent_links (cluster_id, cert_fingerprint) SELECT * FROM unnest($1::uuid[], $2::text[])`, [clusters.map((c) => c.id), certs.map((p) => certificateFingerprint(p))]);
+    await db.query(`INSERT INTO agent_links (cluster_id, cert_fingerprint, cert_expires_at) SELECT id, fp, now() + interval '1 day' FROM unnest($1::uuid[], $2::text[]) AS t(id, fp)`, [
+      clusters.map((c) => c.id),
+      certs.map((p) => certificateFingerprint(p)),
+    ]);
     identities.push(...certs.map((certPem) => JSON.stringify({ keyPem: key.keyPem, certPem })));
   }
   const signMs = Date.now() - signStarted;
