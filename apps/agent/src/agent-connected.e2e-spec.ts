@@ -2,8 +2,13 @@ import { adminManager, createTenant, unique } from '../../../libs/engine/testdat
 import { eventually } from '../../../libs/kube/testdata/eventually';
 import { launch, startTestHub, type TestHub } from '../../hub/test/hub';
 import { fastScheduler } from '../../hub/test/scheduler-fixtures';
+import { AgentCa } from '../../hub/src/agents/agent-ca.service';
 import { AgentGrpcServer } from '../../hub/src/agents/agent-grpc.server';
+import { defaultAgentServerConfig } from '../../hub/src/config/hub-config';
+import { X509Certificate } from 'node:crypto';
 import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
+import { certificateFingerprint } from '@flotilla/agent-protocol';
+import { DataSource } from 'typeorm';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,10 +18,12 @@ import { configMaps, getProject, projectRepository, pushGreeter, pushGreeterModu
 // The whole lightweight configuration: the hub (on the harness PostgreSQL)
 // holds no credentials for the cluster; the compiled agent, with the token
 // of the service account the install creates, registers with a bootstrap
-// token, writes its assignment as a Project resource, reconciles it from
-// the harness registry into the harness API server, and reports back. With
-// the hub gone it keeps correcting drift; the reports it kept arrive when
-// the hub is back.
+// token and a CSR for a client certificate, talks mutual TLS from then on,
+// writes its assignment as a Project resource, reconciles it from the
+// harness registry into the harness API server, and reports back. Its
+// certificate lives a minute here, so it renews it on its own. With the hub
+// gone it keeps correcting drift; the reports it kept arrive when the hub is
+// back.
 
 jest.setTimeout(240_000);
 
@@ -41,7 +48,10 @@ describe('connected agent', () => {
   beforeAll(async () => {
     [moduleUrl, ns] = await Promise.all([pushGreeterModule(), createTenant(client, 'connected')]);
     repo = projectRepository();
-    hub = first = await startTestHub('postgres', { scheduler: fastScheduler({ sourcePollMs: 300, hubId: 'hub-connected', concurrency: 4 }) });
+    hub = first = await startTestHub('postgres', {
+      scheduler: fastScheduler({ sourcePollMs: 300, hubId: 'hub-connected', concurrency: 4 }),
+      agents: { ...defaultAgentServerConfig('127.0.0.1'), port: 0, certTtlMs: 60_000 },
+    });
   });
 
   afterAll(async () => {
@@ -78,6 +88,7 @@ describe('connected agent', () => {
     const hubSecret = await client.get({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: 'flotilla-agent-hub' });
     const fromSecret = (k: string) => Buffer.from((hubSecret.data as Record<string, string>)[k], 'base64').toString();
     expect(fromSecret('hubAddress')).toBe(`127.0.0.1:${hub.app.get(AgentGrpcServer).port}`);
+    expect(fromSecret('hubCa')).toBe(hub.app.get(AgentCa).certPem);
     const deployment = await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: AGENT_NAMESPACE, name: 'flotilla-agent' });
     expect(JSON.stringify(deployment)).toContain(`--hub-address=${fromSecret('hubAddress')}`);
     // the token that came with the registration was replaced by the manifest's
@@ -93,7 +104,7 @@ describe('connected agent', () => {
         '--retry-initial=500ms',
         '--retry-max=2s',
       ]),
-      { FLOTILLA_HUB_BOOTSTRAP_TOKEN: fromSecret('bootstrapToken') },
+      { FLOTILLA_HUB_BOOTSTRAP_TOKEN: fromSecret('bootstrapToken'), FLOTILLA_HUB_CA: fromSecret('hubCa') },
     );
     await agent.url;
 
@@ -117,10 +128,36 @@ describe('connected agent', () => {
     expect(project?.metadata.annotations).toMatchObject({ 'hub.flotilla.dev/digest': digest });
     const view = (await hub.call('GET', `/api/v1/clusters/${cluster}`)).body;
     expect(view.agent).toMatchObject({ connected: true, registered: true, version: '0.1.0' });
-    // the credential is kept in the agent's namespace
-    const secret = await client.get({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: identitySecret });
-    expect(Object.keys(secret.data as object).sort()).toEqual(['clusterName', 'credential']);
+    // its key and certificate are kept in the agent's namespace; the certificate names the cluster
+    const identity = await identityCert();
+    expect(identity.subject).toContain(`CN=${cluster}`);
+    expect(identity.checkIssued(new X509Certificate(hub.app.get(AgentCa).certPem))).toBe(true);
   });
+
+  it('renews its certificate two thirds into its life, saves it and goes on with it', async () => {
+    const before = await identityCert();
+    const renewed = await eventually('a renewed certificate in the Secret', async () => {
+      const now = await identityCert();
+      return now.fingerprint256 !== before.fingerprint256 ? now : undefined;
+    }, 90_000);
+    expect(Date.parse(renewed.validTo)).toBeGreaterThan(Date.parse(before.validTo));
+    // connected again, with the new one (the hub lets the old one go once it is used)
+    await eventually('reconnected with the renewed certificate', async () => {
+      const rows: Array<{ cert_fingerprint: string; previous_cert_fingerprint: string | null }> = await hub.app.get(DataSource).query(
+        `SELECT l.cert_fingerprint, l.previous_cert_fingerprint FROM agent_links l JOIN clusters c ON c.id = l.cluster_id WHERE c.name = $1`,
+        [cluster],
+      );
+      const connected = (await hub.call('GET', `/api/v1/clusters/${cluster}`)).body.agent.connected;
+      return connected && rows[0]?.previous_cert_fingerprint === null && rows[0].cert_fingerprint === certificateFingerprint(renewed.raw) ? true : undefined;
+    }, 30_000);
+  });
+
+  async function identityCert(): Promise<X509Certificate> {
+    const secret = await client.get({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: identitySecret });
+    const data = secret.data as Record<string, string>;
+    expect(Object.keys(data).sort()).toEqual(['clusterName', 'tls.crt', 'tls.key']);
+    return new X509Certificate(Buffer.from(data['tls.crt'], 'base64'));
+  }
 
   it('keeps correcting drift while the hub is down, and the reports it kept arrive when the hub is back', async () => {
     // the agent dials the same address when the hub comes back

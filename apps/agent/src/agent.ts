@@ -100,6 +100,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     ? new HubLink(
         {
           address: config.hub.address,
+          caPem: config.hub.caPem,
           bootstrapToken: () => config.hub?.bootstrapToken,
           agentVersion: AGENT_VERSION,
           kubeVersion: version,

@@ -1,19 +1,20 @@
 // The agents of `npm run bench:agents`, in their own process: one gRPC
-// connection (channel) and one stream per agent, speaking the real protocol.
+// connection (channel, mutual TLS) and one stream per agent, speaking the real protocol.
 // Reads from stdin `{"digest": "sha256:…", "at": <epoch ms>}` and prints JSON
 // lines: when all have connected, and per digest the ack latencies.
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { SimulatedAgent } from '../test/simulated-agent';
+import { SimulatedAgent, type SimulatedIdentity } from '../test/simulated-agent';
 
-// argv: node, run-ts.mjs, this file, then ours
-const [address, credentialFile] = process.argv.slice(3);
-const credentials = readFileSync(credentialFile, 'utf8').split('\n').filter(Boolean);
+// argv: node, run-ts.mjs, this file, then ours: the hub, a JSON line per agent's key and certificate, the agent CA
+const [address, identityFile, caFile] = process.argv.slice(3);
+const identities = readFileSync(identityFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SimulatedIdentity);
+const caPem = readFileSync(caFile, 'utf8');
 const say = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const agents = credentials.map(() => new SimulatedAgent(address));
+  const agents = identities.map(() => new SimulatedAgent(address, caPem));
   let greeted = 0;
   const waiting = new Map<string, { at: number; acked: number[] }>();
   agents.forEach((a, i) => {
@@ -36,8 +37,8 @@ async function main(): Promise<void> {
       }
     };
     // as a real agent does: a stream that fails is opened again after a jittered pause
-    a.onEnded = () => setTimeout(() => a.connect(credentials[i]), 200 + Math.random() * 800);
-    a.connect(credentials[i]);
+    a.onEnded = () => setTimeout(() => a.connect(identities[i]), 200 + Math.random() * 800);
+    a.connect(identities[i]);
   });
   // alive, as real agents say every 10 s (the hub cuts off agents silent past its timeout)
   const heartbeats = setInterval(() => {

@@ -5,13 +5,14 @@
 // it (p50, p99) and the reports the hub stored per second. Goals: p99 < 2 s,
 // hub RSS < 1 GiB.
 import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { certificateFingerprint, newAgentKeyRequest } from '@flotilla/agent-protocol';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from 'pg';
 import { startPostgres } from '../../../test/harness/postgres';
+import { AgentCa } from '../src/agents/agent-ca.service';
 import { AgentGrpcServer } from '../src/agents/agent-grpc.server';
 import { createHubApp } from '../src/app';
 import { defaultAgentServerConfig, defaultHubConfig, defaultSchedulerConfig } from '../src/config/hub-config';
@@ -52,22 +53,32 @@ async function main(): Promise<void> {
   await app.listen(0, '127.0.0.1');
   const address = `127.0.0.1:${app.get(AgentGrpcServer).port}`;
 
-  // the clusters and their agents' credentials, written straight into the database (the API would take minutes)
+  // the clusters and their agents' certificates, written straight into the database (the API would take minutes).
+  // One key for all: each certificate still names its own cluster, and the hub knows an agent by the certificate's fingerprint
   const db = new Client({ connectionString: pg.endpoint.url });
   await db.connect();
-  const credentials = Array.from({ length: AGENTS }, () => `fla_${randomBytes(32).toString('base64url')}`);
+  const ca = app.get(AgentCa);
+  const key = await newAgentKeyRequest();
+  const identities: string[] = [];
+  const signStarted = Date.now();
   for (let i = 0; i < AGENTS; i += 1000) {
-    const batch = credentials.slice(i, i + 1000);
-    await db.query(
-      `WITH c AS (INSERT INTO clusters (name, group_name, mode) SELECT 'edge-' || n, 'bench', 'agent' FROM unnest($1::int[]) AS n RETURNING id, name)
-       INSERT INTO agent_links (cluster_id, credential_hash) SELECT c.id, h.hash FROM c JOIN unnest($1::int[], $2::text[]) AS h(n, hash) ON c.name = 'edge-' || h.n`,
-      [batch.map((_, j) => i + j), batch.map((c) => createHash('sha256').update(c).digest('hex'))],
-    );
+    const names = Array.from({ length: Math.min(1000, AGENTS - i) }, (_, j) => `edge-${i + j}`);
+    const clusters = (await db.query(`INSERT INTO clusters (name, group_name, mode) SELECT n, 'bench', 'agent' FROM unnest($1::text[]) AS n RETURNING id, name`, [names])).rows as Array<{ id: string; name: string }>;
+    const certs = [];
+    for (const c of clusters) certs.push((await ca.ca.signAgent(key.csrPem, c, 24 * 3600_000)).pem);
+    await db.query(`INSERT INTO agent_links (cluster_id, cert_fingerprint, cert_expires_at) SELECT id, fp, now() + interval '1 day' FROM unnest($1::uuid[], $2::text[]) AS t(id, fp)`, [
+      clusters.map((c) => c.id),
+      certs.map((p) => certificateFingerprint(p)),
+    ]);
+    identities.push(...certs.map((certPem) => JSON.stringify({ keyPem: key.keyPem, certPem })));
   }
-  const credentialFile = join(work, 'credentials');
-  writeFileSync(credentialFile, credentials.join('\n'));
+  const signMs = Date.now() - signStarted;
+  const identityFile = join(work, 'identities');
+  writeFileSync(identityFile, identities.join('\n'));
+  const caFile = join(work, 'agent-ca.pem');
+  writeFileSync(caFile, ca.certPem);
 
-  const sim = spawn(process.execPath, [join(ROOT, 'scripts/run-ts.mjs'), join(__dirname, 'agents-sim.ts'), address, credentialFile], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const sim = spawn(process.execPath, [join(ROOT, 'scripts/run-ts.mjs'), join(__dirname, 'agents-sim.ts'), address, identityFile, caFile], { stdio: ['pipe', 'pipe', 'inherit'] });
   const events: Array<Record<string, unknown>> = [];
   const waiters: Array<() => void> = [];
   createInterface({ input: sim.stdout! }).on('line', (l) => {
@@ -114,7 +125,8 @@ async function main(): Promise<void> {
 
   const mib = (b: number) => `${Math.round(b / 1024 / 1024)} MiB`;
   console.log(`\nbench:agents — ${AGENTS} agents, one hub (in this process), PostgreSQL ${pg.endpoint.url.replace(/:[^:@]*@/, ':***@')}`);
-  console.log(`all connected and holding their assignment set: ${connected.ms} ms`);
+  console.log(`client certificates signed: ${AGENTS} in ${signMs} ms (${(signMs / AGENTS).toFixed(2)} ms each, inserts included)`);
+  console.log(`all connected (mutual TLS) and holding their assignment set: ${connected.ms} ms`);
   console.log(`hub RSS: ${mib(rssConnected)} with all connected, ${mib(peakRss)} peak (goal < 1024 MiB)`);
   console.log('| digest | digest→every agent holds it p50 | p99 (goal < 2000 ms) | max | reports stored/s |');
   console.log('|---|---|---|---|---|');

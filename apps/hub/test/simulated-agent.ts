@@ -1,7 +1,13 @@
-import { AGENT_PROTOCOL_LIMITS, AgentServiceClient, type Assignment, type ConnectRequest, type ConnectResponse, type RunReport as ReportMessage } from '@flotilla/agent-protocol';
+import { AGENT_PROTOCOL_LIMITS, AgentServiceClient, type Assignment, type ConnectRequest, type ConnectResponse, newAgentKeyRequest, type RunReport as ReportMessage } from '@flotilla/agent-protocol';
 import { buildRunReport, formatRevision, InstanceApplyError, type RunResult } from '@flotilla/engine';
 import { credentials, Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
+
+/** What an agent proves itself with: its key and the hub's certificate of it. */
+export interface SimulatedIdentity {
+  keyPem: string;
+  certPem: string;
+}
 
 /**
  * An agent that speaks the real protocol over a real connection but applies
@@ -10,9 +16,11 @@ import { randomUUID } from 'node:crypto';
  * and the agents bench use it; the real agent process has its own suites.
  */
 export class SimulatedAgent {
-  readonly client: InstanceType<typeof AgentServiceClient>;
-  credential = '';
+  /** the client certificate it registered for (or was given) */
+  identity: SimulatedIdentity | undefined;
   clusterName = '';
+  private client: InstanceType<typeof AgentServiceClient> | undefined;
+  private clientIdentity: SimulatedIdentity | undefined;
   stream: ClientDuplexStream<ConnectRequest, ConnectResponse> | undefined;
   /** assignments held, by Target id */
   readonly assignments = new Map<string, Assignment>();
@@ -31,27 +39,51 @@ export class SimulatedAgent {
   onEnded: ((err: Error) => void) | undefined;
   private listeners: Array<() => void> = [];
 
-  constructor(address: string) {
-    this.client = new AgentServiceClient(address, credentials.createInsecure(), { 'grpc.max_receive_message_length': AGENT_PROTOCOL_LIMITS.maxMessageBytes });
+  /** `caPem`: the hub's agent CA, the only one its serving certificate is trusted from */
+  constructor(
+    private readonly address: string,
+    private readonly caPem: string,
+  ) {}
+
+  /** A client over TLS, with the client certificate of `identity` (none: only Register works). */
+  private clientFor(identity: SimulatedIdentity | undefined): InstanceType<typeof AgentServiceClient> {
+    if (this.client && this.clientIdentity === identity) return this.client;
+    this.client?.close();
+    const creds = identity ? credentials.createSsl(Buffer.from(this.caPem), Buffer.from(identity.keyPem), Buffer.from(identity.certPem)) : credentials.createSsl(Buffer.from(this.caPem));
+    this.client = new AgentServiceClient(this.address, creds, { 'grpc.max_receive_message_length': AGENT_PROTOCOL_LIMITS.maxMessageBytes });
+    this.clientIdentity = identity;
+    return this.client;
   }
 
-  register(bootstrapToken: string): Promise<void> {
-    return new Promise((resolve, reject) =>
-      this.client.register({ bootstrapToken, agentVersion: 'sim-1' }, new Metadata(), { deadline: Date.now() + 10_000 }, (err, res) => {
+  /** Trades the token, with a CSR of a new key (or `csrPem` as given), for a client certificate. */
+  async register(bootstrapToken: string, csrPem?: string): Promise<void> {
+    const req = await newAgentKeyRequest();
+    const client = this.clientFor(undefined);
+    await new Promise<void>((resolve, reject) =>
+      client.register({ bootstrapToken, agentVersion: 'sim-1', csrPem: csrPem ?? req.csrPem }, new Metadata(), { deadline: Date.now() + 10_000 }, (err, res) => {
         if (err) return reject(err);
-        this.credential = res.credential;
+        this.identity = { keyPem: req.keyPem, certPem: res.certificatePem };
         this.clusterName = res.clusterName;
         resolve();
       }),
     );
   }
 
+  /** Asks for a new certificate over the open stream; resolves with the hub's answer, and takes the certificate when there is one. */
+  async renew(): Promise<{ certificatePem: string; error: string }> {
+    const req = await newAgentKeyRequest();
+    const seen = this.received.length;
+    this.send({ body: { $case: 'renew', value: { csrPem: req.csrPem } } });
+    const answer = await this.until(() => this.received.slice(seen).find((m) => m.body?.$case === 'renewed'));
+    const renewed = answer.body?.$case === 'renewed' ? answer.body.value : { certificatePem: '', error: 'no answer' };
+    if (renewed.certificatePem) this.identity = { keyPem: req.keyPem, certPem: renewed.certificatePem };
+    return renewed;
+  }
+
   /** Opens the stream and says hello, with any reports still unacknowledged. */
-  connect(credential = this.credential): void {
-    const md = new Metadata();
-    md.set('authorization', `Bearer ${credential}`);
+  connect(identity = this.identity): void {
     this.ended = undefined;
-    const stream = this.client.connect(md);
+    const stream = this.clientFor(identity).connect();
     this.stream = stream;
     stream.on('data', (m: ConnectResponse) => this.handle(m));
     // only the current stream's end counts: one replaced or cancelled here says nothing
@@ -80,7 +112,7 @@ export class SimulatedAgent {
 
   close(): void {
     this.disconnect();
-    this.client.close();
+    this.client?.close();
   }
 
   /** Resolves when `check` holds after some message (or the stream's end). */

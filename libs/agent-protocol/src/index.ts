@@ -3,3 +3,5 @@
 // ts-proto (`npm run proto`), plus the few helpers both ends share.
 export * from './generated/flotilla/agent/v1/agent';
 export { AGENT_PROTOCOL_LIMITS } from './limits';
+export { type AgentKeyRequest, certificateFingerprint, certificateMatchesKey, newAgentKeyRequest, renewalDue } from './agent-key';
+export { type CryptoKey, type CryptoKeyPair, ECDSA_P256, newEcKeyPair, privateKeyPem, webCrypto, x509 } from './x509';

@@ -1,3 +1,7 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CertificateAuthority } from '../../../hub/src/agents/certificate-authority';
 import { AgentConfigError, parseAgentConfig } from './agent-config';
 import { parseDuration } from './duration';
 
@@ -55,16 +59,29 @@ describe('parseAgentConfig', () => {
     expect(c.leaderElection.namespace).toBe('ops');
   });
 
-  it('runs standalone unless a hub is given; connected mode reads the bootstrap token from the environment only', () => {
+  it('runs standalone unless a hub is given; connected mode reads the bootstrap token and the hub CA from the environment', async () => {
+    const ca = await CertificateAuthority.create();
     expect(parseAgentConfig([], {}).hub).toBeNull();
-    const c = parseAgentConfig(['--hub-address=hub.example:9443', '--report-buffer=50', '--hub-reconnect-max=30s'], { POD_NAMESPACE: 'flotilla-system', FLOTILLA_HUB_BOOTSTRAP_TOKEN: 'flb_x' });
-    expect(c.hub).toEqual({ address: 'hub.example:9443', identitySecret: { namespace: 'flotilla-system', name: 'flotilla-agent-identity' }, bootstrapToken: 'flb_x', reportBuffer: 50, heartbeatMs: 10_000, reconnectMaxMs: 30_000 });
+    const c = parseAgentConfig(['--hub-address=hub.example:9443', '--report-buffer=50', '--hub-reconnect-max=30s'], { POD_NAMESPACE: 'flotilla-system', FLOTILLA_HUB_BOOTSTRAP_TOKEN: 'flb_x', FLOTILLA_HUB_CA: ca.certPem });
+    expect(c.hub).toEqual({ address: 'hub.example:9443', caPem: ca.certPem, identitySecret: { namespace: 'flotilla-system', name: 'flotilla-agent-identity' }, bootstrapToken: 'flb_x', reportBuffer: 50, heartbeatMs: 10_000, reconnectMaxMs: 30_000 });
+    // or the CA from a file
+    const dir = mkdtempSync(join(tmpdir(), 'agent-ca-'));
+    writeFileSync(join(dir, 'ca.pem'), ca.certPem);
+    expect(parseAgentConfig(['--hub-address=hub.example:9443', `--hub-ca-file=${join(dir, 'ca.pem')}`], { POD_NAMESPACE: 'x' }).hub?.caPem).toBe(ca.certPem);
     expect(() => parseAgentConfig(['--hub-address=nope'], {})).toThrow(AgentConfigError);
     try {
       parseAgentConfig(['--hub-address=nope'], {});
     } catch (err) {
-      expect((err as AgentConfigError).problems).toEqual(['--hub-address="nope" must be host:port', '--hub-address outside a pod needs --hub-identity-secret=<namespace>/<name>']);
+      expect((err as AgentConfigError).problems).toEqual([
+        '--hub-address="nope" must be host:port',
+        '--hub-address outside a pod needs --hub-identity-secret=<namespace>/<name>',
+        '--hub-address needs the hub\'s agent CA: $FLOTILLA_HUB_CA (the install manifest sets it) or --hub-ca-file=<PEM file>',
+      ]);
     }
+    // a certificate that is no CA, and a file that is not there
+    const leaf = await ca.issueServing(['x'], 60_000);
+    expect(problemsOf(['--hub-address=h:1'], { POD_NAMESPACE: 'x', FLOTILLA_HUB_CA: leaf.pem })).toEqual(['$FLOTILLA_HUB_CA: not a PEM CA certificate']);
+    expect(problemsOf(['--hub-address=h:1', `--hub-ca-file=${join(dir, 'none.pem')}`], { POD_NAMESPACE: 'x' })[0]).toMatch(/^--hub-ca-file=.*none\.pem: cannot read it/);
   });
 
   it('lists every problem at once', () => {

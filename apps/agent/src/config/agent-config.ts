@@ -1,6 +1,8 @@
 // The agent's one configuration object, parsed once at start from flags (and
 // the downward-API environment). Every problem is collected, so a bad
 // Deployment is fixed in one go instead of one restart per mistake.
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatDuration, parseDuration } from './duration';
@@ -50,9 +52,11 @@ export interface AgentConfig {
 export interface HubLinkConfig {
   /** host:port of the hub's agent gRPC server */
   address: string;
-  /** where the agent keeps its credential */
+  /** PEM of the hub's agent CA (`--hub-ca-file`, else $FLOTILLA_HUB_CA): the hub is trusted only with a certificate from it */
+  caPem: string;
+  /** where the agent keeps its key and client certificate */
   identitySecret: { namespace: string; name: string };
-  /** FLOTILLA_HUB_BOOTSTRAP_TOKEN: read when the agent has no credential */
+  /** FLOTILLA_HUB_BOOTSTRAP_TOKEN: read when the agent has no certificate */
   bootstrapToken: string | undefined;
   reportBuffer: number;
   heartbeatMs: number;
@@ -102,7 +106,8 @@ export const AGENT_FLAGS: Record<string, FlagSpec> = {
   'cdevents-max-attempts': { kind: 'int', help: 'delivery attempts before a CDEvent is given up (default 20)' },
   'cdevents-max-queued': { kind: 'int', help: 'undelivered CDEvents kept per Project; past it the oldest are dropped and counted (default 1000)' },
   'hub-address': { kind: 'string', help: 'connected mode: host:port of the hub\'s agent server (default: none, standalone); the bootstrap token comes from $FLOTILLA_HUB_BOOTSTRAP_TOKEN' },
-  'hub-identity-secret': { kind: 'string', help: 'namespace/name of the Secret keeping the agent\'s hub credential (default <pod namespace>/flotilla-agent-identity)' },
+  'hub-identity-secret': { kind: 'string', help: 'namespace/name of the Secret keeping the agent\'s key and client certificate (default <pod namespace>/flotilla-agent-identity)' },
+  'hub-ca-file': { kind: 'string', help: 'PEM file of the hub\'s agent CA (default: $FLOTILLA_HUB_CA, which the install manifest sets)' },
   'report-buffer': { kind: 'int', help: 'run reports kept while the hub is unreachable (default 1000)' },
   'hub-heartbeat': { kind: 'duration', help: 'heartbeat to the hub (default 10s)' },
   'hub-reconnect-max': { kind: 'duration', help: 'longest wait between reconnects to the hub, jittered (default 1m)' },
@@ -249,6 +254,7 @@ export function parseAgentConfig(argv: readonly string[], env: Record<string, st
     else if (!DNS_LABEL.test(secretNamespace ?? '') || !DNS_SUBDOMAIN.test(secretName ?? '')) problems.push(`--hub-identity-secret="${secret}" must be <namespace>/<name>`);
     hub = {
       address: hubAddress,
+      caPem: hubCa(str('hub-ca-file', null), env.FLOTILLA_HUB_CA, problems),
       identitySecret: { namespace: secretNamespace ?? '', name: secretName ?? '' },
       bootstrapToken: env.FLOTILLA_HUB_BOOTSTRAP_TOKEN || undefined,
       reportBuffer: int('report-buffer', 1000, 1, 1_000_000),
@@ -284,4 +290,29 @@ export function parseAgentConfig(argv: readonly string[], env: Record<string, st
   };
   if (problems.length > 0) throw new AgentConfigError(problems);
   return config;
+}
+
+/** The hub's agent CA from its file, or from the environment; a problem when there is none or it is no CA certificate. */
+function hubCa(file: string | null, fromEnv: string | undefined, problems: string[]): string {
+  let pem = fromEnv?.trim() ? fromEnv : undefined;
+  const source = file ? `--hub-ca-file=${file}` : '$FLOTILLA_HUB_CA';
+  if (file) {
+    try {
+      pem = readFileSync(file, 'utf8');
+    } catch (err) {
+      problems.push(`${source}: cannot read it (${err instanceof Error ? err.message : String(err)})`);
+      return '';
+    }
+  }
+  if (!pem) {
+    problems.push('--hub-address needs the hub\'s agent CA: $FLOTILLA_HUB_CA (the install manifest sets it) or --hub-ca-file=<PEM file>');
+    return '';
+  }
+  try {
+    if (new X509Certificate(pem).ca) return pem;
+  } catch {
+    // reported below
+  }
+  problems.push(`${source}: not a PEM CA certificate`);
+  return '';
 }

@@ -1,17 +1,20 @@
-import { AGENT_PROTOCOL_LIMITS, AgentServiceClient, type Assignment, type ConnectRequest, type ConnectResponse } from '@flotilla/agent-protocol';
+import { AGENT_PROTOCOL_LIMITS, AgentServiceClient, type Assignment, certificateMatchesKey, type ConnectRequest, type ConnectResponse, newAgentKeyRequest } from '@flotilla/agent-protocol';
 import type { RunReport } from '@flotilla/engine';
 import { type ClientDuplexStream, credentials, Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logging/logger';
 import { HUB_GENERATION_ANNOTATION, HUB_TARGET_ANNOTATION, type ProjectResource } from '../project/project-resource';
 import type { AssignmentWriter } from './assignment-writer';
-import type { IdentityStore } from './identity-store';
+import type { AgentIdentityRecord, IdentityStore } from './identity-store';
+import { CertificateRenewal } from './renewal';
 import { ReconnectBackoff } from './reconnect-backoff';
 import { ReportBuffer } from './report-buffer';
 
 export interface HubLinkOptions {
   address: string;
-  /** read when the agent has no credential (first start, lost Secret, reset) */
+  /** PEM of the hub's agent CA: the only CA the hub's serving certificate is trusted from */
+  caPem: string;
+  /** read when the agent has no certificate (first start, lost Secret, reset) */
   bootstrapToken: () => string | undefined;
   agentVersion: string;
   kubeVersion: string;
@@ -21,18 +24,26 @@ export interface HubLinkOptions {
 }
 
 /**
- * The agent's side of the hub connection: registers once, then keeps one
- * stream open, reconnecting with jittered backoff. Assignments become
+ * The agent's side of the hub connection: registers once (a bootstrap token
+ * and a CSR for a client certificate), then keeps one mutual-TLS stream
+ * open, reconnecting with jittered backoff, and renews its certificate over
+ * the stream two thirds into its life. Assignments become
  * Project resources (the controller reconciles them whether or not the hub
  * is there); every run's report goes to the hub, or into a bounded buffer
  * replayed in the next Hello until the hub acknowledges it.
  */
 export class HubLink {
-  private readonly client: InstanceType<typeof AgentServiceClient>;
+  /** a client per TLS identity: grpc-js fixes a channel's credentials when it is made */
+  private client: InstanceType<typeof AgentServiceClient> | undefined;
+  private clientIdentity: AgentIdentityRecord | undefined;
+  /** the identity in use; kept in memory too, so a renewal the Secret could not take still counts */
+  private current: AgentIdentityRecord | undefined;
   private readonly buffer: ReportBuffer;
   private readonly backoff: ReconnectBackoff;
   private stream: ClientDuplexStream<ConnectRequest, ConnectResponse> | undefined;
   private lastApplied = 0;
+  /** the open session's handler of a renewal answer */
+  private onRenewed: ((answer: { certificatePem: string; error: string }) => Promise<void>) | undefined;
   connected = false;
 
   constructor(
@@ -41,10 +52,6 @@ export class HubLink {
     private readonly writer: AssignmentWriter,
     private readonly log: Logger,
   ) {
-    this.client = new AgentServiceClient(options.address, credentials.createInsecure(), {
-      'grpc.max_receive_message_length': AGENT_PROTOCOL_LIMITS.maxMessageBytes,
-      'grpc.keepalive_time_ms': 60_000,
-    });
     this.buffer = new ReportBuffer(options.reportBuffer);
     this.backoff = new ReconnectBackoff(options.reconnect.initialMs, options.reconnect.maxMs);
   }
@@ -63,11 +70,13 @@ export class HubLink {
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       try {
-        const record = (await this.identity.load()) ?? (await this.register());
-        const ended = await this.session(record.credential, signal);
+        const record = (this.current ??= (await this.identity.load()) ?? (await this.register()));
+        const ended = await this.session(record, signal);
+        if (ended === 'renewed') continue;
         if (ended === 'unauthenticated') {
-          this.log.warn('the hub refused the agent credential; registering again with the bootstrap token');
-          await this.register();
+          this.log.warn('the hub refused the agent certificate (revoked, expired or unknown); registering again with the bootstrap token');
+          this.current = undefined;
+          this.current = await this.register();
         }
       } catch (err) {
         this.log.warn('hub connection failed', { hub: this.options.address, error: err instanceof Error ? err.message : String(err) });
@@ -80,31 +89,63 @@ export class HubLink {
         signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
       });
     }
-    this.client.close();
+    this.client?.close();
   }
 
-  private async register(): Promise<{ credential: string; clusterName: string }> {
+  /** A client over TLS trusting only the hub's agent CA, with `identity`'s client certificate (none: for Register). */
+  private clientFor(identity: AgentIdentityRecord | undefined): InstanceType<typeof AgentServiceClient> {
+    if (this.client && this.clientIdentity === identity) return this.client;
+    this.client?.close();
+    const ca = Buffer.from(this.options.caPem);
+    const creds = identity ? credentials.createSsl(ca, Buffer.from(identity.keyPem), Buffer.from(identity.certPem)) : credentials.createSsl(ca);
+    this.client = new AgentServiceClient(this.options.address, creds, {
+      'grpc.max_receive_message_length': AGENT_PROTOCOL_LIMITS.maxMessageBytes,
+      'grpc.keepalive_time_ms': 60_000,
+    });
+    this.clientIdentity = identity;
+    return this.client;
+  }
+
+  private async register(): Promise<AgentIdentityRecord> {
     const token = this.options.bootstrapToken();
-    if (!token) throw new Error('no credential and no bootstrap token: give FLOTILLA_HUB_BOOTSTRAP_TOKEN (from the hub\'s install manifest)');
-    const res = await new Promise<{ clusterName: string; credential: string }>((resolve, reject) =>
-      this.client.register({ bootstrapToken: token, agentVersion: this.options.agentVersion }, new Metadata(), { deadline: Date.now() + 15_000 }, (err, r) => (err ? reject(err) : resolve(r))),
+    if (!token) throw new Error('no certificate and no bootstrap token: give FLOTILLA_HUB_BOOTSTRAP_TOKEN (from the hub\'s install manifest)');
+    const key = await newAgentKeyRequest();
+    const client = this.clientFor(undefined);
+    const res = await new Promise<{ clusterName: string; certificatePem: string }>((resolve, reject) =>
+      client.register({ bootstrapToken: token, agentVersion: this.options.agentVersion, csrPem: key.csrPem }, new Metadata(), { deadline: Date.now() + 15_000 }, (err, r) => (err ? reject(err) : resolve(r))),
     );
-    await this.identity.save(res);
+    if (!res.certificatePem || !certificateMatchesKey(res.certificatePem, key.keyPem)) throw new Error('the hub answered the registration without a certificate of the agent\'s key (a hub older than the agent?)');
+    const record = { clusterName: res.clusterName, keyPem: key.keyPem, certPem: res.certificatePem };
+    await this.identity.save(record);
     this.log.info('registered with the hub', { cluster: res.clusterName });
-    return res;
+    return record;
   }
 
-  /** One stream, until it ends: 'unauthenticated' when the hub refused the credential. */
-  private session(credential: string, signal: AbortSignal): Promise<'ended' | 'unauthenticated'> {
+  /**
+   * One stream, until it ends: 'unauthenticated' when the hub refused the
+   * certificate, 'renewed' when the agent ended it to use a renewed one.
+   */
+  private session(record: AgentIdentityRecord, signal: AbortSignal): Promise<'ended' | 'unauthenticated' | 'renewed'> {
     return new Promise((resolve) => {
-      const md = new Metadata();
-      md.set('authorization', `Bearer ${credential}`);
-      const stream = this.client.connect(md);
+      const stream = this.clientFor(record).connect();
       this.stream = stream;
       let settled = false;
-      const finish = (how: 'ended' | 'unauthenticated') => {
+      const renewal = new CertificateRenewal(record.certPem, (csrPem) => this.send({ body: { $case: 'renew', value: { csrPem } } }), this.log);
+      this.onRenewed = async (answer) => {
+        const got = renewal.take(answer);
+        if (!got) return;
+        const renewed = { clusterName: record.clusterName, ...got };
+        this.current = renewed;
+        // the old certificate keeps working on the hub a while: a Secret that cannot be written now is written on the next renewal or restart
+        await this.identity.save(renewed).catch((err: unknown) => this.log.warn('the renewed certificate could not be saved to the identity Secret', { error: err instanceof Error ? err.message : String(err) }));
+        this.log.info('agent certificate renewed; reconnecting with it');
+        finish('renewed');
+        stream.cancel();
+      };
+      const finish = (how: 'ended' | 'unauthenticated' | 'renewed') => {
         if (settled) return;
         settled = true;
+        renewal.stop();
         clearInterval(heartbeat);
         signal.removeEventListener('abort', stop);
         this.connected = false;
@@ -151,6 +192,8 @@ export class HubLink {
       case 'dryRunDiff':
         this.send({ body: { $case: 'diff', value: { requestId: body.value.requestId, unsupported: true, diffJson: '', error: 'this agent does not compute diffs yet' } } });
         return;
+      case 'renewed':
+        return this.onRenewed?.(body.value);
       case 'heartbeat':
         return;
     }

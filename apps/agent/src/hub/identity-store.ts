@@ -1,17 +1,23 @@
 import { NotFoundError, type ObjectClient } from '@flotilla/kube';
 
-/** What the agent keeps to be itself across restarts. */
+/** What the agent keeps to be itself across restarts: its key and the hub's certificate of it. */
 export interface AgentIdentityRecord {
   clusterName: string;
-  credential: string;
+  /** PEM PKCS#8 ECDSA P-256 key, made by the agent; it never leaves the cluster */
+  keyPem: string;
+  /** PEM client certificate from the hub's agent CA */
+  certPem: string;
 }
 
 const FIELD_MANAGER = 'flotilla-agent';
 
 /**
- * The agent's credential in a Secret of its namespace: written once it has
- * registered, read at every start. A lost Secret means registering again
- * with a new bootstrap token (the hub keeps the cluster's history).
+ * The agent's key and client certificate in a Secret of its namespace
+ * (`tls.key`, `tls.crt`, `clusterName`): written when it registers and
+ * whenever the certificate is renewed, read at every start. A lost Secret
+ * means registering again with a new bootstrap token (the hub keeps the
+ * cluster's history); so does a Secret of an older agent that holds a
+ * bearer `credential` instead of a certificate.
  */
 export class IdentityStore {
   constructor(
@@ -24,8 +30,9 @@ export class IdentityStore {
     try {
       const s = await this.client.get({ apiVersion: 'v1', kind: 'Secret', namespace: this.namespace, name: this.name });
       const data = (s.data ?? {}) as Record<string, string>;
-      if (!data.credential || !data.clusterName) return null;
-      return { credential: Buffer.from(data.credential, 'base64').toString(), clusterName: Buffer.from(data.clusterName, 'base64').toString() };
+      if (!data['tls.key'] || !data['tls.crt'] || !data.clusterName) return null;
+      const text = (k: string) => Buffer.from(data[k], 'base64').toString();
+      return { clusterName: text('clusterName'), keyPem: text('tls.key'), certPem: text('tls.crt') };
     } catch (err) {
       if (err instanceof NotFoundError) return null;
       throw err;
@@ -39,7 +46,7 @@ export class IdentityStore {
         kind: 'Secret',
         metadata: { name: this.name, namespace: this.namespace, labels: { 'app.kubernetes.io/managed-by': 'flotilla-agent' } },
         type: 'Opaque',
-        stringData: { credential: record.credential, clusterName: record.clusterName },
+        stringData: { clusterName: record.clusterName, 'tls.key': record.keyPem, 'tls.crt': record.certPem },
       },
       { dryRun: false, force: true, fieldManager: FIELD_MANAGER },
     );

@@ -19,14 +19,14 @@ export class AgentBootstrapService {
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
   ) {}
 
-  /** A fresh one-time token; the agent's current credential keeps working until it registers with it. */
+  /** A fresh one-time token; the agent's current certificate keeps working until it registers with it. */
   async issue(clusterId: string): Promise<IssuedBootstrapToken> {
     const token = newBootstrapToken();
     const expires = await this.links.issueBootstrap(clusterId, secretHash(token), this.config.agents.bootstrapTtlMs);
     return { bootstrapToken: token, bootstrapExpiresAt: expires.toISOString() };
   }
 
-  /** Revokes the agent's credential, cuts its stream, and issues a new bootstrap token. History stays. */
+  /** Revokes the agent's certificate, cuts its stream, and issues a new bootstrap token. History stays. */
   async reset(clusterId: string): Promise<IssuedBootstrapToken> {
     await this.links.revoke(clusterId);
     this.sessions.cut(clusterId, 'the agent was reset');

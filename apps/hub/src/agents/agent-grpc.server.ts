@@ -1,24 +1,30 @@
-import { AGENT_PROTOCOL_LIMITS, AgentServiceService, type RegisterRequest, type RegisterResponse } from '@flotilla/agent-protocol';
+import { AGENT_PROTOCOL_LIMITS, AgentServiceService, certificateFingerprint, type RegisterRequest, type RegisterResponse } from '@flotilla/agent-protocol';
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { Server, ServerCredentials, type ServerUnaryCall, type sendUnaryData, status as GrpcStatus } from '@grpc/grpc-js';
+import { Server, type ServerUnaryCall, type sendUnaryData, status as GrpcStatus } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { AgentLinksRepository } from './agent-links.repository';
-import { looksLikeBootstrapToken, newAgentCredential, secretHash } from './agent-secrets';
+import { AgentCa } from './agent-ca.service';
+import { looksLikeBootstrapToken, secretHash } from './agent-secrets';
 import { AgentSessions } from './agent-sessions';
 import { AgentStreamService } from './agent-stream.service';
+import { BadCertificateRequest } from './certificate-authority';
+import { ServingIdentity, servingNames } from './serving-identity';
 
 /**
- * The gRPC server agents dial, on its own port. Besides the streams it keeps
- * two clocks: a heartbeat to every agent, and a watch that closes streams
- * that went silent or whose credential was revoked (on any replica).
+ * The gRPC server agents dial, on its own port, over TLS with a serving
+ * certificate from the agent CA; agents authenticate with client
+ * certificates from the same CA. Besides the streams it keeps two clocks: a
+ * heartbeat to every agent, and a watch that closes streams that went
+ * silent or whose certificate was revoked (on any replica).
  */
 @Injectable()
 export class AgentGrpcServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private server: Server | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private serving: ServingIdentity | undefined;
   /** the port bound (useful when configured as 0) */
   port = 0;
 
@@ -26,6 +32,7 @@ export class AgentGrpcServer implements OnApplicationBootstrap, BeforeApplicatio
     private readonly streams: AgentStreamService,
     private readonly sessions: AgentSessions,
     private readonly links: AgentLinksRepository,
+    private readonly agentCa: AgentCa,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
   ) {}
@@ -34,6 +41,8 @@ export class AgentGrpcServer implements OnApplicationBootstrap, BeforeApplicatio
     const { host, port } = this.config.agents;
     // streams this replica held before a crash are gone
     await this.links.disconnectAllOf(this.config.scheduler.hubId);
+    const serving = (this.serving = new ServingIdentity(this.agentCa.ca, servingNames(this.config.agents)));
+    await serving.refresh();
     const server = new Server({
       'grpc.max_receive_message_length': AGENT_PROTOCOL_LIMITS.maxMessageBytes,
       'grpc.max_send_message_length': AGENT_PROTOCOL_LIMITS.maxMessageBytes,
@@ -45,7 +54,7 @@ export class AgentGrpcServer implements OnApplicationBootstrap, BeforeApplicatio
       connect: (stream: Parameters<AgentStreamService['open']>[0]) => void this.streams.open(stream),
     });
     const bound = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+      server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, serving.credentials(), (err, p) => (err ? reject(err) : resolve(p))),
     );
     this.server = server;
     this.port = bound;
@@ -71,26 +80,41 @@ export class AgentGrpcServer implements OnApplicationBootstrap, BeforeApplicatio
     });
   }
 
-  /** The one-time bootstrap token for the agent's lasting credential. */
+  /**
+   * The one-time bootstrap token and a CSR for the agent's client
+   * certificate. A bad CSR is refused before the token is used, so the agent
+   * can try again with it.
+   */
   private async register(req: RegisterRequest, done: sendUnaryData<RegisterResponse>): Promise<void> {
     try {
       const refused = { code: GrpcStatus.UNAUTHENTICATED, details: 'bootstrap token unknown, used or expired: get a new one from the hub (POST /api/v1/clusters/{name}/agent/reset or the install manifest)' };
       if (!looksLikeBootstrapToken(req.bootstrapToken)) return done(refused);
-      const credential = newAgentCredential();
-      const identity = await this.links.redeemBootstrap(secretHash(req.bootstrapToken), secretHash(credential));
+      const tokenHash = secretHash(req.bootstrapToken);
+      const cluster = await this.links.bootstrapIdentity(tokenHash);
+      if (!cluster) return done(refused);
+      let issued;
+      try {
+        issued = await this.agentCa.ca.signAgent(req.csrPem, { id: cluster.clusterId, name: cluster.clusterName }, this.config.agents.certTtlMs);
+      } catch (err) {
+        if (err instanceof BadCertificateRequest) return done({ code: GrpcStatus.INVALID_ARGUMENT, details: err.message });
+        throw err;
+      }
+      // used once: of two registrations racing with one token, one gets here
+      const identity = await this.links.redeemBootstrap(tokenHash, { fingerprint: certificateFingerprint(issued.pem), notAfter: issued.notAfter });
       if (!identity) return done(refused);
-      // an older stream of this cluster holds a credential that no longer counts
+      // an older stream of this cluster holds a certificate that no longer counts
       this.sessions.cutHere(identity.clusterId, 'the agent registered again');
-      this.logger.info({ cluster: identity.clusterName, agentVersion: req.agentVersion.slice(0, 64) }, 'agent registered');
-      done(null, { clusterName: identity.clusterName, credential });
+      this.logger.info({ cluster: identity.clusterName, agentVersion: req.agentVersion.slice(0, 64), certExpires: issued.notAfter.toISOString() }, 'agent registered');
+      done(null, { clusterName: identity.clusterName, credential: '', certificatePem: issued.pem, caPem: this.agentCa.certPem });
     } catch (err) {
       this.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'agent registration failed');
       done({ code: GrpcStatus.UNAVAILABLE, details: 'the hub could not register the agent now; try again' });
     }
   }
 
-  /** Heartbeats out; silent or revoked agents cut off. */
+  /** Heartbeats out; silent or revoked agents cut off; the serving certificate renewed when due. */
   private async watch(): Promise<void> {
+    await this.serving?.refresh();
     const now = Date.now();
     const all = this.sessions.all();
     for (const s of all) {
@@ -98,7 +122,7 @@ export class AgentGrpcServer implements OnApplicationBootstrap, BeforeApplicatio
       else s.send({ body: { $case: 'heartbeat', value: { sentAt: new Date() } } });
     }
     if (all.length === 0) return;
-    const valid = await this.links.validCredentials(all.map((s) => s.identity.clusterId));
-    for (const s of all) if (valid.get(s.identity.clusterId) !== s.credentialHash) s.close('the agent\'s credential was revoked');
+    const valid = await this.links.validFingerprints(all.map((s) => s.identity.clusterId));
+    for (const s of all) if (!valid.get(s.identity.clusterId)?.has(s.fingerprint)) s.close('the agent\'s certificate was revoked or replaced');
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { rowsOf } from '../scheduler/lease.repository';
 
-/** The cluster an agent's credential names. */
+/** The cluster an agent's certificate names. */
 export interface AgentIdentity {
   clusterId: string;
   clusterName: string;
@@ -37,34 +37,69 @@ export class AgentLinksRepository {
     return new Date(rows[0].bootstrap_expires_at);
   }
 
+  /** The cluster a current bootstrap token belongs to, without using it (null: unknown, used or expired). */
+  async bootstrapIdentity(tokenHash: string): Promise<AgentIdentity | null> {
+    const rows: Array<{ id: string; name: string }> = await this.ds.query(
+      `SELECT c.id, c.name FROM agent_links l JOIN clusters c ON c.id = l.cluster_id WHERE l.bootstrap_token_hash = $1 AND l.bootstrap_expires_at > now() AND c.mode = 'agent'`,
+      [tokenHash],
+    );
+    return rows[0] ? { clusterId: rows[0].id, clusterName: rows[0].name } : null;
+  }
+
   /**
-   * Uses a bootstrap token once: when it is current, it is cleared and the
-   * credential's hash replaces any earlier one (an agent that lost its
-   * Secret comes back this way). Null when unknown, used or expired.
+   * Uses a bootstrap token once: when it is still current, it is cleared and
+   * the certificate's fingerprint replaces any earlier one (an agent that
+   * lost its Secret comes back this way). Null when unknown, used or expired.
    */
-  async redeemBootstrap(tokenHash: string, credentialHash: string): Promise<AgentIdentity | null> {
+  async redeemBootstrap(tokenHash: string, cert: { fingerprint: string; notAfter: Date }): Promise<AgentIdentity | null> {
     const res = await this.ds.query(
-      `UPDATE agent_links l SET bootstrap_token_hash = NULL, bootstrap_expires_at = NULL, credential_hash = $2, updated_at = now()
+      `UPDATE agent_links l SET bootstrap_token_hash = NULL, bootstrap_expires_at = NULL, cert_fingerprint = $2, cert_expires_at = $3, previous_cert_fingerprint = NULL, previous_cert_until = NULL, updated_at = now()
        FROM clusters c
        WHERE l.bootstrap_token_hash = $1 AND l.bootstrap_expires_at > now() AND c.id = l.cluster_id AND c.mode = 'agent'
        RETURNING c.id, c.name`,
-      [tokenHash, credentialHash],
+      [tokenHash, cert.fingerprint, cert.notAfter],
     );
     const row = rowsOf<{ id: string; name: string }>(res)[0];
     return row ? { clusterId: row.id, clusterName: row.name } : null;
   }
 
-  async identify(credentialHash: string): Promise<AgentIdentity | null> {
+  /** The cluster whose agent holds the certificate of `fingerprint`: its current one, or the one it is renewing away from. */
+  async identify(fingerprint: string): Promise<AgentIdentity | null> {
     const rows: Array<{ id: string; name: string }> = await this.ds.query(
-      `SELECT c.id, c.name FROM agent_links l JOIN clusters c ON c.id = l.cluster_id WHERE l.credential_hash = $1 AND c.mode = 'agent'`,
-      [credentialHash],
+      `SELECT c.id, c.name FROM agent_links l JOIN clusters c ON c.id = l.cluster_id
+       WHERE ((l.cert_fingerprint = $1 AND l.cert_expires_at > now()) OR (l.previous_cert_fingerprint = $1 AND l.previous_cert_until > now())) AND c.mode = 'agent'`,
+      [fingerprint],
     );
     return rows[0] ? { clusterId: rows[0].id, clusterName: rows[0].name } : null;
   }
 
-  /** Forgets the agent's credential and any bootstrap token: its stream is cut, it must register again. */
+  /**
+   * A renewal: the new certificate becomes the current one, and the one the
+   * renewing stream holds stays valid for `overlapMs` (the agent reconnects
+   * with the new one long before, unless it died before saving it). False
+   * when the stream's certificate no longer counts.
+   */
+  async renewed(clusterId: string, fromFingerprint: string, cert: { fingerprint: string; notAfter: Date }, overlapMs: number): Promise<boolean> {
+    const res = await this.ds.query(
+      `UPDATE agent_links SET previous_cert_fingerprint = $2, previous_cert_until = now() + $5 * interval '1 millisecond', cert_fingerprint = $3, cert_expires_at = $4, updated_at = now()
+       WHERE cluster_id = $1 AND (cert_fingerprint = $2 OR (previous_cert_fingerprint = $2 AND previous_cert_until > now()))
+       RETURNING cluster_id`,
+      [clusterId, fromFingerprint, cert.fingerprint, cert.notAfter, overlapMs],
+    );
+    return rowsOf(res).length === 1;
+  }
+
+  /** The agent connected with its current certificate: the one it renewed away from stops counting. */
+  async adopted(clusterId: string, fingerprint: string): Promise<void> {
+    await this.ds.query(`UPDATE agent_links SET previous_cert_fingerprint = NULL, previous_cert_until = NULL WHERE cluster_id = $1 AND cert_fingerprint = $2 AND previous_cert_fingerprint IS NOT NULL`, [clusterId, fingerprint]);
+  }
+
+  /** Forgets the agent's certificates and any bootstrap token: its stream is cut, it must register again. */
   async revoke(clusterId: string): Promise<void> {
-    await this.ds.query(`UPDATE agent_links SET credential_hash = NULL, bootstrap_token_hash = NULL, bootstrap_expires_at = NULL, updated_at = now() WHERE cluster_id = $1`, [clusterId]);
+    await this.ds.query(
+      `UPDATE agent_links SET cert_fingerprint = NULL, cert_expires_at = NULL, previous_cert_fingerprint = NULL, previous_cert_until = NULL, bootstrap_token_hash = NULL, bootstrap_expires_at = NULL, updated_at = now() WHERE cluster_id = $1`,
+      [clusterId],
+    );
   }
 
   async connected(clusterId: string, replica: string, agentVersion: string): Promise<void> {
@@ -88,25 +123,33 @@ export class AgentLinksRepository {
     await this.ds.query(`UPDATE agent_links SET connected = false, status_since = now(), updated_at = now() WHERE replica = $1 AND connected`, [replica]);
   }
 
-  /** The current credential hash of each cluster that still has one. */
-  async validCredentials(clusterIds: readonly string[]): Promise<Map<string, string>> {
-    const rows: Array<{ cluster_id: string; credential_hash: string }> = await this.ds.query(
-      `SELECT cluster_id, credential_hash FROM agent_links WHERE credential_hash IS NOT NULL AND cluster_id::text = ANY(string_to_array($1, ','))`,
+  /**
+   * The certificate fingerprints each cluster's agent may use now (a
+   * renewed-away one only while it overlaps). TLS checks expiry only when a
+   * stream opens: a stream outliving its certificate is cut here.
+   */
+  async validFingerprints(clusterIds: readonly string[]): Promise<Map<string, Set<string>>> {
+    const rows: Array<{ cluster_id: string; fingerprint: string }> = await this.ds.query(
+      `SELECT cluster_id, cert_fingerprint AS fingerprint FROM agent_links WHERE cert_fingerprint IS NOT NULL AND cert_expires_at > now() AND cluster_id::text = ANY(string_to_array($1, ','))
+       UNION ALL
+       SELECT cluster_id, previous_cert_fingerprint FROM agent_links WHERE previous_cert_fingerprint IS NOT NULL AND previous_cert_until > now() AND cluster_id::text = ANY(string_to_array($1, ','))`,
       [clusterIds.join(',')],
     );
-    return new Map(rows.map((r) => [r.cluster_id, r.credential_hash]));
+    const out = new Map<string, Set<string>>();
+    for (const r of rows) out.set(r.cluster_id, (out.get(r.cluster_id) ?? new Set()).add(r.fingerprint));
+    return out;
   }
 
   async states(clusterIds: readonly string[]): Promise<Map<string, AgentLinkState>> {
     if (clusterIds.length === 0) return new Map();
-    const rows: Array<{ cluster_id: string; connected: boolean; status_since: Date | null; agent_version: string | null; last_heartbeat_at: Date | null; credential_hash: string | null }> = await this.ds.query(
-      `SELECT cluster_id, connected, status_since, agent_version, last_heartbeat_at, credential_hash FROM agent_links WHERE cluster_id::text = ANY(string_to_array($1, ','))`,
+    const rows: Array<{ cluster_id: string; connected: boolean; status_since: Date | null; agent_version: string | null; last_heartbeat_at: Date | null; cert_fingerprint: string | null }> = await this.ds.query(
+      `SELECT cluster_id, connected, status_since, agent_version, last_heartbeat_at, cert_fingerprint FROM agent_links WHERE cluster_id::text = ANY(string_to_array($1, ','))`,
       [clusterIds.join(',')],
     );
     return new Map(
       rows.map((r) => [
         r.cluster_id,
-        { connected: r.connected, statusSince: r.status_since && new Date(r.status_since), agentVersion: r.agent_version, lastHeartbeatAt: r.last_heartbeat_at && new Date(r.last_heartbeat_at), registered: r.credential_hash !== null },
+        { connected: r.connected, statusSince: r.status_since && new Date(r.status_since), agentVersion: r.agent_version, lastHeartbeatAt: r.last_heartbeat_at && new Date(r.last_heartbeat_at), registered: r.cert_fingerprint !== null },
       ]),
     );
   }

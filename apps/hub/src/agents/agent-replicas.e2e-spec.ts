@@ -4,6 +4,7 @@ import { launch } from '../../test/hub';
 import { eventually, RecordingRunner, schedulerHubConfig } from '../../test/scheduler-fixtures';
 import { SimulatedAgent } from '../../test/simulated-agent';
 import type { TagResolver } from '../scheduler/sources/tag-resolver';
+import { AgentCa } from './agent-ca.service';
 import { AgentGrpcServer } from './agent-grpc.server';
 
 // Two hub replicas on one PostgreSQL. The agent is connected to B, whose
@@ -54,7 +55,8 @@ describe('agents and hub replicas', () => {
     stops.push(() => b.stop());
 
     const edge = await a.call('POST', '/api/v1/clusters', { body: { name: 'edge', mode: 'agent' } });
-    agent = new SimulatedAgent(`127.0.0.1:${b.app.get(AgentGrpcServer).port}`);
+    // B trusts the CA A made at its start: replicas share one
+    agent = new SimulatedAgent(`127.0.0.1:${b.app.get(AgentGrpcServer).port}`, a.app.get(AgentCa).certPem);
     await agent.register(edge.body.agent.bootstrapToken);
     agent.connect();
     await agent.until(() => agent.received.find((m) => m.body?.$case === 'assignments'));

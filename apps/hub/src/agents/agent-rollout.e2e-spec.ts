@@ -2,6 +2,7 @@ import { startTestHub, type TestHub } from '../../test/hub';
 import { addFakeClusters, eventually, fastScheduler, RecordingRunner } from '../../test/scheduler-fixtures';
 import { SimulatedAgent } from '../../test/simulated-agent';
 import type { TagResolver } from '../scheduler/sources/tag-resolver';
+import { AgentCa } from './agent-ca.service';
 import { AgentGrpcServer } from './agent-grpc.server';
 
 // Rollout waves across a push cluster (wave 1) and an agent cluster (wave 2):
@@ -37,7 +38,7 @@ describe('rollout waves across push and agent clusters', () => {
     hub = await startTestHub('postgres', { scheduler: fastScheduler({ sourcePollMs: 200, hubId: 'hub-waves' }) }, { scheduler: { targetRunner: runner, tagResolver: resolver } });
     await addFakeClusters(hub, [['s1', 'staging']]);
     const edge = await hub.call('POST', '/api/v1/clusters', { body: { name: 'edge', group: 'prod', mode: 'agent' } });
-    agent = new SimulatedAgent(`127.0.0.1:${hub.app.get(AgentGrpcServer).port}`);
+    agent = new SimulatedAgent(`127.0.0.1:${hub.app.get(AgentGrpcServer).port}`, hub.app.get(AgentCa).certPem);
     await agent.register(edge.body.agent.bootstrapToken);
     agent.connect();
     await agent.until(() => agent.received.find((m) => m.body?.$case === 'assignments'));

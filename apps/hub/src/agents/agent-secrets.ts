@@ -1,16 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-// Secrets the hub hands to agents. Only their sha256 is stored, so a copy of
-// the database is no way in; 256 random bits need no slow hash.
+// The bootstrap tokens the hub hands to agents. Only their sha256 is stored,
+// so a copy of the database is no way in; 256 random bits need no slow hash.
+// From then on agents prove who they are with client certificates.
 
 /** One-time token an operator gives a new agent (`flb_…`). */
 export function newBootstrapToken(): string {
   return `flb_${randomBytes(32).toString('base64url')}`;
-}
-
-/** The agent's lasting credential (`fla_…`), traded for a bootstrap token. */
-export function newAgentCredential(): string {
-  return `fla_${randomBytes(32).toString('base64url')}`;
 }
 
 export function secretHash(secret: string): string {
@@ -20,8 +16,4 @@ export function secretHash(secret: string): string {
 /** Only shapes we issue are worth a database look-up. */
 export function looksLikeBootstrapToken(s: string): boolean {
   return /^flb_[A-Za-z0-9_-]{43}$/.test(s);
-}
-
-export function looksLikeAgentCredential(s: string): boolean {
-  return /^fla_[A-Za-z0-9_-]{43}$/.test(s);
 }

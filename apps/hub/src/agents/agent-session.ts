@@ -37,8 +37,8 @@ export class AgentSession {
 
   constructor(
     readonly identity: AgentIdentity,
-    /** the credential the stream was opened with: revoking it ends the stream */
-    readonly credentialHash: string,
+    /** the fingerprint of the client certificate the stream was opened with: revoking it ends the stream */
+    readonly fingerprint: string,
     private readonly stream: ServerDuplexStream<ConnectRequest, ConnectResponse>,
   ) {}
 

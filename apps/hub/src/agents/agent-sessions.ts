@@ -10,7 +10,7 @@ export class AgentSessions {
   constructor(private readonly bus: NotificationBus) {
     bus.on((n) => {
       const s = n.topic === 'agent-cut' ? this.byCluster.get(n.clusterId) : undefined;
-      // a stream opened after the cut was decided carries a newer credential
+      // a stream opened after the cut was decided carries a newer certificate
       if (n.topic === 'agent-cut' && s && s.openedAt <= n.before) s.close(n.reason);
     });
   }
@@ -45,7 +45,7 @@ export class AgentSessions {
     this.bus.publish({ topic: 'agent-cut', clusterId, reason, before: Date.now() });
   }
 
-  /** Cuts the cluster's stream on this replica only (others find a replaced credential at their next watch). */
+  /** Cuts the cluster's stream on this replica only (others find a replaced certificate at their next watch). */
   cutHere(clusterId: string, reason: string): void {
     this.byCluster.get(clusterId)?.close(reason);
   }

@@ -1,14 +1,20 @@
+import { newAgentKeyRequest } from '@flotilla/agent-protocol';
 import { status as GrpcStatus } from '@grpc/grpc-js';
+import { X509Certificate } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { startTestHub, type TestHub } from '../../test/hub';
 import { eventually, fastScheduler } from '../../test/scheduler-fixtures';
-import { SimulatedAgent } from '../../test/simulated-agent';
+import { SimulatedAgent, type SimulatedIdentity } from '../../test/simulated-agent';
 import type { TagResolver } from '../scheduler/sources/tag-resolver';
+import { AgentCa } from './agent-ca.service';
 import { AgentGrpcServer } from './agent-grpc.server';
+import { CertificateAuthority } from './certificate-authority';
 
 // The hub's side of connected agents, on the harness PostgreSQL, with
-// agents that speak the real protocol over real gRPC connections: identity
-// (bootstrap tokens, credentials, revocation), assignments carrying the
-// digest the hub chose, and reports stored as the Target's status and runs.
+// agents that speak the real protocol over real mutual-TLS gRPC connections:
+// identity (bootstrap tokens, client certificates, renewal, revocation),
+// assignments carrying the digest the hub chose, and reports stored as the
+// Target's status and runs.
 
 jest.setTimeout(120_000);
 
@@ -31,9 +37,10 @@ describe('connected agents on the hub', () => {
   const agents: SimulatedAgent[] = [];
   let edge1: SimulatedAgent;
   let edge2: SimulatedAgent;
+  let caPem: string;
 
-  function agent(): SimulatedAgent {
-    const a = new SimulatedAgent(address);
+  function agent(ca = caPem): SimulatedAgent {
+    const a = new SimulatedAgent(address, ca);
     agents.push(a);
     return a;
   }
@@ -53,6 +60,7 @@ describe('connected agents on the hub', () => {
   beforeAll(async () => {
     hub = await startTestHub('postgres', { scheduler: fastScheduler({ sourcePollMs: 200, hubId: 'hub-a' }) }, { scheduler: { tagResolver: resolver } });
     address = `127.0.0.1:${hub.app.get(AgentGrpcServer).port}`;
+    caPem = hub.app.get(AgentCa).certPem;
   });
 
   afterAll(async () => {
@@ -64,8 +72,16 @@ describe('connected agents on the hub', () => {
     const token = await registerCluster('edge-1', 'edge');
     const a = (edge1 = agent());
     await expect(a.register('flb_' + 'x'.repeat(43))).rejects.toMatchObject({ code: GrpcStatus.UNAUTHENTICATED });
+    // a CSR the hub cannot sign is refused, and the token is still good
+    await expect(a.register(token, 'not a csr')).rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT, details: expect.stringContaining('not a PEM PKCS#10 request') });
+    // an agent that trusts another CA does not talk to this hub at all
+    await expect(agent((await CertificateAuthority.create()).certPem).register(token)).rejects.toMatchObject({ code: GrpcStatus.UNAVAILABLE });
     await a.register(token);
     expect(a.clusterName).toBe('edge-1');
+    // a client certificate naming the cluster, from the hub's CA
+    const cert = new X509Certificate(a.identity!.certPem);
+    expect(cert.subject).toContain('CN=edge-1');
+    expect(cert.checkIssued(new X509Certificate(caPem))).toBe(true);
     // the token was used: nobody else registers with it
     await expect(agent().register(token)).rejects.toMatchObject({ code: GrpcStatus.UNAUTHENTICATED, details: expect.stringContaining('used or expired') });
 
@@ -118,11 +134,51 @@ describe('connected agents on the hub', () => {
     await b.until(() => b.received.find((m) => m.body?.$case === 'reportAck' && m.body.value.reportId === forged.reportId));
     expect((await target('web', 'edge-1')).lastAppliedRevision).toBe(before.lastAppliedRevision);
     expect(b.assignments.size).toBe(0);
-    // nor does a stream without a valid credential get anything
-    const stranger = agent();
-    stranger.connect('fla_' + 'y'.repeat(43));
-    await stranger.until(() => stranger.ended);
-    expect(stranger.ended).toMatchObject({ code: GrpcStatus.UNAUTHENTICATED });
+    // nor does a stream without a certificate the hub issued to a cluster get anything:
+    // none, one of another CA, one of this CA that no cluster holds
+    const otherCa = await CertificateAuthority.create();
+    const issuedBy = async (ca: CertificateAuthority): Promise<SimulatedIdentity> => {
+      const req = await newAgentKeyRequest();
+      return { keyPem: req.keyPem, certPem: (await ca.signAgent(req.csrPem, { id: 'x', name: 'edge-1' }, 3600_000)).pem };
+    };
+    for (const identity of [undefined, await issuedBy(otherCa), await issuedBy(hub.app.get(AgentCa).ca)]) {
+      const stranger = agent();
+      stranger.connect(identity);
+      await stranger.until(() => stranger.ended);
+      expect(stranger.ended).toMatchObject({ code: GrpcStatus.UNAUTHENTICATED });
+      expect(stranger.assignments.size).toBe(0);
+    }
+  });
+
+  it('refuses an expired bootstrap token', async () => {
+    const token = await registerCluster('edge-3');
+    await hub.app.get(DataSource).query(`UPDATE agent_links SET bootstrap_expires_at = now() - interval '1 second' FROM clusters c WHERE c.id = agent_links.cluster_id AND c.name = 'edge-3'`);
+    await expect(agent().register(token)).rejects.toMatchObject({ code: GrpcStatus.UNAUTHENTICATED, details: expect.stringContaining('used or expired') });
+    expect((await hub.call('GET', '/api/v1/clusters/edge-3/agent')).body).toMatchObject({ registered: false });
+  });
+
+  it('renews the certificate over the stream: the new one connects, then the old one is refused', async () => {
+    const a = edge1;
+    const old = a.identity!;
+    // a bad CSR changes nothing
+    a.send({ body: { $case: 'renew', value: { csrPem: 'nope' } } });
+    await a.until(() => a.received.find((m) => m.body?.$case === 'renewed' && m.body.value.error.includes('not a PEM PKCS#10 request')));
+    expect(a.identity).toBe(old);
+    const renewed = await a.renew();
+    expect(renewed.error).toBe('');
+    expect(a.identity).not.toBe(old);
+    expect(new X509Certificate(renewed.certificatePem).subject).toContain('CN=edge-1');
+    // the stream that renewed goes on until the agent switches
+    expect(a.ended).toBeUndefined();
+    a.disconnect();
+    const sets = a.received.filter((m) => m.body?.$case === 'assignments').length;
+    a.connect();
+    await a.until(() => (a.received.filter((m) => m.body?.$case === 'assignments').length > sets ? true : undefined));
+    // connected with the new one: the old one is done
+    const stale = agent();
+    stale.connect(old);
+    await stale.until(() => stale.ended);
+    expect(stale.ended).toMatchObject({ code: GrpcStatus.UNAUTHENTICATED });
   });
 
   it('stores a report the agent made on its own once, even when it is sent again', async () => {
@@ -148,7 +204,7 @@ describe('connected agents on the hub', () => {
     expect(reset.status).toBe(200);
     expect(reset.body.bootstrapToken).toMatch(/^flb_/);
     await b.until(() => b.ended);
-    const old = b.credential;
+    const old = b.identity;
     b.connect(old);
     await b.until(() => b.ended);
     expect(b.ended).toMatchObject({ code: GrpcStatus.UNAUTHENTICATED });
@@ -164,6 +220,17 @@ describe('connected agents on the hub', () => {
     b.connect();
     await b.until(() => b.ended);
     expect(b.ended).toMatchObject({ code: GrpcStatus.UNAUTHENTICATED });
+  });
+
+  it('cuts a stream that outlives its certificate', async () => {
+    const a = edge1;
+    a.ended = undefined;
+    // as if the certificate had run out while the stream stayed open (TLS looks at expiry only when it opens)
+    await hub.app.get(DataSource).query(`UPDATE agent_links SET cert_expires_at = now() - interval '1 second' FROM clusters c WHERE c.id = agent_links.cluster_id AND c.name = 'edge-1'`);
+    await a.until(() => a.ended, 30_000);
+    a.connect();
+    await a.until(() => a.ended);
+    expect(a.ended).toMatchObject({ code: GrpcStatus.UNAUTHENTICATED });
   });
 
   it('shows the cluster Disconnected when its agent goes away', async () => {

@@ -1,4 +1,4 @@
-import { type Assignment, type ConnectRequest, type ConnectResponse, type InstanceEvent, type RunReport as ReportMessage } from '@flotilla/agent-protocol';
+import { type Assignment, certificateFingerprint, type ConnectRequest, type ConnectResponse, type InstanceEvent, type RunReport as ReportMessage } from '@flotilla/agent-protocol';
 import { Inject, Injectable } from '@nestjs/common';
 import { type ServerDuplexStream, status as GrpcStatus } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
@@ -13,20 +13,22 @@ import { TargetsRepository } from '../repositories/targets.repository';
 import { LeaseRepository } from '../scheduler/lease.repository';
 import { RunWakeup } from '../scheduler/run-wakeup';
 import { openRegistryCredentials } from '../scheduler/sources/registry-credentials';
+import { AgentCa } from './agent-ca.service';
 import { type AgentIdentity, AgentLinksRepository } from './agent-links.repository';
-import { secretHash } from './agent-secrets';
 import { AgentSession } from './agent-session';
 import { AgentSessions } from './agent-sessions';
 import { assignmentOf } from './assignment';
+import { BadCertificateRequest } from './certificate-authority';
 import { BadAgentReport, parseAgentReport } from './report-check';
 
 type Stream = ServerDuplexStream<ConnectRequest, ConnectResponse>;
 
 /**
- * The hub's side of one agent stream: checks the credential, waits for the
+ * The hub's side of one agent stream: checks the client certificate, waits for the
  * Hello, stores the reports the agent buffered, sends the full set of
  * assignments, then relays reports to the runs waiting for them (or stores
- * them itself), records instance events and heartbeats. The scheduler runs
+ * them itself), records instance events and heartbeats, and renews the
+ * agent's certificate when it asks. The scheduler runs
  * the cluster's Targets on this replica while the stream lasts.
  */
 @Injectable()
@@ -40,6 +42,7 @@ export class AgentStreamService {
     private readonly credentials: CredentialsService,
     private readonly events: EventsService,
     private readonly wakeup: RunWakeup,
+    private readonly agentCa: AgentCa,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
   ) {}
@@ -51,10 +54,10 @@ export class AgentStreamService {
   async open(stream: Stream): Promise<void> {
     const identity = await this.authenticate(stream).catch(() => null);
     if (!identity) {
-      stream.emit('error', { code: GrpcStatus.UNAUTHENTICATED, details: 'unknown or revoked agent credential: register the agent again with a new bootstrap token' });
+      stream.emit('error', { code: GrpcStatus.UNAUTHENTICATED, details: 'no client certificate of the hub\'s agent CA, or a revoked one: register the agent again with a new bootstrap token' });
       return;
     }
-    const session = new AgentSession({ clusterId: identity.clusterId, clusterName: identity.clusterName }, identity.credentialHash, stream);
+    const session = new AgentSession({ clusterId: identity.clusterId, clusterName: identity.clusterName }, identity.fingerprint, stream);
     const log = this.logger.child({ cluster: identity.clusterName });
     let hello = false;
     // messages are handled one after another, in the order the agent sent them
@@ -92,18 +95,25 @@ export class AgentStreamService {
     stream.emit('error', { code, details });
   }
 
-  private async authenticate(stream: Stream): Promise<(AgentIdentity & { credentialHash: string }) | null> {
-    const header = stream.metadata.get('authorization')[0];
-    const match = typeof header === 'string' ? /^Bearer (fla_[A-Za-z0-9_-]{43})$/.exec(header) : null;
-    if (!match) return null;
-    const hash = secretHash(match[1]);
-    const identity = await this.links.identify(hash);
-    return identity && { ...identity, credentialHash: hash };
+  /**
+   * The cluster of the stream's client certificate. TLS has verified it
+   * chains to the agent CA and is within its validity (grpc-js gives no
+   * certificate otherwise); the database says whether it is still the
+   * cluster's. What the agent says about itself never counts.
+   */
+  private async authenticate(stream: Stream): Promise<(AgentIdentity & { fingerprint: string }) | null> {
+    const peer = stream.getAuthContext().sslPeerCertificate;
+    if (!peer?.raw) return null;
+    const fingerprint = certificateFingerprint(peer.raw);
+    const identity = await this.links.identify(fingerprint);
+    return identity && { ...identity, fingerprint };
   }
 
   private async greet(session: AgentSession, hello: { agentVersion: string; bufferedReports: ReportMessage[] }, log: Logger): Promise<void> {
     this.sessions.add(session);
     await this.links.connected(session.identity.clusterId, this.replica, hello.agentVersion || 'unknown');
+    // connected with the renewed certificate: the one it replaced is done
+    await this.links.adopted(session.identity.clusterId, session.fingerprint);
     log.info({ agentVersion: hello.agentVersion, buffered: hello.bufferedReports.length }, 'agent connected');
     for (const r of hello.bufferedReports) await this.report(session, r, log);
     session.send({ body: { $case: 'assignments', value: { assignments: await this.fullSet(session.identity) } } });
@@ -119,6 +129,8 @@ export class AgentStreamService {
         return this.event(session, m.body.value, log);
       case 'heartbeat':
         return this.links.heartbeat(session.identity.clusterId, this.replica);
+      case 'renew':
+        return this.renew(session, m.body.value.csrPem, log);
       case 'ack':
       case 'diff':
         return;
@@ -158,6 +170,28 @@ export class AgentStreamService {
     if (!started) return;
     await this.leases.finishRun(lease, { runId: started.id, startedAt: new Date(report.startedAt), report, observedGeneration: target.observedGeneration ?? target.generation, agentReportId: m.reportId, finishedAt: validDate(report.finishedAt) });
     ack();
+  }
+
+  /**
+   * A new certificate for the stream's cluster, for the CSR's key. The
+   * stream's own certificate keeps working until the agent reconnects with
+   * the new one (or a third of a certificate's life at most).
+   */
+  private async renew(session: AgentSession, csrPem: string, log: Logger): Promise<void> {
+    const refuse = (error: string) => session.send({ body: { $case: 'renewed', value: { certificatePem: '', error } } });
+    let issued;
+    try {
+      issued = await this.agentCa.ca.signAgent(csrPem, { id: session.identity.clusterId, name: session.identity.clusterName }, this.config.agents.certTtlMs);
+    } catch (err) {
+      if (err instanceof BadCertificateRequest) return refuse(err.message);
+      throw err;
+    }
+    const overlapMs = Math.min(3600_000, this.config.agents.certTtlMs / 3);
+    if (!(await this.links.renewed(session.identity.clusterId, session.fingerprint, { fingerprint: certificateFingerprint(issued.pem), notAfter: issued.notAfter }, overlapMs))) {
+      return refuse('this stream\'s certificate no longer counts: register again');
+    }
+    log.info({ certExpires: issued.notAfter.toISOString() }, 'agent certificate renewed');
+    session.send({ body: { $case: 'renewed', value: { certificatePem: issued.pem, error: '' } } });
   }
 
   private async event(session: AgentSession, e: InstanceEvent, log: Logger): Promise<void> {

@@ -10,6 +10,7 @@ import { ConflictError, NotFoundError } from '../common/errors';
 import { ApiErrors } from '../common/openapi-errors';
 import { ClustersRepository } from '../repositories/clusters.repository';
 import { AgentBootstrapService } from './agent-bootstrap.service';
+import { AgentCa } from './agent-ca.service';
 import { AgentLinksRepository } from './agent-links.repository';
 import { AgentViewDto, BootstrapTokenDto } from './agents.dto';
 import { agentView } from './agent-view';
@@ -24,6 +25,7 @@ export class AgentsController {
     private readonly links: AgentLinksRepository,
     private readonly bootstrap: AgentBootstrapService,
     private readonly server: AgentGrpcServer,
+    private readonly agentCa: AgentCa,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
   ) {}
 
@@ -34,7 +36,7 @@ export class AgentsController {
     return agentView((await this.links.states([cluster.id])).get(cluster.id));
   }
 
-  /** Revokes the agent's credential, cuts its stream, and returns a new bootstrap token; the cluster keeps its Targets and history. */
+  /** Revokes the agent's client certificate, cuts its stream, and returns a new bootstrap token; the cluster keeps its Targets and history. */
   @Post('reset')
   @HttpCode(200)
   @ApiOkResponse({ type: BootstrapTokenDto })
@@ -52,12 +54,12 @@ export class AgentsController {
   @Header('Content-Type', 'application/yaml; charset=utf-8')
   @Header('Cache-Control', 'no-store')
   @ApiProduces('application/yaml')
-  @ApiOkResponse({ description: 'YAML documents: Namespace, CRD, ServiceAccount, RBAC, Secret (hub address, bootstrap token), Deployment', schema: { type: 'string' } })
+  @ApiOkResponse({ description: 'YAML documents: Namespace, CRD, ServiceAccount, RBAC, Secret (hub address, hub agent CA, bootstrap token), Deployment', schema: { type: 'string' } })
   async manifest(@Param('name') name: string): Promise<string> {
     const cluster = await this.agentCluster(name);
     const { bootstrapToken } = await this.bootstrap.issue(cluster.id);
     const agents = this.config.agents;
-    return agentInstallManifest({ hubAddress: agents.publicAddress ?? `${agents.host === '0.0.0.0' ? hostname() : agents.host}:${this.server.port}`, bootstrapToken });
+    return agentInstallManifest({ hubAddress: agents.publicAddress ?? `${agents.host === '0.0.0.0' ? hostname() : agents.host}:${this.server.port}`, bootstrapToken, caPem: this.agentCa.certPem });
   }
 
   private async agentCluster(name: string) {

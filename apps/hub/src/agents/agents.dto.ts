@@ -6,7 +6,7 @@ export class AgentViewDto {
   @ApiPropertyOptional({ nullable: true, type: String, description: 'when it last connected or disconnected' }) since!: string | null;
   @ApiPropertyOptional({ nullable: true, type: String, example: '0.1.0' }) version!: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) lastHeartbeat!: string | null;
-  @ApiProperty({ description: 'whether an agent traded a bootstrap token for a credential (false: none yet, or reset)' }) registered!: boolean;
+  @ApiProperty({ description: 'whether an agent traded a bootstrap token for a client certificate (false: none yet, or reset)' }) registered!: boolean;
   @ApiPropertyOptional({ description: 'one-time token for the agent to register with; shown only when issued' }) bootstrapToken?: string;
   @ApiPropertyOptional() bootstrapExpiresAt?: string;
 }

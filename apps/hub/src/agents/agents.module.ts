@@ -3,6 +3,8 @@ import { CredentialsModule } from '../credentials/credentials.module';
 import { EventsModule } from '../events/events.module';
 import { RepositoriesModule } from '../repositories/repositories.module';
 import { AgentBootstrapService } from './agent-bootstrap.service';
+import { AgentCaRepository } from './agent-ca.repository';
+import { AgentCa } from './agent-ca.service';
 import { AgentGrpcServer } from './agent-grpc.server';
 import { AgentLinksRepository } from './agent-links.repository';
 import { AgentSessions } from './agent-sessions';
@@ -14,7 +16,7 @@ import { AgentsController } from './agents.controller';
 @Module({
   imports: [RepositoriesModule, CredentialsModule, EventsModule],
   controllers: [AgentsController],
-  providers: [AgentLinksRepository, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService],
-  exports: [AgentLinksRepository, AgentSessions, AgentBootstrapService, AgentGrpcServer],
+  providers: [AgentCaRepository, AgentCa, AgentLinksRepository, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService],
+  exports: [AgentCa, AgentLinksRepository, AgentSessions, AgentBootstrapService, AgentGrpcServer],
 })
 export class AgentsModule {}

@@ -29,11 +29,12 @@ export const HUB_SECRET_NAME = 'flotilla-agent-hub';
 /**
  * The whole install of a connected agent as one YAML stream: the standalone
  * install (namespace, CRD, service account, RBAC, Deployment), what connected
- * mode adds (writing Projects and namespaces, its credential Secret), and a
- * Secret with the hub's address and a fresh bootstrap token, which the
- * Deployment reads. `kubectl apply -f` of it is the install.
+ * mode adds (writing Projects and namespaces, its identity Secret), and a
+ * Secret with the hub's address, the hub's agent CA (the agent trusts the
+ * hub only with a certificate from it) and a fresh bootstrap token, which
+ * the Deployment reads. `kubectl apply -f` of it is the install.
  */
-export function agentInstallManifest(opts: { hubAddress: string; bootstrapToken: string }): string {
+export function agentInstallManifest(opts: { hubAddress: string; bootstrapToken: string; caPem: string }): string {
   const root = deployDir();
   const docs = [...load(join(root, 'agent')), ...load(join(root, 'agent-connected'))];
   const namespace = docs.find((d) => d.kind === 'Namespace')?.metadata.name ?? 'flotilla-system';
@@ -42,12 +43,16 @@ export function agentInstallManifest(opts: { hubAddress: string; bootstrapToken:
     kind: 'Secret',
     metadata: { name: HUB_SECRET_NAME, namespace, labels: { 'app.kubernetes.io/name': 'flotilla-agent' } },
     type: 'Opaque',
-    stringData: { hubAddress: opts.hubAddress, bootstrapToken: opts.bootstrapToken },
+    stringData: { hubAddress: opts.hubAddress, hubCa: opts.caPem, bootstrapToken: opts.bootstrapToken },
   });
   for (const d of docs.filter((x) => x.kind === 'Deployment')) {
     const container = (d as unknown as { spec: { template: { spec: { containers: Array<{ args?: string[]; env?: unknown[] }> } } } }).spec.template.spec.containers[0];
     container.args = [...(container.args ?? []), `--hub-address=${opts.hubAddress}`];
-    container.env = [...(container.env ?? []), { name: 'FLOTILLA_HUB_BOOTSTRAP_TOKEN', valueFrom: { secretKeyRef: { name: HUB_SECRET_NAME, key: 'bootstrapToken' } } }];
+    container.env = [
+      ...(container.env ?? []),
+      { name: 'FLOTILLA_HUB_CA', valueFrom: { secretKeyRef: { name: HUB_SECRET_NAME, key: 'hubCa' } } },
+      { name: 'FLOTILLA_HUB_BOOTSTRAP_TOKEN', valueFrom: { secretKeyRef: { name: HUB_SECRET_NAME, key: 'bootstrapToken' } } },
+    ];
   }
   docs.sort((a, b) => rank(a.kind) - rank(b.kind));
   return docs.map((d) => stringify(d)).join('---\n');

@@ -58,6 +58,15 @@ describe('parseHubConfig', () => {
     );
   });
 
+  it('reads the agent certificate settings: lifetime, and the operator\'s CA as both files or neither', () => {
+    const c = parseHubConfig({ FLOTILLA_AGENT_CERT_TTL: '168h', FLOTILLA_AGENT_CA_CERT_FILE: 'ca.crt', FLOTILLA_AGENT_CA_KEY_FILE: '/etc/ca.key' }, '/srv/hub');
+    expect(c.agents).toMatchObject({ certTtlMs: 7 * 24 * 3600_000, caCertFile: '/srv/hub/ca.crt', caKeyFile: '/etc/ca.key' });
+    expect(defaultAgentServerConfig().certTtlMs).toBe(30 * 24 * 3600_000);
+    expect(() => parseHubConfig({ FLOTILLA_AGENT_CA_CERT_FILE: 'ca.crt', FLOTILLA_AGENT_CERT_TTL: '1s' })).toThrow(
+      expect.objectContaining({ problems: [expect.stringMatching(/^FLOTILLA_AGENT_CERT_TTL="1s": .*at least 10000 ms/), expect.stringMatching(/^FLOTILLA_AGENT_CA_CERT_FILE and FLOTILLA_AGENT_CA_KEY_FILE: set both/)] }),
+    );
+  });
+
   it('treats empty values as unset', () => {
     expect(parseHubConfig({ PORT: '', DATABASE_URL: ' ' }, '/x').port).toBe(8080);
   });

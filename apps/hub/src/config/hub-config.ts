@@ -51,10 +51,15 @@ export interface AgentServerConfig {
   runTimeoutMs: number;
   /** Lifetime of a bootstrap token (FLOTILLA_AGENT_BOOTSTRAP_TTL, default 1h). */
   bootstrapTtlMs: number;
+  /** Lifetime of an agent's client certificate; agents renew it two thirds in (FLOTILLA_AGENT_CERT_TTL, default 720h). */
+  certTtlMs: number;
+  /** The operator's agent CA, PEM certificate and key (FLOTILLA_AGENT_CA_CERT_FILE, FLOTILLA_AGENT_CA_KEY_FILE, both or neither); unset: the hub makes one and keeps it in the database. */
+  caCertFile?: string;
+  caKeyFile?: string;
 }
 
 export function defaultAgentServerConfig(host = '0.0.0.0'): AgentServerConfig {
-  return { port: 9443, host, heartbeatMs: 10_000, heartbeatTimeoutMs: 30_000, runTimeoutMs: 15 * 60_000, bootstrapTtlMs: 3600_000 };
+  return { port: 9443, host, heartbeatMs: 10_000, heartbeatTimeoutMs: 30_000, runTimeoutMs: 15 * 60_000, bootstrapTtlMs: 3600_000, certTtlMs: 30 * 24 * 3600_000 };
 }
 
 export interface SchedulerConfig {
@@ -211,13 +216,13 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
   }
 
   config.cdevents = parseCdeventsConfig(value, problems);
-  parseAgentServerConfig(value, config, problems);
+  parseAgentServerConfig(value, config, problems, cwd);
 
   if (problems.length > 0) throw new HubConfigError(problems);
   return config;
 }
 
-function parseAgentServerConfig(value: (name: string) => string | undefined, config: HubConfig, problems: string[]): void {
+function parseAgentServerConfig(value: (name: string) => string | undefined, config: HubConfig, problems: string[], cwd: string): void {
   const agents = config.agents;
   agents.host = value('FLOTILLA_AGENT_HOST') ?? config.host;
   const port = value('FLOTILLA_AGENT_PORT');
@@ -230,11 +235,13 @@ function parseAgentServerConfig(value: (name: string) => string | undefined, con
     if (!/^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/.test(address)) problems.push(`FLOTILLA_AGENT_PUBLIC_ADDRESS=${JSON.stringify(address)}: expected host:port`);
     else agents.publicAddress = address;
   }
-  const durations: Array<[string, 'heartbeatMs' | 'heartbeatTimeoutMs' | 'runTimeoutMs' | 'bootstrapTtlMs', number]> = [
+  const durations: Array<[string, 'heartbeatMs' | 'heartbeatTimeoutMs' | 'runTimeoutMs' | 'bootstrapTtlMs' | 'certTtlMs', number]> = [
     ['FLOTILLA_AGENT_HEARTBEAT', 'heartbeatMs', 100],
     ['FLOTILLA_AGENT_HEARTBEAT_TIMEOUT', 'heartbeatTimeoutMs', 300],
     ['FLOTILLA_AGENT_RUN_TIMEOUT', 'runTimeoutMs', 1000],
     ['FLOTILLA_AGENT_BOOTSTRAP_TTL', 'bootstrapTtlMs', 1000],
+    // shorter would have agents renewing more than they work
+    ['FLOTILLA_AGENT_CERT_TTL', 'certTtlMs', 10_000],
   ];
   for (const [name, field, min] of durations) {
     const v = value(name);
@@ -244,4 +251,11 @@ function parseAgentServerConfig(value: (name: string) => string | undefined, con
     else agents[field] = ms;
   }
   if (agents.heartbeatTimeoutMs <= agents.heartbeatMs) problems.push('FLOTILLA_AGENT_HEARTBEAT_TIMEOUT: must be longer than FLOTILLA_AGENT_HEARTBEAT');
+  const caCert = value('FLOTILLA_AGENT_CA_CERT_FILE');
+  const caKey = value('FLOTILLA_AGENT_CA_KEY_FILE');
+  if ((caCert === undefined) !== (caKey === undefined)) problems.push('FLOTILLA_AGENT_CA_CERT_FILE and FLOTILLA_AGENT_CA_KEY_FILE: set both (the operator\'s agent CA) or neither (the hub makes one)');
+  else if (caCert !== undefined && caKey !== undefined) {
+    agents.caCertFile = resolve(cwd, caCert);
+    agents.caKeyFile = resolve(cwd, caKey);
+  }
 }

@@ -1,12 +1,14 @@
-import { Column, Entity, JoinColumn, OneToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, OneToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { ClusterEntity } from './cluster.entity';
 
 /**
  * The agent of one `mode: agent` cluster: how it proves who it is (only
- * hashes are kept) and whether it is connected. Kept apart from the cluster
+ * hashes and certificate fingerprints are kept) and whether it is connected. Kept apart from the cluster
  * so resetting the agent never touches the cluster's history.
  */
 @Entity('agent_links')
+@Index('idx_agent_links_cert_fingerprint', ['certFingerprint'])
+@Index('idx_agent_links_previous_cert_fingerprint', ['previousCertFingerprint'])
 export class AgentLinkEntity {
   @PrimaryColumn({ name: 'cluster_id', type: 'uuid', primaryKeyConstraintName: 'pk_agent_links' })
   clusterId!: string;
@@ -22,9 +24,19 @@ export class AgentLinkEntity {
   @Column({ name: 'bootstrap_expires_at', type: 'timestamptz', nullable: true })
   bootstrapExpiresAt!: Date | null;
 
-  /** sha256 of the credential the agent got for its token; null: revoked or never registered */
-  @Column({ name: 'credential_hash', type: 'varchar', length: 64, nullable: true })
-  credentialHash!: string | null;
+  /** sha256 of the DER of the agent's client certificate; null: revoked or never registered */
+  @Column({ name: 'cert_fingerprint', type: 'varchar', length: 64, nullable: true })
+  certFingerprint!: string | null;
+
+  @Column({ name: 'cert_expires_at', type: 'timestamptz', nullable: true })
+  certExpiresAt!: Date | null;
+
+  /** the certificate a renewal replaced: still accepted until the agent uses the new one, or `previous_cert_until` */
+  @Column({ name: 'previous_cert_fingerprint', type: 'varchar', length: 64, nullable: true })
+  previousCertFingerprint!: string | null;
+
+  @Column({ name: 'previous_cert_until', type: 'timestamptz', nullable: true })
+  previousCertUntil!: Date | null;
 
   @Column({ type: 'boolean', default: false })
   connected!: boolean;

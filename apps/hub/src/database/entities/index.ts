@@ -1,3 +1,4 @@
+import { AgentCaEntity } from './agent-ca.entity';
 import { AgentLinkEntity } from './agent-link.entity';
 import { ApiTokenEntity } from './api-token.entity';
 import { CdeventOutboxEntity } from './cdevent-outbox.entity';
@@ -10,7 +11,7 @@ import { ProjectEntity } from './project.entity';
 import { RunEntity } from './run.entity';
 import { TargetEntity } from './target.entity';
 
-export { AgentLinkEntity, ApiTokenEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity };
+export { AgentCaEntity, AgentLinkEntity, ApiTokenEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity };
 export type { ClusterMode } from './cluster.entity';
 export type { Role } from './api-token.entity';
 export type { Condition, TargetPhase } from './target.entity';
@@ -22,4 +23,4 @@ export type { LabelSelector, LabelSelectorRequirement, TargetRemoval, TargetSele
 export { TARGET_REMOVALS } from './project.entity';
 
 /** Every entity of the hub, for the DataSource. */
-export const hubEntities = [AgentLinkEntity, ApiTokenEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity];
+export const hubEntities = [AgentCaEntity, AgentLinkEntity, ApiTokenEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity];

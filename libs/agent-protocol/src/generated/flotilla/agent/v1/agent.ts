@@ -43,13 +43,19 @@ export const protobufFileName = "flotilla/agent/v1/agent.proto";
 export interface RegisterRequest {
   bootstrapToken: string;
   agentVersion: string;
+  /** PEM PKCS#10 request of the agent's ECDSA P-256 key; only its key is used */
+  csrPem: string;
 }
 
 export interface RegisterResponse {
-  /** the cluster the credential names: the agent's work is this cluster's, and only its */
+  /** the cluster the certificate names: the agent's work is this cluster's, and only its */
   clusterName: string;
-  /** kept by the agent in a Secret of its namespace; shown once */
+  /** the bearer credential of agents before client certificates; no longer issued (empty) */
   credential: string;
+  /** PEM client certificate for the CSR's key, kept with the key in a Secret of the agent's namespace */
+  certificatePem: string;
+  /** PEM of the hub's agent CA, which signs the hub's serving certificates */
+  caPem: string;
 }
 
 /** Everything an agent sends on its stream. */
@@ -61,6 +67,7 @@ export interface ConnectRequest {
     | { $case: "event"; value: InstanceEvent }
     | { $case: "heartbeat"; value: Heartbeat }
     | { $case: "diff"; value: DiffResult }
+    | { $case: "renew"; value: RenewCertificate }
     | undefined;
 }
 
@@ -73,6 +80,7 @@ export interface ConnectResponse {
     | { $case: "heartbeat"; value: Heartbeat }
     | { $case: "reconcileNow"; value: ReconcileNow }
     | { $case: "dryRunDiff"; value: DryRunDiff }
+    | { $case: "renewed"; value: RenewedCertificate }
     | undefined;
 }
 
@@ -200,8 +208,26 @@ export interface DiffResult {
   error: string;
 }
 
+/** The agent's certificate is two thirds through its life: sign this key instead. */
+export interface RenewCertificate {
+  /** PEM PKCS#10 request of a new ECDSA P-256 key */
+  csrPem: string;
+}
+
+/**
+ * The answer to a RenewCertificate. The new certificate counts at once; the
+ * one of this stream until the agent connects with the new one (or a while
+ * after, if it never does).
+ */
+export interface RenewedCertificate {
+  /** PEM, for the CSR's key; empty when refused */
+  certificatePem: string;
+  /** why the hub refused, when it did */
+  error: string;
+}
+
 function createBaseRegisterRequest(): RegisterRequest {
-  return { bootstrapToken: "", agentVersion: "" };
+  return { bootstrapToken: "", agentVersion: "", csrPem: "" };
 }
 
 export const RegisterRequest: MessageFns<RegisterRequest> = {
@@ -211,6 +237,9 @@ export const RegisterRequest: MessageFns<RegisterRequest> = {
     }
     if (message.agentVersion !== "") {
       writer.uint32(18).string(message.agentVersion);
+    }
+    if (message.csrPem !== "") {
+      writer.uint32(26).string(message.csrPem);
     }
     return writer;
   },
@@ -244,6 +273,14 @@ export const RegisterRequest: MessageFns<RegisterRequest> = {
             message.agentVersion = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.csrPem = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -268,6 +305,11 @@ export const RegisterRequest: MessageFns<RegisterRequest> = {
         : isSet(object.agent_version)
         ? globalThis.String(object.agent_version)
         : "",
+      csrPem: isSet(object.csrPem)
+        ? globalThis.String(object.csrPem)
+        : isSet(object.csr_pem)
+        ? globalThis.String(object.csr_pem)
+        : "",
     };
   },
 
@@ -279,6 +321,9 @@ export const RegisterRequest: MessageFns<RegisterRequest> = {
     if (message.agentVersion !== "") {
       obj.agentVersion = message.agentVersion;
     }
+    if (message.csrPem !== "") {
+      obj.csrPem = message.csrPem;
+    }
     return obj;
   },
 
@@ -289,12 +334,13 @@ export const RegisterRequest: MessageFns<RegisterRequest> = {
     const message = createBaseRegisterRequest();
     message.bootstrapToken = object.bootstrapToken ?? "";
     message.agentVersion = object.agentVersion ?? "";
+    message.csrPem = object.csrPem ?? "";
     return message;
   },
 };
 
 function createBaseRegisterResponse(): RegisterResponse {
-  return { clusterName: "", credential: "" };
+  return { clusterName: "", credential: "", certificatePem: "", caPem: "" };
 }
 
 export const RegisterResponse: MessageFns<RegisterResponse> = {
@@ -304,6 +350,12 @@ export const RegisterResponse: MessageFns<RegisterResponse> = {
     }
     if (message.credential !== "") {
       writer.uint32(18).string(message.credential);
+    }
+    if (message.certificatePem !== "") {
+      writer.uint32(26).string(message.certificatePem);
+    }
+    if (message.caPem !== "") {
+      writer.uint32(34).string(message.caPem);
     }
     return writer;
   },
@@ -337,6 +389,22 @@ export const RegisterResponse: MessageFns<RegisterResponse> = {
             message.credential = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.certificatePem = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.caPem = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -357,6 +425,16 @@ export const RegisterResponse: MessageFns<RegisterResponse> = {
         ? globalThis.String(object.cluster_name)
         : "",
       credential: isSet(object.credential) ? globalThis.String(object.credential) : "",
+      certificatePem: isSet(object.certificatePem)
+        ? globalThis.String(object.certificatePem)
+        : isSet(object.certificate_pem)
+        ? globalThis.String(object.certificate_pem)
+        : "",
+      caPem: isSet(object.caPem)
+        ? globalThis.String(object.caPem)
+        : isSet(object.ca_pem)
+        ? globalThis.String(object.ca_pem)
+        : "",
     };
   },
 
@@ -368,6 +446,12 @@ export const RegisterResponse: MessageFns<RegisterResponse> = {
     if (message.credential !== "") {
       obj.credential = message.credential;
     }
+    if (message.certificatePem !== "") {
+      obj.certificatePem = message.certificatePem;
+    }
+    if (message.caPem !== "") {
+      obj.caPem = message.caPem;
+    }
     return obj;
   },
 
@@ -378,6 +462,8 @@ export const RegisterResponse: MessageFns<RegisterResponse> = {
     const message = createBaseRegisterResponse();
     message.clusterName = object.clusterName ?? "";
     message.credential = object.credential ?? "";
+    message.certificatePem = object.certificatePem ?? "";
+    message.caPem = object.caPem ?? "";
     return message;
   },
 };
@@ -406,6 +492,9 @@ export const ConnectRequest: MessageFns<ConnectRequest> = {
         break;
       case "diff":
         DiffResult.encode(message.body.value, writer.uint32(50).fork()).join();
+        break;
+      case "renew":
+        RenewCertificate.encode(message.body.value, writer.uint32(58).fork()).join();
         break;
     }
     return writer;
@@ -472,6 +561,14 @@ export const ConnectRequest: MessageFns<ConnectRequest> = {
             message.body = { $case: "diff", value: DiffResult.decode(reader, reader.uint32()) };
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.body = { $case: "renew", value: RenewCertificate.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -498,6 +595,8 @@ export const ConnectRequest: MessageFns<ConnectRequest> = {
         ? { $case: "heartbeat", value: Heartbeat.fromJSON(object.heartbeat) }
         : isSet(object.diff)
         ? { $case: "diff", value: DiffResult.fromJSON(object.diff) }
+        : isSet(object.renew)
+        ? { $case: "renew", value: RenewCertificate.fromJSON(object.renew) }
         : undefined,
     };
   },
@@ -516,6 +615,8 @@ export const ConnectRequest: MessageFns<ConnectRequest> = {
       obj.heartbeat = Heartbeat.toJSON(message.body.value);
     } else if (message.body?.$case === "diff") {
       obj.diff = DiffResult.toJSON(message.body.value);
+    } else if (message.body?.$case === "renew") {
+      obj.renew = RenewCertificate.toJSON(message.body.value);
     }
     return obj;
   },
@@ -562,6 +663,12 @@ export const ConnectRequest: MessageFns<ConnectRequest> = {
         }
         break;
       }
+      case "renew": {
+        if (object.body?.value !== undefined && object.body?.value !== null) {
+          message.body = { $case: "renew", value: RenewCertificate.fromPartial(object.body.value) };
+        }
+        break;
+      }
     }
     return message;
   },
@@ -591,6 +698,9 @@ export const ConnectResponse: MessageFns<ConnectResponse> = {
         break;
       case "dryRunDiff":
         DryRunDiff.encode(message.body.value, writer.uint32(50).fork()).join();
+        break;
+      case "renewed":
+        RenewedCertificate.encode(message.body.value, writer.uint32(58).fork()).join();
         break;
     }
     return writer;
@@ -657,6 +767,14 @@ export const ConnectResponse: MessageFns<ConnectResponse> = {
             message.body = { $case: "dryRunDiff", value: DryRunDiff.decode(reader, reader.uint32()) };
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.body = { $case: "renewed", value: RenewedCertificate.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -689,6 +807,8 @@ export const ConnectResponse: MessageFns<ConnectResponse> = {
         ? { $case: "dryRunDiff", value: DryRunDiff.fromJSON(object.dryRunDiff) }
         : isSet(object.dry_run_diff)
         ? { $case: "dryRunDiff", value: DryRunDiff.fromJSON(object.dry_run_diff) }
+        : isSet(object.renewed)
+        ? { $case: "renewed", value: RenewedCertificate.fromJSON(object.renewed) }
         : undefined,
     };
   },
@@ -707,6 +827,8 @@ export const ConnectResponse: MessageFns<ConnectResponse> = {
       obj.reconcileNow = ReconcileNow.toJSON(message.body.value);
     } else if (message.body?.$case === "dryRunDiff") {
       obj.dryRunDiff = DryRunDiff.toJSON(message.body.value);
+    } else if (message.body?.$case === "renewed") {
+      obj.renewed = RenewedCertificate.toJSON(message.body.value);
     }
     return obj;
   },
@@ -750,6 +872,12 @@ export const ConnectResponse: MessageFns<ConnectResponse> = {
       case "dryRunDiff": {
         if (object.body?.value !== undefined && object.body?.value !== null) {
           message.body = { $case: "dryRunDiff", value: DryRunDiff.fromPartial(object.body.value) };
+        }
+        break;
+      }
+      case "renewed": {
+        if (object.body?.value !== undefined && object.body?.value !== null) {
+          message.body = { $case: "renewed", value: RenewedCertificate.fromPartial(object.body.value) };
         }
         break;
       }
@@ -2631,11 +2759,178 @@ export const DiffResult: MessageFns<DiffResult> = {
   },
 };
 
+function createBaseRenewCertificate(): RenewCertificate {
+  return { csrPem: "" };
+}
+
+export const RenewCertificate: MessageFns<RenewCertificate> = {
+  encode(message: RenewCertificate, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.csrPem !== "") {
+      writer.uint32(10).string(message.csrPem);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewCertificate {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewCertificate();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.csrPem = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenewCertificate {
+    return {
+      csrPem: isSet(object.csrPem)
+        ? globalThis.String(object.csrPem)
+        : isSet(object.csr_pem)
+        ? globalThis.String(object.csr_pem)
+        : "",
+    };
+  },
+
+  toJSON(message: RenewCertificate): unknown {
+    const obj: any = {};
+    if (message.csrPem !== "") {
+      obj.csrPem = message.csrPem;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RenewCertificate>, I>>(base?: I): RenewCertificate {
+    return RenewCertificate.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenewCertificate>, I>>(object: I): RenewCertificate {
+    const message = createBaseRenewCertificate();
+    message.csrPem = object.csrPem ?? "";
+    return message;
+  },
+};
+
+function createBaseRenewedCertificate(): RenewedCertificate {
+  return { certificatePem: "", error: "" };
+}
+
+export const RenewedCertificate: MessageFns<RenewedCertificate> = {
+  encode(message: RenewedCertificate, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.certificatePem !== "") {
+      writer.uint32(10).string(message.certificatePem);
+    }
+    if (message.error !== "") {
+      writer.uint32(18).string(message.error);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewedCertificate {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewedCertificate();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.certificatePem = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenewedCertificate {
+    return {
+      certificatePem: isSet(object.certificatePem)
+        ? globalThis.String(object.certificatePem)
+        : isSet(object.certificate_pem)
+        ? globalThis.String(object.certificate_pem)
+        : "",
+      error: isSet(object.error) ? globalThis.String(object.error) : "",
+    };
+  },
+
+  toJSON(message: RenewedCertificate): unknown {
+    const obj: any = {};
+    if (message.certificatePem !== "") {
+      obj.certificatePem = message.certificatePem;
+    }
+    if (message.error !== "") {
+      obj.error = message.error;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RenewedCertificate>, I>>(base?: I): RenewedCertificate {
+    return RenewedCertificate.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenewedCertificate>, I>>(object: I): RenewedCertificate {
+    const message = createBaseRenewedCertificate();
+    message.certificatePem = object.certificatePem ?? "";
+    message.error = object.error ?? "";
+    return message;
+  },
+};
+
+/**
+ * Both RPCs run over TLS with the hub's serving certificate, signed by the
+ * hub's agent CA (the agent gets that CA with its install manifest).
+ */
 export type AgentServiceService = typeof AgentServiceService;
 export const AgentServiceService = {
   /**
-   * Trades the one-time bootstrap token of a new (or reset) agent for the
-   * credential it uses from then on. Needs no credential itself.
+   * Trades the one-time bootstrap token of a new (or reset) agent, with a
+   * CSR of a key the agent made, for a client certificate signed by the
+   * hub's agent CA that names the cluster. Needs no client certificate.
    */
   register: {
     path: "/flotilla.agent.v1.AgentService/Register" as const,
@@ -2647,8 +2942,9 @@ export const AgentServiceService = {
     responseDeserialize: (value: Buffer): RegisterResponse => RegisterResponse.decode(value),
   },
   /**
-   * The agent's session, authenticated by its credential (metadata
-   * `authorization: Bearer <credential>`): the first message must be a Hello.
+   * The agent's session, authenticated by its client certificate (mutual
+   * TLS): the cluster is the one the certificate was issued for. The first
+   * message must be a Hello.
    */
   connect: {
     path: "/flotilla.agent.v1.AgentService/Connect" as const,
@@ -2663,21 +2959,24 @@ export const AgentServiceService = {
 
 export interface AgentServiceServer extends UntypedServiceImplementation {
   /**
-   * Trades the one-time bootstrap token of a new (or reset) agent for the
-   * credential it uses from then on. Needs no credential itself.
+   * Trades the one-time bootstrap token of a new (or reset) agent, with a
+   * CSR of a key the agent made, for a client certificate signed by the
+   * hub's agent CA that names the cluster. Needs no client certificate.
    */
   register: handleUnaryCall<RegisterRequest, RegisterResponse>;
   /**
-   * The agent's session, authenticated by its credential (metadata
-   * `authorization: Bearer <credential>`): the first message must be a Hello.
+   * The agent's session, authenticated by its client certificate (mutual
+   * TLS): the cluster is the one the certificate was issued for. The first
+   * message must be a Hello.
    */
   connect: handleBidiStreamingCall<ConnectRequest, ConnectResponse>;
 }
 
 export interface AgentServiceClient extends Client {
   /**
-   * Trades the one-time bootstrap token of a new (or reset) agent for the
-   * credential it uses from then on. Needs no credential itself.
+   * Trades the one-time bootstrap token of a new (or reset) agent, with a
+   * CSR of a key the agent made, for a client certificate signed by the
+   * hub's agent CA that names the cluster. Needs no client certificate.
    */
   register(
     request: RegisterRequest,
@@ -2695,8 +2994,9 @@ export interface AgentServiceClient extends Client {
     callback: (error: ServiceError | null, response: RegisterResponse) => void,
   ): ClientUnaryCall;
   /**
-   * The agent's session, authenticated by its credential (metadata
-   * `authorization: Bearer <credential>`): the first message must be a Hello.
+   * The agent's session, authenticated by its client certificate (mutual
+   * TLS): the cluster is the one the certificate was issued for. The first
+   * message must be a Hello.
    */
   connect(): ClientDuplexStream<ConnectRequest, ConnectResponse>;
   connect(options: Partial<CallOptions>): ClientDuplexStream<ConnectRequest, ConnectResponse>;
