@@ -8,6 +8,7 @@ import { projectRepository, publishWebapp } from '../../../test/e2e/support/publ
 import { spokeSuite } from '../../../test/e2e/support/suite';
 import { eventually } from '../../../test/e2e/support/eventually';
 import { collect, CliUser, expectNoStack, waitForOutput } from '../test/run-cli';
+import { PROJECT_FILE_FIELDS } from './commands/project/manifest';
 
 // Issue 17: the compiled `flotilla` against a compiled hub on the harness
 // PostgreSQL, registry and API server, end to end as a platform team would
@@ -163,6 +164,11 @@ describe('flotilla against a hub', () => {
       expect(await user.ok(['project', 'resume', 'shop'])).toBe('project/shop resumed\n');
       expect(await user.ok(['project', 'events', 'shop', '-o', 'json'])).toMatch(/"reason": "Resumed"/);
     })());
+
+  it('takes in a Project file every field the hub takes when it creates a Project', async () => {
+    const doc = (await (await fetch(`${hubUrl}/api/docs-json`)).json()) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    expect([...PROJECT_FILE_FIELDS].sort()).toEqual(Object.keys(doc.components.schemas.CreateProjectDto.properties).sort());
+  });
 
   it('says what is wrong with bad input, without a stack trace', () =>
     fleet.guard(async () => {

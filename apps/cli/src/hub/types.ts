@@ -34,6 +34,11 @@ export interface Project {
   suspend: boolean;
   annotations: Record<string, string>;
   cdeventsSink: string | null;
+  /** the secret header's name only */
+  cdeventsSinkHeader: string | null;
+  targetRemoval: string;
+  overwriteOwnership: boolean;
+  bootstrap: { serviceAccountRole: string } | null;
   generation: number;
   status: { targets: number; ready: number; phases: Record<string, number>; deleting: boolean };
   createdAt: string;

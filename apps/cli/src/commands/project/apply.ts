@@ -8,7 +8,7 @@ import { examples, seg, type Cli } from '../../cli';
 import { CliError } from '../../errors';
 import type { HubClient } from '../../hub/hub-client';
 import type { Project } from '../../hub/types';
-import { readManifests, sameValue, SPEC_FIELDS, type ProjectManifest } from './manifest';
+import { readManifests, sameValue, SPEC_FIELDS, WRITE_ONLY_FIELDS, type ProjectManifest } from './manifest';
 
 export function registerProjectApply(parent: Command, cli: Cli): void {
   const cmd = parent
@@ -45,11 +45,11 @@ async function applyOne(hub: HubClient, m: ProjectManifest): Promise<string> {
     return 'created';
   }
   const patch: Record<string, unknown> = {};
+  const returned = current as unknown as Record<string, unknown>;
   for (const field of SPEC_FIELDS) {
     if (!(field in m)) continue;
     const wanted = field === 'source' ? withSourceDefaults(m.source) : m[field];
-    // Registry credentials are sealed and never returned: they cannot be compared, so they are always sent.
-    if (field === 'registryCredentials' || !sameValue(wanted, current[field])) patch[field] = m[field];
+    if (WRITE_ONLY_FIELDS.has(field) || !sameValue(wanted, returned[field])) patch[field] = m[field];
   }
   let changed = false;
   if (Object.keys(patch).length) {

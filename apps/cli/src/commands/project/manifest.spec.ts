@@ -17,6 +17,11 @@ describe('Project files for apply -f', () => {
     expect(readManifests('-', () => 'name: d\n')[0].name).toBe('d');
   });
 
+  it('takes the removal, ownership, bootstrap and sink header fields', () => {
+    const text = 'name: a\nnamespace: x\ntargetRemoval: orphan\noverwriteOwnership: true\nbootstrap: {serviceAccountRole: admin}\ncdeventsSinkHeader: {name: x-token, value: s}\n';
+    expect(readManifests(file('all.yaml', text), noStdin)[0]).toMatchObject({ targetRemoval: 'orphan', overwriteOwnership: true, bootstrap: { serviceAccountRole: 'admin' } });
+  });
+
   it('names the file, the line and the field that is wrong', () => {
     expect(() => readManifests(file('bad.yaml', 'name: a\nnamespace: [x\n'), noStdin)).toThrow(/bad\.yaml:\d+:\d+: not valid YAML or JSON/);
     expect(() => readManifests(file('noname.yaml', 'namespace: x\n'), noStdin)).toThrow(/noname\.yaml: the Project has no name/);

@@ -4,8 +4,26 @@ import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { CliError, messageOf } from '../../errors';
 
-export const SPEC_FIELDS = ['namespace', 'source', 'serviceAccountName', 'targets', 'rollout', 'interval', 'annotations', 'registryCredentials', 'cdeventsSink'] as const;
-const KNOWN = new Set<string>(['name', 'suspend', ...SPEC_FIELDS]);
+export const SPEC_FIELDS = [
+  'namespace',
+  'source',
+  'serviceAccountName',
+  'targets',
+  'rollout',
+  'interval',
+  'annotations',
+  'registryCredentials',
+  'cdeventsSink',
+  'cdeventsSinkHeader',
+  'targetRemoval',
+  'overwriteOwnership',
+  'bootstrap',
+] as const;
+/** Sealed on the hub and never returned whole: they cannot be compared, so a file that has them always sends them. */
+export const WRITE_ONLY_FIELDS: ReadonlySet<string> = new Set(['registryCredentials', 'cdeventsSinkHeader']);
+/** Every field of the body of POST /api/v1/projects (the CLI-against-hub suite holds this to the hub's OpenAPI document). */
+export const PROJECT_FILE_FIELDS: readonly string[] = ['name', 'suspend', ...SPEC_FIELDS];
+const KNOWN = new Set<string>(PROJECT_FILE_FIELDS);
 
 export interface ProjectManifest {
   name: string;
