@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createTempDataDir, createTestDatabase } from '../test/databases';
 import { createHubApp, listeningUrl } from './app';
@@ -82,8 +83,10 @@ describe('replicas starting together on one PostgreSQL', () => {
     const db = await createTestDatabase();
     const dirs = [createTempDataDir(), createTempDataDir(), createTempDataDir()];
     const adminToken = 'a-shared-admin-token-for-replicas';
+    // replicas share their encryption keys, as they must to open each other's sealed values (the agent CA's key at start)
+    const encryptionKeys = `k1:${randomBytes(32).toString('base64')}`;
     try {
-      const hubs = await Promise.all(dirs.map((d) => startHub({ dataDir: d.dir, databaseUrl: db.url, adminToken })));
+      const hubs = await Promise.all(dirs.map((d) => startHub({ dataDir: d.dir, databaseUrl: db.url, adminToken, encryptionKeys })));
       try {
         for (const h of hubs) expect((await fetch(`${h.url}/readyz`)).status).toBe(200);
         const ds = hubs[0].app.get(DataSource);

@@ -74,6 +74,9 @@ describe('the agent CA', () => {
     expect(before).not.toBeNull();
     // a hub without the key cannot open it, and says which key it needs
     await expect(new AgentCaRepository(ds, new CryptoRepository(parseKeyring(`k9:${key()}`, 'test'))).load()).rejects.toThrow(/key "k1" is not in the keyring/);
+    // and a replica started with keys of its own is told what to fix
+    const stranger = new AgentCa(new AgentCaRepository(ds, new CryptoRepository(parseKeyring(`k9:${key()}`, 'test'))), defaultHubConfig(), silent);
+    await expect(stranger.onModuleInit()).rejects.toThrow(/agent CA: cannot open the agent CA's key .*key "k1" is not in the keyring.*every replica needs the same FLOTILLA_ENCRYPTION_KEYS/);
     const newKey = key();
     const rotated = new CryptoRepository(parseKeyring(`k2:${newKey},k1:${firstKey}`, 'test'));
     // what the hub does at start and on POST /api/v1/credentials/rotate

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
+import { DecryptionError } from '../crypto/crypto.repository';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { AgentCaRepository } from './agent-ca.repository';
 import { BadAgentCa, CertificateAuthority } from './certificate-authority';
@@ -47,7 +48,15 @@ export class AgentCa implements OnModuleInit {
       this.logger.info({ file: caCertFile }, 'agent CA from the operator\'s files');
       return;
     }
-    const stored = (await this.repo.load()) ?? (await this.repo.insertOrLoad(await CertificateAuthority.create()));
+    const stored = await this.loadOrCreate().catch((err: unknown) => {
+      if (!(err instanceof DecryptionError)) throw err;
+      // the usual cause: a replica that generated its own keys instead of sharing the others'
+      throw new BadAgentCa(`cannot open the agent CA's key stored in the database (${err.message}); every replica needs the same FLOTILLA_ENCRYPTION_KEYS`, { cause: err });
+    });
     this.authority = await CertificateAuthority.load(stored.certPem, stored.keyPem);
+  }
+
+  private async loadOrCreate(): Promise<{ certPem: string; keyPem: string }> {
+    return (await this.repo.load()) ?? (await this.repo.insertOrLoad(await CertificateAuthority.create()));
   }
 }
