@@ -96,10 +96,12 @@ export interface ApiRequest {
   subject?: string;
   /** total deadline for this request (default: the connection's requestTimeoutMs) */
   timeoutMs?: number;
+  /** a 404 answers undefined instead of throwing NotFoundError (an error's stack costs more than the request) */
+  absentAsUndefined?: boolean;
 }
 
 /** A long-lived request (watch): no total deadline, but an idle one and a bound per line. */
-export interface ApiStreamRequest extends Omit<ApiRequest, 'body' | 'contentType'> {
+export interface ApiStreamRequest extends Omit<ApiRequest, 'body' | 'contentType' | 'absentAsUndefined'> {
   method: 'GET';
   /** deadline for the response headers (default: the connection's requestTimeoutMs) */
   timeoutMs?: number;
@@ -248,6 +250,7 @@ export class ClusterConnection {
       const text = await readBounded(res, this.options.maxResponseBytes, () => new ResponseTooLargeError(req.method, url.pathname, res.statusCode, this.options.maxResponseBytes, req.subject));
       const parsed = parseJson(text);
       if (statusCode >= 200 && statusCode < 300) return parsed as T;
+      if (statusCode === 404 && req.absentAsUndefined) return undefined as T;
       // a rotated token: read the file again on the next request
       if (statusCode === 401) this.transport.tokenFile?.invalidate();
       const status: ApiStatus = parsed && typeof parsed === 'object' ? (parsed as ApiStatus) : { message: text.slice(0, 500) };
