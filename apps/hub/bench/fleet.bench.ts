@@ -123,11 +123,17 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       await call('POST', '/api/v1/projects', { name: group, namespace: 'fleet', serviceAccountName: 'deployer', source: { repository, tag: 'latest' }, targets: { groups: [group] } });
       for (;;) {
-        const body = await call<TargetView[] | { items: TargetView[] }>('GET', `/api/v1/projects/${group}/targets`);
-        const targets = Array.isArray(body) ? body : body.items;
-        const failed = targets.find((t) => t.phase === 'Failed' || t.phase === 'Stalled');
-        if (failed) throw new Error(`${group}: Target ${failed.cluster} is ${failed.phase}: ${failed.message ?? ''}`);
-        if (targets.length === names.length && targets.every((t) => t.phase === 'Ready' && t.lastAppliedRevision?.includes(digest))) return performance.now() - t0;
+        // the Project's counts are one row; the Targets list (N rows) is read only to confirm or explain
+        const { status } = await call<{ status: { targets: number; ready: number; phases: Record<string, number> } }>('GET', `/api/v1/projects/${group}`);
+        const done = status.targets === names.length && status.ready === names.length;
+        if (done || status.phases.Failed || status.phases.Stalled) {
+          const at = performance.now();
+          const body = await call<TargetView[] | { items: TargetView[] }>('GET', `/api/v1/projects/${group}/targets`);
+          const targets = Array.isArray(body) ? body : body.items;
+          const failed = targets.find((t) => t.phase === 'Failed' || t.phase === 'Stalled');
+          if (failed) throw new Error(`${group}: Target ${failed.cluster} is ${failed.phase}: ${failed.message ?? ''}`);
+          if (targets.length === names.length && targets.every((t) => t.phase === 'Ready' && t.lastAppliedRevision?.includes(digest))) return at - t0;
+        }
         await new Promise((r) => setTimeout(r, 20));
       }
     };
