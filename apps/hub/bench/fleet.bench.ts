@@ -7,7 +7,7 @@
 // (TIMONI_CLUSTER_NAME). With TIMONI_BIN, `timoni bundle apply` does the same
 // N clusters one after another, in the same run, and the ratio is printed
 // (goal ≤ 0.5×). FLOTILLA_SCHEDULER_CONCURRENCY sets the hub's parallel runs
-// (default 8); BENCH_REQUESTS=1 lists the API server requests per Target. Both sides warm: one Project, and one Timoni apply, first.
+// (default 32); BENCH_REQUESTS=1 lists the API server requests per Target. Both sides warm: one Project, and one Timoni apply, first.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
