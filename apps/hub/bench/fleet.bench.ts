@@ -7,7 +7,7 @@
 // (TIMONI_CLUSTER_NAME). With TIMONI_BIN, `timoni bundle apply` does the same
 // N clusters one after another, in the same run, and the ratio is printed
 // (goal ≤ 0.5×). FLOTILLA_SCHEDULER_CONCURRENCY sets the hub's parallel runs
-// (default 8). Both sides warm: one Project, and one Timoni apply, first.
+// (default 32); BENCH_REQUESTS=1 lists the API server requests per Target. Both sides warm: one Project, and one Timoni apply, first.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,12 +52,22 @@ interface TargetView {
   message?: string | null;
 }
 
-/** The hub's API server requests so far, from its /metrics. */
-async function kubeRequests(url: string): Promise<number> {
+/** The hub's API server requests so far, by code, method and path, from its /metrics. */
+async function kubeRequests(url: string): Promise<Map<string, number>> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  let total = 0;
-  for (const m of text.matchAll(/^flotilla_kube_api_requests_total\{.*\} (\d+)$/gm)) total += Number(m[1]);
-  return total;
+  const counts = new Map<string, number>();
+  for (const m of text.matchAll(/^flotilla_kube_api_requests_total\{(.*)\} (\d+)$/gm)) counts.set(m[1]!, Number(m[2]));
+  return counts;
+}
+
+const sum = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
+
+/** BENCH_REQUESTS=1: which requests a Target costs, to tell the avoidable ones. */
+function printRequests(before: Map<string, number>, after: Map<string, number>, n: number): void {
+  for (const [labels, count] of after) {
+    const per = (count - (before.get(labels) ?? 0)) / n;
+    if (per > 0) console.log(`    ${per.toFixed(2).padStart(6)} ${labels}`);
+  }
 }
 
 const progress = (what: string) => process.stderr.write(`bench: ${what}\n`);
@@ -113,11 +123,17 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       await call('POST', '/api/v1/projects', { name: group, namespace: 'fleet', serviceAccountName: 'deployer', source: { repository, tag: 'latest' }, targets: { groups: [group] } });
       for (;;) {
-        const body = await call<TargetView[] | { items: TargetView[] }>('GET', `/api/v1/projects/${group}/targets`);
-        const targets = Array.isArray(body) ? body : body.items;
-        const failed = targets.find((t) => t.phase === 'Failed' || t.phase === 'Stalled');
-        if (failed) throw new Error(`${group}: Target ${failed.cluster} is ${failed.phase}: ${failed.message ?? ''}`);
-        if (targets.length === names.length && targets.every((t) => t.phase === 'Ready' && t.lastAppliedRevision?.includes(digest))) return performance.now() - t0;
+        // the Project's counts are one row; the Targets list (N rows) is read only to confirm or explain
+        const { status } = await call<{ status: { targets: number; ready: number; phases: Record<string, number> } }>('GET', `/api/v1/projects/${group}`);
+        const done = status.targets === names.length && status.ready === names.length;
+        if (done || status.phases.Failed || status.phases.Stalled) {
+          const at = performance.now();
+          const body = await call<TargetView[] | { items: TargetView[] }>('GET', `/api/v1/projects/${group}/targets`);
+          const targets = Array.isArray(body) ? body : body.items;
+          const failed = targets.find((t) => t.phase === 'Failed' || t.phase === 'Stalled');
+          if (failed) throw new Error(`${group}: Target ${failed.cluster} is ${failed.phase}: ${failed.message ?? ''}`);
+          if (targets.length === names.length && targets.every((t) => t.phase === 'Ready' && t.lastAppliedRevision?.includes(digest))) return at - t0;
+        }
         await new Promise((r) => setTimeout(r, 20));
       }
     };
@@ -146,8 +162,10 @@ async function main(): Promise<void> {
       const cpu = process.cpuUsage();
       const f = await flotilla(`fleet${n}`, fleet);
       const { user, system } = process.cpuUsage(cpu);
-      const perTarget = ((await kubeRequests(hub.url)) - before) / n;
+      const after = await kubeRequests(hub.url);
+      const perTarget = (sum(after) - sum(before)) / n;
       const line = `  N = ${String(n).padEnd(3)} hub: ${f.toFixed(0).padStart(6)} ms (hub process ${((user + system) / 1e6).toFixed(2)} CPU s, ${perTarget.toFixed(0)} API server requests per Target)`;
+      if (process.env.BENCH_REQUESTS) printRequests(before, after, n);
       if (!timoni) {
         console.log(line);
         continue;

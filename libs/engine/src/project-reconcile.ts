@@ -73,8 +73,8 @@ async function reconcileSteps(input: ReconcileInput, deps: ReconcileDeps, option
   const run = tenantManager(deps.manager, project, options, input.signal);
 
   // service account → credentials → resolve → fetch → load
-  if (options.impersonate) await checkServiceAccount(input.signal ? deps.manager.withSignal(input.signal).client : deps.manager.client, project, input.cluster.name);
-  const credentials = await resolveRegistryCredentials(project, deps.credentials, deps.manager.client);
+  const serviceAccount = options.impersonate ? await checkServiceAccount(input.signal ? deps.manager.withSignal(input.signal).client : deps.manager.client, project, input.cluster.name) : undefined;
+  const credentials = await resolveRegistryCredentials(project, deps.credentials, deps.manager.client, serviceAccount);
   const registry = deps.registries ? deps.registries.get(credentials) : new RegistryClient({ ...options.registry, credentials: credentials.source });
   const digest = input.digest ?? (await timed(result, 'resolveMs', () => resolveTag(registry, project.source.repository, project.source.tag, { signal: input.signal })));
   result.digest = digest;

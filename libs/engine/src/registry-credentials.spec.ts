@@ -1,4 +1,5 @@
-import { projectCredentialSource, pullSecretCredentialSource } from './registry-credentials';
+import type { ObjectClient } from '@flotilla/kube';
+import { projectCredentialSource, pullSecretConfigs, pullSecretCredentialSource } from './registry-credentials';
 import { CredentialsError } from './errors';
 
 const config = (auths: Record<string, { auth?: string; username?: string; password?: string }>) => JSON.stringify({ auths });
@@ -28,6 +29,19 @@ describe('registry credentials', () => {
     expect(await resolve(src, 'one.example')).toEqual({ kind: 'basic', username: 'first', password: '1' });
     expect(await resolve(src, 'two.example')).toEqual({ kind: 'basic', username: 'x', password: 'y' });
     expect(await resolve(src, 'three.example')).toEqual({ kind: 'anonymous' });
+  });
+
+  it('pull secrets of a service account the run already read: only the secrets are read', async () => {
+    const reads: string[] = [];
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pull', namespace: 'ns' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64(config({ 'reg.example': { auth: b64('a:b') } })) } };
+    const client = { getOptional: async (a: { kind: string; name: string }) => (reads.push(`${a.kind}/${a.name}`), a.kind === 'Secret' ? secret : undefined) } as unknown as ObjectClient;
+    const sa = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa', namespace: 'ns' }, imagePullSecrets: [{ name: 'pull' }] };
+    expect(await pullSecretConfigs(client, 'ns', 'sa', sa)).toHaveLength(1);
+    expect(reads).toEqual(['Secret/pull']);
+    // without it, the service account is read first
+    reads.length = 0;
+    expect(await pullSecretConfigs(client, 'ns', 'sa')).toEqual([]);
+    expect(reads).toEqual(['ServiceAccount/sa']);
   });
 
   it('a malformed pull secret is a CredentialsError naming where it came from', () => {

@@ -2,7 +2,7 @@
 // the image pull secrets attached to its service account in the target
 // cluster, else anonymous. They serve the project artifact and every module.
 import { createHash } from 'node:crypto';
-import type { ObjectClient } from '@flotilla/kube';
+import type { KubeObject, ObjectClient } from '@flotilla/kube';
 import { credentialsFor, parseDockerConfig, type Credentials, type CredentialSource } from '@flotilla/oci';
 import { CredentialsError, messageOf } from './errors';
 import type { CredentialsStore, ProjectRegistryCredentials, ProjectSpec } from './types';
@@ -26,12 +26,12 @@ export function projectCredentialSource(creds: ProjectRegistryCredentials): Cred
   }
 }
 
-/** Config payloads of the service account's pull secrets, in the order it lists them. */
-export async function pullSecretConfigs(client: ObjectClient, namespace: string, serviceAccount: string): Promise<string[]> {
+/** Config payloads of the service account's pull secrets, in the order it lists them; `known`: the service account, already read by this run. */
+export async function pullSecretConfigs(client: ObjectClient, namespace: string, serviceAccount: string, known?: KubeObject): Promise<string[]> {
   const where = `ServiceAccount/${namespace}/${serviceAccount}`;
-  let sa;
+  let sa = known;
   try {
-    sa = await client.getOptional({ apiVersion: 'v1', kind: 'ServiceAccount', namespace, name: serviceAccount });
+    sa ??= await client.getOptional({ apiVersion: 'v1', kind: 'ServiceAccount', namespace, name: serviceAccount });
   } catch (err) {
     throw new CredentialsError(`${where}: cannot read it for image pull secrets: ${messageOf(err)}`, { cause: err });
   }
@@ -79,8 +79,8 @@ export interface ResolvedCredentials {
 
 const fingerprint = (kind: string, data: unknown) => `${kind}:${createHash('sha256').update(JSON.stringify(data)).digest('hex')}`;
 
-/** The credentials of one reconcile; `client` reads the service account (the caller's own identity). */
-export async function resolveRegistryCredentials(project: ProjectSpec, store: CredentialsStore | undefined, client: ObjectClient): Promise<ResolvedCredentials> {
+/** The credentials of one reconcile; `client` reads the service account (the caller's own identity) unless the run already did (`serviceAccount`). */
+export async function resolveRegistryCredentials(project: ProjectSpec, store: CredentialsStore | undefined, client: ObjectClient, serviceAccount?: KubeObject): Promise<ResolvedCredentials> {
   let own: ProjectRegistryCredentials | undefined;
   try {
     own = await store?.registryCredentials(project);
@@ -94,7 +94,7 @@ export async function resolveRegistryCredentials(project: ProjectSpec, store: Cr
       throw new CredentialsError(`project ${project.namespace}/${project.name}: registry credentials: ${messageOf(err)}`, { cause: err });
     }
   }
-  const configs = await pullSecretConfigs(client, project.namespace, project.serviceAccountName);
+  const configs = await pullSecretConfigs(client, project.namespace, project.serviceAccountName, serviceAccount);
   if (configs.length === 0) return { source: { kind: 'anonymous' }, fingerprint: 'anonymous' };
   return { source: pullSecretCredentialSource(configs, `ServiceAccount/${project.namespace}/${project.serviceAccountName}`), fingerprint: fingerprint('pull-secrets', configs) };
 }

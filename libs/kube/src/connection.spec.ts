@@ -1,7 +1,7 @@
 import { harnessEnv } from '../../../test/harness/env';
 import { adminConnection, createNamespace, uniqueName } from '../testdata/cluster';
 import { ClusterConnection, serviceAccountImpersonation, type RequestEvent } from './connection';
-import { ConnectionConfigError, ForbiddenError } from './errors';
+import { ConnectionConfigError, ForbiddenError, NotFoundError } from './errors';
 import { ObjectClient } from './object-client';
 
 describe('ClusterConnection (real API server)', () => {
@@ -83,6 +83,14 @@ describe('ClusterConnection (real API server)', () => {
     await admin.getOptional({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: uniqueName('missing') });
     const notFound = events.find((e) => e.statusCode === 404);
     expect(notFound).toMatchObject({ method: 'GET', pathTemplate: '/api/v1/namespaces/{namespace}/configmaps/{name}' });
+  });
+
+  it('answers a 404 with undefined when the request allows absence, and NotFoundError otherwise', async () => {
+    const path = `/api/v1/namespaces/default/configmaps/${uniqueName('missing')}`;
+    await expect(connection.request({ method: 'GET', path, absentAsUndefined: true })).resolves.toBeUndefined();
+    await expect(connection.request({ method: 'GET', path })).rejects.toBeInstanceOf(NotFoundError);
+    // a 403 is still an error when absence is allowed
+    await expect(connection.impersonate({ user: 'nobody' }).request({ method: 'GET', path, absentAsUndefined: true })).rejects.toBeInstanceOf(ForbiddenError);
   });
 
   it('aborts requests of a view whose signal fired, without touching other views', async () => {

@@ -2,6 +2,7 @@
 // rate limiting, a total deadline per request and request counting. Never reads a
 // kubeconfig (kubeconfig.ts and in-cluster.ts turn those into ClusterCredentials).
 import type { Agent, Dispatcher } from 'undici';
+import { createSecureContext, type SecureContext } from 'node:tls';
 import { undici } from './undici-loader';
 import { apiPathTemplate } from './api-path';
 import { DEFAULT_BURST, DEFAULT_QPS } from './constants';
@@ -95,10 +96,12 @@ export interface ApiRequest {
   subject?: string;
   /** total deadline for this request (default: the connection's requestTimeoutMs) */
   timeoutMs?: number;
+  /** a 404 answers undefined instead of throwing NotFoundError (an error's stack costs more than the request) */
+  absentAsUndefined?: boolean;
 }
 
 /** A long-lived request (watch): no total deadline, but an idle one and a bound per line. */
-export interface ApiStreamRequest extends Omit<ApiRequest, 'body' | 'contentType'> {
+export interface ApiStreamRequest extends Omit<ApiRequest, 'body' | 'contentType' | 'absentAsUndefined'> {
   method: 'GET';
   /** deadline for the response headers (default: the connection's requestTimeoutMs) */
   timeoutMs?: number;
@@ -118,6 +121,20 @@ interface Transport {
   base: URL;
   token?: string;
   tokenFile?: TokenFile;
+}
+
+/**
+ * One TLS context for all of a connection's sockets: given only the PEMs, Node
+ * parses them again for every socket it opens. PEMs it cannot read are passed
+ * on as they are, so the first request fails with the TLS error as before.
+ */
+function tlsContext(c: ClusterCredentials): { secureContext: SecureContext } | { ca?: string; cert?: string; key?: string } {
+  const pems = { ca: c.caData, cert: c.clientCertData, key: c.clientKeyData };
+  try {
+    return { secureContext: createSecureContext(pems) };
+  } catch {
+    return pems;
+  }
 }
 
 export class ClusterConnection {
@@ -159,12 +176,7 @@ export class ClusterConnection {
     }
     const agent = new (undici().Agent)({
       connections: 16,
-      connect: {
-        ca: credentials.caData,
-        cert: credentials.clientCertData,
-        key: credentials.clientKeyData,
-        rejectUnauthorized: !credentials.insecureSkipTLSVerify,
-      },
+      connect: { ...tlsContext(credentials), rejectUnauthorized: !credentials.insecureSkipTLSVerify },
     });
     const transport: Transport = {
       agent,
@@ -211,7 +223,8 @@ export class ClusterConnection {
     const started = Date.now();
     let statusCode = 0;
     const deadline = new AbortController();
-    const timeout = new RequestTimeoutError(req.method, url.pathname, timeoutMs, req.subject);
+    // made only when the deadline passes: an error's stack costs more than most requests' own work
+    let timeout: RequestTimeoutError | undefined;
     let timer: NodeJS.Timeout | undefined;
     // one controller for both the deadline and the view's signal (AbortSignal.any would keep
     // a dependent per request on a signal that may live for a whole reconcile)
@@ -222,7 +235,7 @@ export class ClusterConnection {
       const headers = await this.headers(req);
       this.signal?.throwIfAborted();
       this.signal?.addEventListener('abort', onAbort, { once: true });
-      timer = setTimeout(() => deadline.abort(timeout), timeoutMs);
+      timer = setTimeout(() => deadline.abort((timeout = new RequestTimeoutError(req.method, url.pathname, timeoutMs, req.subject))), timeoutMs);
       const signal = deadline.signal;
       const res = await undici().request(url, {
         method: req.method,
@@ -237,13 +250,14 @@ export class ClusterConnection {
       const text = await readBounded(res, this.options.maxResponseBytes, () => new ResponseTooLargeError(req.method, url.pathname, res.statusCode, this.options.maxResponseBytes, req.subject));
       const parsed = parseJson(text);
       if (statusCode >= 200 && statusCode < 300) return parsed as T;
+      if (statusCode === 404 && req.absentAsUndefined) return undefined as T;
       // a rotated token: read the file again on the next request
       if (statusCode === 401) this.transport.tokenFile?.invalidate();
       const status: ApiStatus = parsed && typeof parsed === 'object' ? (parsed as ApiStatus) : { message: text.slice(0, 500) };
       throw apiError(req.method, url.pathname, statusCode, status, req.subject);
     } catch (err) {
       if (err instanceof KubeApiError && err.statusCode !== 0) throw err;
-      if (deadline.signal.reason === timeout) throw timeout;
+      if (timeout && deadline.signal.reason === timeout) throw timeout;
       if (err instanceof KubeApiError || err instanceof ConnectionConfigError) throw err;
       throw new KubeApiError(req.method, url.pathname, 0, { message: err instanceof Error ? err.message : String(err) }, req.subject, { cause: err });
     } finally {

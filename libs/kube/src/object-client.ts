@@ -72,12 +72,7 @@ export class ObjectClient {
 
   /** GET one object, or undefined when it does not exist. */
   async getOptional(a: ObjectAddress): Promise<KubeObject | undefined> {
-    try {
-      return await this.get(a);
-    } catch (err) {
-      if (err instanceof NotFoundError) return undefined;
-      throw err;
-    }
+    return this.connection.request<KubeObject | undefined>({ method: 'GET', path: await this.objectPath(a), subject: subjectOf(a), absentAsUndefined: true });
   }
 
   async list(apiVersion: string, kind: string, opts: { namespace?: string; labelSelector?: string } = {}): Promise<KubeObject[]> {

@@ -5,7 +5,7 @@ describe('parseHubConfig', () => {
   it('defaults to port 8080 on all interfaces with the embedded database under ./.flotilla', () => {
     const c = parseHubConfig({}, '/srv/hub');
     expect(c).toEqual({ port: 8080, host: '0.0.0.0', dataDir: '/srv/hub/.flotilla', logLevel: 'info', scheduler: { ...defaultSchedulerConfig(), hubId: c.scheduler.hubId }, cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig() });
-    expect(c.scheduler).toMatchObject({ enabled: true, tickMs: 2000, leaseTtlMs: 30_000, concurrency: 8, sourcePollMs: 60_000, clusterCheckMs: 60_000 });
+    expect(c.scheduler).toMatchObject({ enabled: true, tickMs: 2000, leaseTtlMs: 30_000, concurrency: 32, sourcePollMs: 60_000, clusterCheckMs: 60_000 });
     expect(c.scheduler.hubId).toMatch(/^.+-\d+-[0-9a-f]{6}$/);
     expect(c.databaseUrl).toBeUndefined();
   });

@@ -69,7 +69,7 @@ export interface SchedulerConfig {
   tickMs: number;
   /** Lease length; renewed every third of it while a run lasts (FLOTILLA_LEASE_TTL, default 30s). */
   leaseTtlMs: number;
-  /** Runs at once in this replica (FLOTILLA_SCHEDULER_CONCURRENCY, default 8). */
+  /** Runs at once in this replica (FLOTILLA_SCHEDULER_CONCURRENCY, default 32: push runs mostly wait on API servers, and the CUE pool bounds their CPU). */
   concurrency: number;
   /** How often each Project's tag is resolved again (FLOTILLA_SOURCE_POLL_INTERVAL, default 1m). */
   sourcePollMs: number;
@@ -90,7 +90,7 @@ export function defaultSchedulerConfig(): SchedulerConfig {
     enabled: true,
     tickMs: 2000,
     leaseTtlMs: 30_000,
-    concurrency: 8,
+    concurrency: 32,
     sourcePollMs: 60_000,
     clusterCheckMs: 60_000,
     sourceConcurrency: 8,

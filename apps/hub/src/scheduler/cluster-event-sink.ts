@@ -19,6 +19,8 @@ const IDLE_MS = 30_000;
 
 interface Open {
   connection: ClusterConnection;
+  /** kept with the connection so its discovery is read once, not once per event */
+  client: ObjectClient;
   /** the stored credentials it was opened with: a changed registration opens a new one */
   key: string;
   idle: NodeJS.Timeout | undefined;
@@ -49,14 +51,14 @@ export class ClusterEventSink implements EventSink, OnModuleInit, OnApplicationS
     if (!event.clusterName || !event.instance || !event.namespace) return;
     const [cluster, project] = await Promise.all([this.clusters.findByName(event.clusterName), this.projects.findById(event.projectId)]);
     if (!cluster || !project) return;
-    const connection = await this.connection(cluster);
-    if (!connection) return;
+    const client = await this.client(cluster);
+    if (!client) return;
     const body = instanceKubeEvent(
       { instance: { name: event.instance, namespace: event.namespace, component: event.component }, project: { name: project.name, namespace: project.namespace }, cluster: cluster.name, revision: event.revision },
       event,
       event.time,
     );
-    await new ObjectClient(connection).apply(body, { dryRun: false, force: true, fieldManager: 'flotilla' });
+    await client.apply(body, { dryRun: false, force: true, fieldManager: 'flotilla' });
   }
 
   /** Closes every connection (hub shutdown). */
@@ -67,7 +69,7 @@ export class ClusterEventSink implements EventSink, OnModuleInit, OnApplicationS
     await Promise.allSettled(all.map((o) => o.connection.close()));
   }
 
-  private async connection(cluster: ClusterEntity): Promise<ClusterConnection | null> {
+  private async client(cluster: ClusterEntity): Promise<ObjectClient | null> {
     const key = String(cluster.updatedAt.getTime());
     let entry = this.open.get(cluster.id);
     if (entry && entry.key !== key) {
@@ -77,13 +79,14 @@ export class ClusterEventSink implements EventSink, OnModuleInit, OnApplicationS
     if (!entry) {
       const credentials = await pushConnection(this.credentials, cluster);
       if (!credentials) return null;
-      entry = { connection: openKubeConnection(credentials, (e) => this.metrics.observeKubeRequest(e)), key, idle: undefined };
+      const connection = openKubeConnection(credentials, (e) => this.metrics.observeKubeRequest(e));
+      entry = { connection, client: new ObjectClient(connection), key, idle: undefined };
       this.open.set(cluster.id, entry);
     }
     const kept = entry;
     clearTimeout(kept.idle);
     kept.idle = setTimeout(() => this.forget(cluster.id, kept), IDLE_MS).unref();
-    return kept.connection;
+    return kept.client;
   }
 
   private forget(clusterId: string, entry: Open): void {
