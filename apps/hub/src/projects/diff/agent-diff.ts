@@ -1,6 +1,7 @@
 // The seam for agent-mode clusters: the hub cannot reach them, so their diff
-// has to come from the agent over its connection. Until the connected agent
-// provides that, the default answers that the cluster was skipped, and why.
+// has to come from the agent over its stream (the protocol reserves
+// DryRunDiff for it). Until agents compute diffs, the default answers that the
+// cluster was skipped, and why.
 import type { ProjectDiff } from '@flotilla/engine';
 import type { ClusterEntity, ProjectEntity } from '../../database/entities';
 
@@ -24,9 +25,9 @@ export interface AgentDiffer {
 }
 
 export const AGENT_DIFF_UNAVAILABLE =
-  'agent-mode cluster: the hub has no connection to it and cannot dry-run there; its agent will answer diffs over the agent stream once the connected agent is available';
+  'agent-mode cluster: the hub holds no credentials for it, and its agent does not answer dry-run diffs yet, so what would change there is not shown';
 
-/** The default until the connected agent can answer diffs. */
+/** The default until agents answer diffs over their stream. */
 export class UnavailableAgentDiffer implements AgentDiffer {
   async diff(): Promise<AgentDiffOutcome> {
     return { skipped: AGENT_DIFF_UNAVAILABLE };
