@@ -16,6 +16,7 @@ import { AgentGrpcServer } from '../src/agents/agent-grpc.server';
 import { createHubApp } from '../src/app';
 import { defaultAgentServerConfig, defaultHubConfig, defaultSchedulerConfig } from '../src/config/hub-config';
 import type { TagResolver } from '../src/scheduler/sources/tag-resolver';
+import { cpuSeconds, postgresCpuSeconds } from './cpu-times';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
 const DIGESTS = Number(process.env.BENCH_DIGESTS ?? 3);
@@ -67,6 +68,10 @@ async function main(): Promise<void> {
   const credentialFile = join(work, 'credentials');
   writeFileSync(credentialFile, credentials.join('\n'));
 
+  // CPU seconds of the hub (this process), the simulator and PostgreSQL: which of them a phase waits on
+  const pgData = join(work, 'postgres', 'data');
+  const cpu = () => ({ hub: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, sim: cpuSeconds(sim.pid!), pg: postgresCpuSeconds(pgData), at: Date.now() });
+  const phases: Array<{ phase: string; from: ReturnType<typeof cpu>; to: ReturnType<typeof cpu> }> = [];
   const sim = spawn(process.execPath, [join(ROOT, 'scripts/run-ts.mjs'), join(__dirname, 'agents-sim.ts'), address, credentialFile], { stdio: ['pipe', 'pipe', 'inherit'] });
   const events: Array<Record<string, unknown>> = [];
   const waiters: Array<() => void> = [];
@@ -84,7 +89,9 @@ async function main(): Promise<void> {
       look();
     });
 
+  const beforeConnect = cpu();
   const connected = await next('connected');
+  phases.push({ phase: 'connect', from: beforeConnect, to: cpu() });
   const rssConnected = process.memoryUsage().rss;
   const res = await fetch(`${await app.getUrl()}/api/v1/projects`.replace('[::1]', '127.0.0.1'), {
     method: 'POST',
@@ -98,6 +105,7 @@ async function main(): Promise<void> {
     const digest = `sha256:${String(d).repeat(64).slice(0, 64)}`;
     const runsBefore = Number((await db.query(`SELECT count(*) AS n FROM runs WHERE result = 'Succeeded'`)).rows[0].n);
     const at = Date.now();
+    const before = cpu();
     resolver.digest = digest;
     sim.stdin!.write(`${JSON.stringify({ digest, at })}\n`);
     const acked = await next('acked');
@@ -107,6 +115,7 @@ async function main(): Promise<void> {
       if (n >= AGENTS) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    phases.push({ phase: `digest #${d}`, from: before, to: cpu() });
     const stored = Number((await db.query(`SELECT count(*) AS n FROM runs WHERE result = 'Succeeded'`)).rows[0].n) - runsBefore;
     rows.push({ digest: `#${d}`, p50: acked.p50 as number, p99: acked.p99 as number, max: acked.max as number, reportsPerSecond: Math.round(stored / ((Date.now() - at) / 1000)) });
   }
@@ -119,6 +128,11 @@ async function main(): Promise<void> {
   console.log('| digest | digest→every agent holds it p50 | p99 (goal < 2000 ms) | max | reports stored/s |');
   console.log('|---|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.digest} | ${r.p50} ms | ${r.p99} ms | ${r.max} ms | ${r.reportsPerSecond} |`);
+  console.log('\nCPU seconds per phase (2 cores: a phase of s seconds has 2·s to give)');
+  console.log('| phase | wall | hub | simulator | PostgreSQL |');
+  console.log('|---|---|---|---|---|');
+  const f = (n: number) => n.toFixed(1);
+  for (const p of phases) console.log(`| ${p.phase} | ${f((p.to.at - p.from.at) / 1000)} s | ${f(p.to.hub - p.from.hub)} | ${f(p.to.sim - p.from.sim)} | ${f(p.to.pg - p.from.pg)} |`);
 
   sim.stdin!.end();
   await new Promise((r) => sim.on('exit', r));
