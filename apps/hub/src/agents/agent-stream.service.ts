@@ -13,6 +13,7 @@ import { TargetsRepository } from '../repositories/targets.repository';
 import { LeaseRepository } from '../scheduler/lease.repository';
 import { RunWakeup } from '../scheduler/run-wakeup';
 import { openRegistryCredentials } from '../scheduler/sources/registry-credentials';
+import { AgentLinkWrites } from './agent-link-writes';
 import { type AgentIdentity, AgentLinksRepository } from './agent-links.repository';
 import { secretHash } from './agent-secrets';
 import { AgentSession } from './agent-session';
@@ -42,6 +43,7 @@ export class AgentStreamService {
     private readonly wakeup: RunWakeup,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
+    private readonly linkWrites: AgentLinkWrites,
   ) {}
 
   private get replica(): string {
@@ -77,7 +79,7 @@ export class AgentStreamService {
       clearTimeout(helloTimer);
       session.close('the stream ended');
       if (this.sessions.remove(session)) {
-        void this.links.disconnected(identity.clusterId, this.replica).catch(() => undefined);
+        void this.linkWrites.disconnected(identity.clusterId).catch(() => undefined);
         log.info('agent disconnected');
       }
     };
@@ -103,7 +105,7 @@ export class AgentStreamService {
 
   private async greet(session: AgentSession, hello: { agentVersion: string; bufferedReports: ReportMessage[] }, log: Logger): Promise<void> {
     this.sessions.add(session);
-    await this.links.connected(session.identity.clusterId, this.replica, hello.agentVersion || 'unknown');
+    await this.linkWrites.connected(session.identity.clusterId, hello.agentVersion || 'unknown');
     log.info({ agentVersion: hello.agentVersion, buffered: hello.bufferedReports.length }, 'agent connected');
     for (const r of hello.bufferedReports) await this.report(session, r, log);
     session.send({ body: { $case: 'assignments', value: { assignments: await this.fullSet(session.identity) } } });
@@ -118,7 +120,9 @@ export class AgentStreamService {
       case 'event':
         return this.event(session, m.body.value, log);
       case 'heartbeat':
-        return this.links.heartbeat(session.identity.clusterId, this.replica);
+        // not awaited: the stream's next message need not wait for the heartbeat batch
+        void this.linkWrites.heartbeat(session.identity.clusterId).catch((err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err) }, 'heartbeat not written'));
+        return;
       case 'ack':
       case 'diff':
         return;
@@ -145,12 +149,13 @@ export class AgentStreamService {
       log.warn({ err: err instanceof BadAgentReport ? err.message : String(err), target: m.targetId }, 'agent report refused');
       return ack();
     }
+    // a run of this replica waiting for it sent this cluster that Target: no need to look it up
+    if (session.offerReport(m.targetId, m.generation, { report, reportId: m.reportId })) return ack();
     const target = /^[0-9a-f-]{36}$/.test(m.targetId) ? await this.targets.findById(m.targetId) : null;
     if (!target || target.clusterId !== session.identity.clusterId) {
       log.warn({ target: m.targetId }, 'report for a Target that is not this cluster\'s (removed, or never its own) dropped');
       return ack();
     }
-    if (session.offerReport(target.id, m.generation, { report, reportId: m.reportId })) return ack();
     if (await this.leases.hasAgentReport(m.reportId)) return ack();
     const lease = await this.leases.claimForReport(this.replica, target.id, target.clusterId, this.config.scheduler.leaseTtlMs);
     if (!lease) return; // a run holds it; the agent sends the report again later

@@ -4,6 +4,7 @@ import { EventsModule } from '../events/events.module';
 import { RepositoriesModule } from '../repositories/repositories.module';
 import { AgentBootstrapService } from './agent-bootstrap.service';
 import { AgentGrpcServer } from './agent-grpc.server';
+import { AgentLinkWrites } from './agent-link-writes';
 import { AgentLinksRepository } from './agent-links.repository';
 import { AgentSessions } from './agent-sessions';
 import { AgentStreamService } from './agent-stream.service';
@@ -14,7 +15,7 @@ import { AgentsController } from './agents.controller';
 @Module({
   imports: [RepositoriesModule, CredentialsModule, EventsModule],
   controllers: [AgentsController],
-  providers: [AgentLinksRepository, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService],
+  providers: [AgentLinksRepository, AgentLinkWrites, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService],
   exports: [AgentLinksRepository, AgentSessions, AgentBootstrapService, AgentGrpcServer],
 })
 export class AgentsModule {}
