@@ -1,4 +1,4 @@
-import { Coalescer, type CoalescerTimer } from './coalescer';
+import { Coalescer, type CoalescerTimer, ItemFailed } from './coalescer';
 
 /** A timer that fires only when the spec says so. */
 class HandTimer implements CoalescerTimer {
@@ -84,5 +84,12 @@ describe('Coalescer', () => {
     const ok = c.add(3);
     timer.fire();
     await expect(ok).resolves.toBe(3);
+  });
+
+  it('fails only the items a flush answers with ItemFailed', async () => {
+    const c = new Coalescer<number, number>(async (items) => items.map((i) => (i === 2 ? new ItemFailed(new Error('bad row')) : i)), { windowMs: 50, maxItems: 2, timer: new HandTimer() });
+    const [one, two] = [c.add(1), c.add(2).catch((e: Error) => e.message)];
+    await expect(one).resolves.toBe(1);
+    await expect(two).resolves.toBe('bad row');
   });
 });

@@ -17,6 +17,11 @@ export interface CoalescerOptions {
   timer?: CoalescerTimer;
 }
 
+/** A flush's answer for one item that failed on its own; that item's promise rejects with `error`. */
+export class ItemFailed {
+  constructor(readonly error: unknown) {}
+}
+
 interface Pending<I, O> {
   item: I;
   resolve(o: O): void;
@@ -27,8 +32,8 @@ interface Pending<I, O> {
  * Gathers single requests into batches: a batch is flushed `windowMs` after
  * its first item or as soon as it holds `maxItems`, and one batch is flushed
  * at a time (a slow database gets fewer, larger batches instead of a pile of
- * small ones). `flush` answers each item, in order; when it throws, every
- * item of the batch fails with that error.
+ * small ones). `flush` answers each item, in order (ItemFailed: that item
+ * fails); when it throws, every item of the batch fails with that error.
  */
 export class Coalescer<I, O> {
   private queue: Array<Pending<I, O>> = [];
@@ -37,7 +42,7 @@ export class Coalescer<I, O> {
   private readonly timer: CoalescerTimer;
 
   constructor(
-    private readonly flush: (items: I[]) => Promise<O[]>,
+    private readonly flush: (items: I[]) => Promise<Array<O | ItemFailed>>,
     private readonly options: CoalescerOptions,
   ) {
     this.timer = options.timer ?? realTimer;
@@ -64,7 +69,11 @@ export class Coalescer<I, O> {
     this.flushing = true;
     this.flush(batch.map((p) => p.item))
       .then(
-        (out) => batch.forEach((p, i) => p.resolve(out[i])),
+        (out) => batch.forEach((p, i) => {
+          const o = out[i];
+          if (o instanceof ItemFailed) p.reject(o.error);
+          else p.resolve(o);
+        }),
         (err: unknown) => batch.forEach((p) => p.reject(err)),
       )
       .finally(() => {

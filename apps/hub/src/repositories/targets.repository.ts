@@ -78,6 +78,10 @@ export class TargetsRepository {
     return this.repo.find({ where: { projectId }, relations: { cluster: true }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
+  findByIds(ids: readonly string[]): Promise<TargetEntity[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.repo.findBy({ id: In([...ids]) });
+  }
+
   findById(id: string): Promise<TargetEntity | null> {
     return this.repo.findOneBy({ id });
   }

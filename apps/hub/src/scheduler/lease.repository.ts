@@ -52,6 +52,16 @@ export class LeaseRepository {
    * still running; never claimed again here, even if their lease ran out.
    */
   async claim(owner: string, limit: number, ttlMs: number, inFlight: readonly string[] = [], agentClusters: readonly string[] = []): Promise<ClaimedTarget[]> {
+    return this.claimWhere(`(c.mode = 'push' OR c.id::text = ANY(string_to_array($5, ',')))`, owner, limit, ttlMs, inFlight, agentClusters);
+  }
+
+  /** As claim, only Targets of the given agent clusters (their runs have a limit of their own). */
+  async claimForAgents(owner: string, limit: number, ttlMs: number, inFlight: readonly string[], agentClusters: readonly string[]): Promise<ClaimedTarget[]> {
+    if (agentClusters.length === 0) return [];
+    return this.claimWhere(`c.mode = 'agent' AND c.id::text = ANY(string_to_array($5, ','))`, owner, limit, ttlMs, inFlight, agentClusters);
+  }
+
+  private async claimWhere(clusterFilter: string, owner: string, limit: number, ttlMs: number, inFlight: readonly string[], agentClusters: readonly string[]): Promise<ClaimedTarget[]> {
     if (limit <= 0) return [];
     const res = await this.ds.query(
       `WITH due AS (
@@ -62,7 +72,7 @@ export class LeaseRepository {
          WHERE t.next_run_at <= now()
            AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
            AND (p.suspend = false OR p.deletion_requested_at IS NOT NULL OR t.removal_requested_at IS NOT NULL)
-           AND (c.mode = 'push' OR c.id::text = ANY(string_to_array($5, ',')))
+           AND ${clusterFilter}
            AND NOT (t.id::text = ANY(string_to_array($4, ',')))
          ORDER BY t.next_run_at, t.id
          LIMIT $2
