@@ -51,10 +51,15 @@ export interface AgentServerConfig {
   runTimeoutMs: number;
   /** Lifetime of a bootstrap token (FLOTILLA_AGENT_BOOTSTRAP_TTL, default 1h). */
   bootstrapTtlMs: number;
+  /**
+   * Agent clusters' runs in flight on this replica (FLOTILLA_AGENT_MAX_RUNS, default 20000), apart from
+   * the scheduler's concurrency: such a run only waits for its agent, so a digest reaches a whole fleet at once.
+   */
+  maxRuns: number;
 }
 
 export function defaultAgentServerConfig(host = '0.0.0.0'): AgentServerConfig {
-  return { port: 9443, host, heartbeatMs: 10_000, heartbeatTimeoutMs: 30_000, runTimeoutMs: 15 * 60_000, bootstrapTtlMs: 3600_000 };
+  return { port: 9443, host, heartbeatMs: 10_000, heartbeatTimeoutMs: 30_000, runTimeoutMs: 15 * 60_000, bootstrapTtlMs: 3600_000, maxRuns: 20_000 };
 }
 
 export interface SchedulerConfig {
@@ -229,6 +234,11 @@ function parseAgentServerConfig(value: (name: string) => string | undefined, con
   if (address !== undefined) {
     if (!/^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/.test(address)) problems.push(`FLOTILLA_AGENT_PUBLIC_ADDRESS=${JSON.stringify(address)}: expected host:port`);
     else agents.publicAddress = address;
+  }
+  const maxRuns = value('FLOTILLA_AGENT_MAX_RUNS');
+  if (maxRuns !== undefined) {
+    if (!/^\d+$/.test(maxRuns) || Number(maxRuns) < 1 || Number(maxRuns) > 1_000_000) problems.push(`FLOTILLA_AGENT_MAX_RUNS=${JSON.stringify(maxRuns)}: expected an integer from 1 to 1000000`);
+    else agents.maxRuns = Number(maxRuns);
   }
   const durations: Array<[string, 'heartbeatMs' | 'heartbeatTimeoutMs' | 'runTimeoutMs' | 'bootstrapTtlMs', number]> = [
     ['FLOTILLA_AGENT_HEARTBEAT', 'heartbeatMs', 100],
