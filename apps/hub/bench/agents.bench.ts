@@ -35,7 +35,12 @@ async function main(): Promise<void> {
   const pg = await startPostgres(work);
   const resolver = new BenchResolver();
   let peakRss = 0;
-  const sample = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
+  let peakHeap = 0;
+  const sample = setInterval(() => {
+    const m = process.memoryUsage();
+    peakRss = Math.max(peakRss, m.rss);
+    peakHeap = Math.max(peakHeap, m.heapUsed);
+  }, 100);
   const app = await createHubApp(
     {
       ...defaultHubConfig(),
@@ -92,7 +97,7 @@ async function main(): Promise<void> {
   const beforeConnect = cpu();
   const connected = await next('connected');
   phases.push({ phase: 'connect', from: beforeConnect, to: cpu() });
-  const rssConnected = process.memoryUsage().rss;
+  const { rss: rssConnected, heapUsed: heapConnected } = process.memoryUsage();
   const res = await fetch(`${await app.getUrl()}/api/v1/projects`.replace('[::1]', '127.0.0.1'), {
     method: 'POST',
     headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
@@ -124,7 +129,7 @@ async function main(): Promise<void> {
   const mib = (b: number) => `${Math.round(b / 1024 / 1024)} MiB`;
   console.log(`\nbench:agents — ${AGENTS} agents, one hub (in this process), PostgreSQL ${pg.endpoint.url.replace(/:[^:@]*@/, ':***@')}`);
   console.log(`all connected and holding their assignment set: ${connected.ms} ms`);
-  console.log(`hub RSS: ${mib(rssConnected)} with all connected, ${mib(peakRss)} peak (goal < 1024 MiB)`);
+  console.log(`hub RSS: ${mib(rssConnected)} with all connected, ${mib(peakRss)} peak (goal < 1024 MiB); V8 heap used ${mib(heapConnected)} connected, ${mib(peakHeap)} peak`);
   console.log('| digest | digest→every agent holds it p50 | p99 (goal < 2000 ms) | max | reports stored/s |');
   console.log('|---|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.digest} | ${r.p50} ms | ${r.p99} ms | ${r.max} ms | ${r.reportsPerSecond} |`);
