@@ -36,6 +36,8 @@ export interface RunFacts {
   target: TargetEntity;
   project: ProjectEntity;
   cluster: ClusterEntity;
+  /** the Project's Targets with their clusters, for the rollout gate (read once per Project for a whole claim) */
+  members?: TargetEntity[];
 }
 
 /**
@@ -70,11 +72,14 @@ export class TargetRunService {
     const targets = await this.targets.findByIds(targetIds);
     const projects = new Map((await this.projects.findByIds([...new Set(targets.map((t) => t.projectId))])).map((p) => [p.id, p]));
     const clusters = new Map((await this.clusters.findByIds([...new Set(targets.map((t) => t.clusterId))])).map((c) => [c.id, c]));
+    // with waves, each run reads all its Project's Targets: once per Project here, not once per Target
+    const members = new Map<string, TargetEntity[]>();
+    for (const p of projects.values()) if (p.rolloutGroups.length > 0) members.set(p.id, await this.targets.forProject(p.id));
     const out = new Map<string, RunFacts>();
     for (const target of targets) {
       const project = projects.get(target.projectId);
       const cluster = clusters.get(target.clusterId);
-      if (project && cluster) out.set(target.id, { target, project, cluster });
+      if (project && cluster) out.set(target.id, { target, project, cluster, members: members.get(project.id) });
     }
     return out;
   }
@@ -110,7 +115,7 @@ export class TargetRunService {
       const revision = formatRevision(project.sourceTag, digest);
       if (project.rolloutGroups.length > 0) {
         // a Target being removed is no longer part of any wave
-        const siblings = (await this.targets.forProject(project.id)).filter((t) => t.id !== target.id && !t.removalRequestedAt);
+        const siblings = (facts.members ?? (await this.targets.forProject(project.id))).filter((t) => t.id !== target.id && !t.removalRequestedAt);
         const members = siblings.map((t) => ({ group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));
         const gate = rolloutGate(project.rolloutGroups, cluster.groupName, revision, members);
         if (!gate.open) {
