@@ -17,6 +17,7 @@ import { createHubApp } from '../src/app';
 import { defaultAgentServerConfig, defaultHubConfig, defaultSchedulerConfig } from '../src/config/hub-config';
 import type { TagResolver } from '../src/scheduler/sources/tag-resolver';
 import { cpuSeconds, postgresCpuSeconds } from './cpu-times';
+import { startProfile } from './profile';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
 const DIGESTS = Number(process.env.BENCH_DIGESTS ?? 3);
@@ -105,6 +106,8 @@ async function main(): Promise<void> {
   });
   if (res.status !== 201) throw new Error(`project: ${res.status} ${await res.text()}`);
 
+  // BENCH_PROFILE=<file>: the hub's CPU profile of the digest phase (open it in Chrome DevTools)
+  const profile = process.env.BENCH_PROFILE ? await startProfile() : undefined;
   const rows: Array<{ digest: string; p50: number; p99: number; max: number; reportsPerSecond: number }> = [];
   for (let d = 1; d <= DIGESTS; d++) {
     const digest = `sha256:${String(d).repeat(64).slice(0, 64)}`;
@@ -125,6 +128,7 @@ async function main(): Promise<void> {
     rows.push({ digest: `#${d}`, p50: acked.p50 as number, p99: acked.p99 as number, max: acked.max as number, reportsPerSecond: Math.round(stored / ((Date.now() - at) / 1000)) });
   }
   clearInterval(sample);
+  if (profile) await profile.stop(process.env.BENCH_PROFILE!);
 
   const mib = (b: number) => `${Math.round(b / 1024 / 1024)} MiB`;
   console.log(`\nbench:agents — ${AGENTS} agents, one hub (in this process), PostgreSQL ${pg.endpoint.url.replace(/:[^:@]*@/, ':***@')}`);
