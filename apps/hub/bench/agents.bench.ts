@@ -17,6 +17,7 @@ import { createHubApp } from '../src/app';
 import { defaultAgentServerConfig, defaultHubConfig, defaultSchedulerConfig } from '../src/config/hub-config';
 import type { TagResolver } from '../src/scheduler/sources/tag-resolver';
 import { cpuSeconds, postgresCpuSeconds } from './cpu-times';
+import { samplePostgres } from './pg-sampler';
 import { startProfile } from './profile';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
@@ -108,6 +109,8 @@ async function main(): Promise<void> {
 
   // BENCH_PROFILE=<file>: the hub's CPU profile of the digest phase (open it in Chrome DevTools)
   const profile = process.env.BENCH_PROFILE ? await startProfile() : undefined;
+  // BENCH_PG_SAMPLE=1: which statements PostgreSQL is running during the digests
+  const pgSampler = process.env.BENCH_PG_SAMPLE ? await samplePostgres(pg.endpoint.url) : undefined;
   const rows: Array<{ digest: string; p50: number; p99: number; max: number; reportsPerSecond: number }> = [];
   for (let d = 1; d <= DIGESTS; d++) {
     const digest = `sha256:${String(d).repeat(64).slice(0, 64)}`;
@@ -129,6 +132,7 @@ async function main(): Promise<void> {
   }
   clearInterval(sample);
   if (profile) await profile.stop(process.env.BENCH_PROFILE!);
+  const pgSamples = await pgSampler?.stop();
 
   const mib = (b: number) => `${Math.round(b / 1024 / 1024)} MiB`;
   console.log(`\nbench:agents — ${AGENTS} agents, one hub (in this process), PostgreSQL ${pg.endpoint.url.replace(/:[^:@]*@/, ':***@')}`);
@@ -142,6 +146,11 @@ async function main(): Promise<void> {
   console.log('|---|---|---|---|---|');
   const f = (n: number) => n.toFixed(1);
   for (const p of phases) console.log(`| ${p.phase} | ${f((p.to.at - p.from.at) / 1000)} s | ${f(p.to.hub - p.from.hub)} | ${f(p.to.sim - p.from.sim)} | ${f(p.to.pg - p.from.pg)} |`);
+
+  if (pgSamples) {
+    console.log('\nPostgreSQL statements running, sampled every 10 ms during the digests');
+    for (const p of pgSamples.slice(0, 15)) console.log(`${String(p.samples).padStart(6)}  ${p.statement}`);
+  }
 
   sim.stdin!.end();
   await new Promise((r) => sim.on('exit', r));
