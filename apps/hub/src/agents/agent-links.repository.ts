@@ -79,17 +79,14 @@ export class AgentLinksRepository {
         );
       }
       if (b.disconnected.length > 0) {
-        await m.query(
-          `UPDATE agent_links SET connected = false, status_since = now(), updated_at = now()
-           WHERE cluster_id IN (SELECT value::uuid FROM jsonb_array_elements_text($2::jsonb)) AND replica = $1 AND connected`,
-          [replica, JSON.stringify(b.disconnected)],
-        );
+        // an id list the planner sees as a constant array: one primary key probe per id (a join on a set-returning function was planned as a nested loop over every row)
+        await m.query(`UPDATE agent_links SET connected = false, status_since = now(), updated_at = now() WHERE cluster_id = ANY(string_to_array($2, ',')::uuid[]) AND replica = $1 AND connected`, [
+          replica,
+          b.disconnected.join(','),
+        ]);
       }
       if (b.heartbeats.length > 0) {
-        await m.query(`UPDATE agent_links SET last_heartbeat_at = now() WHERE cluster_id IN (SELECT value::uuid FROM jsonb_array_elements_text($2::jsonb)) AND replica = $1`, [
-          replica,
-          JSON.stringify(b.heartbeats),
-        ]);
+        await m.query(`UPDATE agent_links SET last_heartbeat_at = now() WHERE cluster_id = ANY(string_to_array($2, ',')::uuid[]) AND replica = $1`, [replica, b.heartbeats.join(',')]);
       }
     });
   }
