@@ -14,6 +14,7 @@ import { Client } from 'pg';
 import { startPostgres } from '../../../test/harness/postgres';
 import { AgentGrpcServer } from '../src/agents/agent-grpc.server';
 import { createHubApp } from '../src/app';
+import { SchedulerService } from '../src/scheduler/scheduler.service';
 import { defaultAgentServerConfig, defaultHubConfig, defaultSchedulerConfig } from '../src/config/hub-config';
 import type { TagResolver } from '../src/scheduler/sources/tag-resolver';
 import { cpuSeconds, postgresCpuSeconds } from './cpu-times';
@@ -77,7 +78,7 @@ async function main(): Promise<void> {
 
   // CPU seconds of the hub (this process), the simulator and PostgreSQL: which of them a phase waits on
   const pgData = join(work, 'postgres', 'data');
-  const cpu = () => ({ hub: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, sim: cpuSeconds(sim.pid!), pg: postgresCpuSeconds(pgData), at: Date.now() });
+  const cpu = () => ({ hub: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, sim: cpuSeconds(sim.pid!), pg: postgresCpuSeconds(pgData), ticks: app.get(SchedulerService).completedTicks, at: Date.now() });
   const phases: Array<{ phase: string; from: ReturnType<typeof cpu>; to: ReturnType<typeof cpu> }> = [];
   const sim = spawn(process.execPath, [join(ROOT, 'scripts/run-ts.mjs'), join(__dirname, 'agents-sim.ts'), address, credentialFile], { stdio: ['pipe', 'pipe', 'inherit'] });
   const events: Array<Record<string, unknown>> = [];
@@ -142,10 +143,10 @@ async function main(): Promise<void> {
   console.log('|---|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.digest} | ${r.p50} ms | ${r.p99} ms | ${r.max} ms | ${r.reportsPerSecond} |`);
   console.log('\nCPU seconds per phase (2 cores: a phase of s seconds has 2·s to give)');
-  console.log('| phase | wall | hub | simulator | PostgreSQL |');
-  console.log('|---|---|---|---|---|');
+  console.log('| phase | wall | hub | simulator | PostgreSQL | scheduler ticks |');
+  console.log('|---|---|---|---|---|---|');
   const f = (n: number) => n.toFixed(1);
-  for (const p of phases) console.log(`| ${p.phase} | ${f((p.to.at - p.from.at) / 1000)} s | ${f(p.to.hub - p.from.hub)} | ${f(p.to.sim - p.from.sim)} | ${f(p.to.pg - p.from.pg)} |`);
+  for (const p of phases) console.log(`| ${p.phase} | ${f((p.to.at - p.from.at) / 1000)} s | ${f(p.to.hub - p.from.hub)} | ${f(p.to.sim - p.from.sim)} | ${f(p.to.pg - p.from.pg)} | ${p.to.ticks - p.from.ticks} |`);
 
   if (pgSamples) {
     console.log('\nPostgreSQL statements running, sampled every 10 ms during the digests');
