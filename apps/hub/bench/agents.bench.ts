@@ -149,7 +149,7 @@ async function main(): Promise<void> {
   for (const p of phases) console.log(`| ${p.phase} | ${f((p.to.at - p.from.at) / 1000)} s | ${f(p.to.hub - p.from.hub)} | ${f(p.to.sim - p.from.sim)} | ${f(p.to.pg - p.from.pg)} | ${p.to.ticks - p.from.ticks} |`);
 
   if (pgSamples) {
-    console.log('\nPostgreSQL statements running, sampled every 10 ms during the digests');
+    console.log('\nPostgreSQL statements running (and what they wait on: cpu, Lock:…, Client:…), sampled every 10 ms during the digests');
     for (const p of pgSamples.slice(0, 15)) console.log(`${String(p.samples).padStart(6)}  ${p.statement}`);
   }
 

@@ -9,7 +9,7 @@ export async function samplePostgres(url: string, everyMs = 10): Promise<{ stop(
   let running = true;
   const loop = (async () => {
     while (running) {
-      const { rows } = await client.query<{ q: string }>(`SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS q FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND backend_type = 'client backend'`);
+      const { rows } = await client.query<{ q: string }>(`SELECT coalesce(wait_event_type || ':' || wait_event, 'cpu') || '  ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS q FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND backend_type = 'client backend'`);
       for (const r of rows) counts.set(r.q, (counts.get(r.q) ?? 0) + 1);
       await new Promise((r) => setTimeout(r, everyMs));
     }
