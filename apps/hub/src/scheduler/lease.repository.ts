@@ -64,8 +64,11 @@ export class LeaseRepository {
   private async claimWhere(clusterFilter: string, owner: string, limit: number, ttlMs: number, inFlight: readonly string[], agentClusters: readonly string[]): Promise<ClaimedTarget[]> {
     if (limit <= 0) return [];
     const res = await this.ds.query(
-      `WITH due AS (
-         SELECT t.id, t.lease_owner AS prev_owner
+      // The candidates are chosen without locks, then locked on targets alone: locking through the
+      // joins made PostgreSQL recheck the whole join for every row a concurrent run write had
+      // updated (EvalPlanQual), seconds per claim while a digest's thousands of runs were written.
+      `WITH candidates AS MATERIALIZED (
+         SELECT t.id
          FROM targets t
          JOIN projects p ON p.id = t.project_id
          JOIN clusters c ON c.id = t.cluster_id
@@ -76,6 +79,12 @@ export class LeaseRepository {
            AND NOT (t.id::text = ANY(string_to_array($4, ',')))
          ORDER BY t.next_run_at, t.id
          LIMIT $2
+       ), due AS (
+         SELECT t.id, t.lease_owner AS prev_owner
+         FROM targets t
+         WHERE t.id IN (SELECT id FROM candidates)
+           AND t.next_run_at <= now()
+           AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
          FOR UPDATE OF t SKIP LOCKED
        )
        UPDATE targets t
