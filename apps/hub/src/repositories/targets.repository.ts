@@ -43,6 +43,9 @@ const WITH_CLUSTER = `SELECT t.*, c.name AS cluster_name, c.group_name AS cluste
     (c.mode = 'agent' AND NOT COALESCE(al.connected, false)) AS stale, al.status_since AS stale_since
   FROM targets t JOIN clusters c ON c.id = t.cluster_id LEFT JOIN agent_links al ON al.cluster_id = c.id`;
 
+/** Inserting this many Targets at once refreshes the table's planner statistics. */
+const BULK_ANALYZE_ROWS = 1000;
+
 /** The view of the Targets `rows` yields (WITH_CLUSTER rows), chosen before any per-row formatting. */
 function targetView(rows: string): string {
   return `SELECT t.cluster_name AS cluster, t.cluster_group AS "clusterGroup", t.phase, t.conditions, t.generation,
@@ -148,6 +151,9 @@ export class TargetsRepository {
     if (rows.length === 0) return;
     try {
       await this.repo.createQueryBuilder().insert().into(TargetEntity).values(rows).orIgnore().execute();
+      // A Project that adds a fleet's Targets at once: statistics now, not at autovacuum's next round (up to a
+      // minute): planned on the old ones the scheduler's claims nested loops over every Target (seconds each).
+      if (rows.length >= BULK_ANALYZE_ROWS) await this.repo.query('ANALYZE targets');
     } catch (err) {
       // a concurrent request deleted the Project or the cluster between our read and this write
       if (isForeignKeyViolation(err)) throw new ReferenceGoneError('the Project or cluster of a new Target was deleted meanwhile; try again', { cause: err });
