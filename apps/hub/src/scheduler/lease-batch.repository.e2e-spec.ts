@@ -1,7 +1,4 @@
-import { buildRunReport, UnexpectedRunError, type RunResult } from '@flotilla/engine';
-import type { DataSource } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from '../../test/databases';
-import { openDatabase } from '../database/data-source';
+import { shopRunReport, useLeaseDatabase } from '../../test/lease-fixtures';
 import { LeaseBatchRepository } from './lease-batch.repository';
 import { type Lease, LeaseRepository } from './lease.repository';
 
@@ -11,68 +8,34 @@ import { type Lease, LeaseRepository } from './lease.repository';
 const R1 = 'stable@sha256:1111111111111111111111111111111111111111111111111111111111111111';
 
 describe('LeaseBatchRepository on PostgreSQL', () => {
-  let db: TestDatabase;
-  let ds: DataSource;
+  const database = useLeaseDatabase();
   let leases: LeaseRepository;
   let batch: LeaseBatchRepository;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    ds = await openDatabase({ kind: 'postgres', url: db.url });
-    leases = new LeaseRepository(ds);
-    batch = new LeaseBatchRepository(ds);
-  });
-
-  afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
-  });
-
-  beforeEach(async () => {
-    await ds.query(`DELETE FROM projects`);
-    await ds.query(`DELETE FROM clusters`);
+  beforeAll(() => {
+    leases = new LeaseRepository(database.ds);
+    batch = new LeaseBatchRepository(database.ds);
   });
 
   /** One Project on `n` due agent clusters; their leases, claimed by hub-1. */
   async function claimed(n: number): Promise<Lease[]> {
-    const [{ id: projectId }] = await ds.query(`INSERT INTO projects (name, namespace, source_repository, service_account_name) VALUES ('shop', 'shop', 'oci://127.0.0.1:1/shop', 'shop') RETURNING id`);
+    const [{ id: projectId }] = await database.ds.query(`INSERT INTO projects (name, namespace, source_repository, service_account_name) VALUES ('shop', 'shop', 'oci://127.0.0.1:1/shop', 'shop') RETURNING id`);
     const clusters: string[] = [];
     for (let i = 0; i < n; i++) {
-      const [{ id: clusterId }] = await ds.query(`INSERT INTO clusters (name, mode) VALUES ($1, 'agent') RETURNING id`, [`edge-${i}`]);
-      await ds.query(`INSERT INTO targets (project_id, cluster_id, next_run_at) VALUES ($1, $2, now() - interval '1 second')`, [projectId, clusterId]);
+      const [{ id: clusterId }] = await database.ds.query(`INSERT INTO clusters (name, mode) VALUES ($1, 'agent') RETURNING id`, [`edge-${i}`]);
+      await database.ds.query(`INSERT INTO targets (project_id, cluster_id, next_run_at) VALUES ($1, $2, now() - interval '1 second')`, [projectId, clusterId]);
       clusters.push(clusterId);
     }
     const got = await leases.claimForAgents('hub-1', n, 60_000, [], clusters);
     return got.sort((a, b) => a.targetId.localeCompare(b.targetId));
   }
 
-  function report(ok: boolean) {
-    const at = new Date();
-    const result: RunResult = {
-      project: { name: 'shop', namespace: 'shop' },
-      cluster: { name: 'c', group: 'default' },
-      source: 'oci://127.0.0.1:1/shop',
-      tag: 'stable',
-      digest: R1.split('@')[1],
-      revision: R1,
-      ok,
-      startedAt: at,
-      finishedAt: at,
-      durationMs: 1,
-      timings: { resolveMs: 0, fetchMs: 0, loadMs: 0, componentsMs: 0, pruneMs: 0 },
-      components: [],
-      pruned: [],
-      namespaces: ['shop'],
-      warnings: [],
-      ...(ok ? {} : { error: new UnexpectedRunError('the cluster went away') }),
-    };
-    return buildRunReport(result, { attempt: 0, intervalMs: 600_000, backoff: { initialMs: 1000, factor: 2, maxMs: 60_000, jitter: 0 } });
-  }
+  const report = (ok: boolean) => shopRunReport(R1, ok);
 
   const start = { generation: 1, revision: R1, trigger: 'Created', conditions: [], phase: 'Reconciling' as const };
   const targetRow = async (id: string) =>
     (
-      await ds.query(
+      await database.ds.query(
         `SELECT phase, conditions, last_applied_revision, attempt, observed_generation, namespaces, lease_owner, (extract(epoch from next_run_at - now()) / 60)::int AS next_in_min FROM targets WHERE id = $1`,
         [id],
       )
@@ -81,7 +44,7 @@ describe('LeaseBatchRepository on PostgreSQL', () => {
   it('starts and finishes runs as the single writes do, and only where the lease is still held', async () => {
     const [single, held, stolen] = await claimed(3);
     // another replica took one over (its lease ran out here): the batch must not write its run
-    await ds.query(`UPDATE targets SET lease_owner = 'hub-2', lease_epoch = lease_epoch + 1 WHERE id = $1`, [stolen.targetId]);
+    await database.ds.query(`UPDATE targets SET lease_owner = 'hub-2', lease_epoch = lease_epoch + 1 WHERE id = $1`, [stolen.targetId]);
 
     const one = await leases.startRun(single, start);
     const [a, lost] = await batch.startRuns([
@@ -90,7 +53,7 @@ describe('LeaseBatchRepository on PostgreSQL', () => {
     ]);
     expect(a).not.toBeNull();
     expect(lost).toBeNull();
-    expect(await ds.query(`SELECT count(*)::int AS n FROM runs WHERE target_id = $1`, [stolen.targetId])).toEqual([{ n: 0 }]);
+    expect(await database.ds.query(`SELECT count(*)::int AS n FROM runs WHERE target_id = $1`, [stolen.targetId])).toEqual([{ n: 0 }]);
 
     const ok = report(true);
     const whenHeld: string[] = [];
@@ -104,7 +67,7 @@ describe('LeaseBatchRepository on PostgreSQL', () => {
     expect(whenHeld).toEqual([held.targetId]);
     expect(await targetRow(held.targetId)).toEqual(await targetRow(single.targetId));
     expect(await targetRow(held.targetId)).toMatchObject({ phase: 'Ready', last_applied_revision: R1, lease_owner: null, next_in_min: 10 });
-    const runs: Array<{ result: string; agent_report_id: string }> = await ds.query(`SELECT result, agent_report_id FROM runs ORDER BY agent_report_id`);
+    const runs: Array<{ result: string; agent_report_id: string }> = await database.ds.query(`SELECT result, agent_report_id FROM runs ORDER BY agent_report_id`);
     expect(runs).toEqual([
       { result: 'Succeeded', agent_report_id: 'r-batch' },
       { result: 'Succeeded', agent_report_id: 'r-single' },
@@ -124,10 +87,28 @@ describe('LeaseBatchRepository on PostgreSQL', () => {
 
   it('renews the leases still held and says which were lost', async () => {
     const [a, b] = await claimed(2);
-    await ds.query(`UPDATE targets SET lease_epoch = lease_epoch + 1 WHERE id = $1`, [b.targetId]);
+    await database.ds.query(`UPDATE targets SET lease_epoch = lease_epoch + 1 WHERE id = $1`, [b.targetId]);
     expect(await batch.renewAll([a, b], 120_000)).toEqual([true, false]);
-    const [r] = await ds.query(`SELECT (extract(epoch from lease_expires_at - now()))::int AS s FROM targets WHERE id = $1`, [a.targetId]);
+    const [r] = await database.ds.query(`SELECT (extract(epoch from lease_expires_at - now()))::int AS s FROM targets WHERE id = $1`, [a.targetId]);
     expect(r.s).toBeGreaterThan(100);
+  });
+
+  it('does not wait for a row another transaction is writing: it stays held, and is renewed next time', async () => {
+    const [a, b] = await claimed(2);
+    const writer = database.ds.createQueryRunner();
+    await writer.connect();
+    await writer.startTransaction();
+    try {
+      await writer.query(`SELECT id FROM targets WHERE id = $1 FOR UPDATE`, [b.targetId]);
+      // answered while the other transaction still holds b's row
+      expect(await batch.renewAll([a, b], 120_000)).toEqual([true, true]);
+    } finally {
+      await writer.rollbackTransaction();
+      await writer.release();
+    }
+    const rows: Array<{ id: string; s: number }> = await database.ds.query(`SELECT id, (extract(epoch from lease_expires_at - now()))::int AS s FROM targets`);
+    expect(rows.find((r) => r.id === a.targetId)!.s).toBeGreaterThan(100);
+    expect(rows.find((r) => r.id === b.targetId)!.s).toBeLessThan(61);
   });
 
   it('records the assignment sent only under the lease epoch it was sent with', async () => {
@@ -136,7 +117,7 @@ describe('LeaseBatchRepository on PostgreSQL', () => {
       { targetId: a.targetId, generation: a.epoch, digest: 'sha256:aa' },
       { targetId: b.targetId, generation: b.epoch - 1, digest: 'sha256:bb' },
     ]);
-    const rows: Array<{ id: string; agent_generation: number | null; agent_digest: string | null }> = await ds.query(`SELECT id, agent_generation, agent_digest FROM targets`);
+    const rows: Array<{ id: string; agent_generation: number | null; agent_digest: string | null }> = await database.ds.query(`SELECT id, agent_generation, agent_digest FROM targets`);
     expect(rows.find((r) => r.id === a.targetId)).toMatchObject({ agent_generation: a.epoch, agent_digest: 'sha256:aa' });
     expect(rows.find((r) => r.id === b.targetId)).toMatchObject({ agent_generation: null, agent_digest: null });
   });
