@@ -36,9 +36,21 @@ async function main(): Promise<void> {
         }
       }
     };
-    // as a real agent does: a stream that fails is opened again after a jittered pause
-    a.onEnded = () => setTimeout(() => a.connect(credentials[i]), 200 + Math.random() * 800);
-    a.connect(credentials[i]);
+    // as a real agent does: a stream that fails, or that the hub ends (it cut a silent agent off), is
+    // opened again after a jittered pause; once per stream, however it ended
+    const open = () => {
+      a.connect(credentials[i]);
+      const stream = a.stream;
+      let again = false;
+      const reopen = () => {
+        if (again || a.stream !== stream) return;
+        again = true;
+        setTimeout(open, 200 + Math.random() * 800);
+      };
+      a.onEnded = reopen;
+      stream?.on('end', reopen);
+    };
+    open();
   });
   // alive, as real agents say every 10 s (the hub cuts off agents silent past its timeout); spread over
   // the 10 s as a real fleet's are, not all 10,000 in one burst that holds up both processes
