@@ -136,8 +136,10 @@ export class LeaseBatchRepository {
   /** The assignment each agent holds (for the full set sent when it reconnects), fenced by the lease epoch. */
   async recordAssignments(rows: ReadonlyArray<{ targetId: string; generation: number; digest: string | null }>): Promise<void> {
     await this.ds.query(
-      `UPDATE targets t SET agent_generation = x.epoch, agent_digest = x.digest
-       FROM (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, epoch int, digest text) ORDER BY id) AS x WHERE t.id = x.id AND t.lease_epoch = x.epoch`,
+      // locked in id order first, as every batch here locks: a join's own order deadlocked with them
+      `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, epoch int, digest text)),
+       l AS (SELECT t.id FROM targets t JOIN x ON t.id = x.id AND t.lease_epoch = x.epoch ORDER BY t.id FOR UPDATE OF t)
+       UPDATE targets t SET agent_generation = x.epoch, agent_digest = x.digest FROM l JOIN x ON x.id = l.id WHERE t.id = l.id`,
       [json(rows.map((r) => ({ id: r.targetId, epoch: r.generation, digest: r.digest })))],
     );
   }
