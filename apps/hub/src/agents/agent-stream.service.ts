@@ -104,10 +104,13 @@ export class AgentStreamService {
   }
 
   private async greet(session: AgentSession, hello: { agentVersion: string; bufferedReports: ReportMessage[] }, log: Logger): Promise<void> {
+    // the reports it kept first: until the session is listed the scheduler claims none of its Targets
+    // here, so no run of ours holds the lease a kept report needs (its connected write is batched now)
+    for (const r of hello.bufferedReports) await this.report(session, r, log);
+    if (session.closed.aborted) return; // gone meanwhile: never listed
     this.sessions.add(session);
     await this.linkWrites.connected(session.identity.clusterId, hello.agentVersion || 'unknown');
     log.info({ agentVersion: hello.agentVersion, buffered: hello.bufferedReports.length }, 'agent connected');
-    for (const r of hello.bufferedReports) await this.report(session, r, log);
     session.send({ body: { $case: 'assignments', value: { assignments: await this.fullSet(session.identity) } } });
     // its due Targets can run now, on this replica
     this.wakeup.wake();
