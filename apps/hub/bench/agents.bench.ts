@@ -15,8 +15,12 @@ import { startPostgres } from '../../../test/harness/postgres';
 import { AgentCa } from '../src/agents/agent-ca.service';
 import { AgentGrpcServer } from '../src/agents/agent-grpc.server';
 import { createHubApp } from '../src/app';
+import { SchedulerService } from '../src/scheduler/scheduler.service';
 import { defaultAgentServerConfig, defaultHubConfig, defaultSchedulerConfig } from '../src/config/hub-config';
 import type { TagResolver } from '../src/scheduler/sources/tag-resolver';
+import { cpuSeconds, postgresCpuSeconds } from './cpu-times';
+import { samplePostgres } from './pg-sampler';
+import { startProfile } from './profile';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
 const DIGESTS = Number(process.env.BENCH_DIGESTS ?? 3);
@@ -35,7 +39,12 @@ async function main(): Promise<void> {
   const pg = await startPostgres(work);
   const resolver = new BenchResolver();
   let peakRss = 0;
-  const sample = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
+  let peakHeap = 0;
+  const sample = setInterval(() => {
+    const m = process.memoryUsage();
+    peakRss = Math.max(peakRss, m.rss);
+    peakHeap = Math.max(peakHeap, m.heapUsed);
+  }, 100);
   const app = await createHubApp(
     {
       ...defaultHubConfig(),
@@ -78,6 +87,10 @@ async function main(): Promise<void> {
   const caFile = join(work, 'agent-ca.pem');
   writeFileSync(caFile, ca.certPem);
 
+  // CPU seconds of the hub (this process), the simulator and PostgreSQL: which of them a phase waits on
+  const pgData = join(work, 'postgres', 'data');
+  const cpu = () => ({ hub: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, sim: cpuSeconds(sim.pid!), pg: postgresCpuSeconds(pgData), ticks: app.get(SchedulerService).completedTicks, at: Date.now() });
+  const phases: Array<{ phase: string; from: ReturnType<typeof cpu>; to: ReturnType<typeof cpu> }> = [];
   const sim = spawn(process.execPath, [join(ROOT, 'scripts/run-ts.mjs'), join(__dirname, 'agents-sim.ts'), address, identityFile, caFile], { stdio: ['pipe', 'pipe', 'inherit'] });
   const events: Array<Record<string, unknown>> = [];
   const waiters: Array<() => void> = [];
@@ -95,8 +108,10 @@ async function main(): Promise<void> {
       look();
     });
 
+  const beforeConnect = cpu();
   const connected = await next('connected');
-  const rssConnected = process.memoryUsage().rss;
+  phases.push({ phase: 'connect', from: beforeConnect, to: cpu() });
+  const { rss: rssConnected, heapUsed: heapConnected } = process.memoryUsage();
   const res = await fetch(`${await app.getUrl()}/api/v1/projects`.replace('[::1]', '127.0.0.1'), {
     method: 'POST',
     headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
@@ -104,11 +119,16 @@ async function main(): Promise<void> {
   });
   if (res.status !== 201) throw new Error(`project: ${res.status} ${await res.text()}`);
 
+  // BENCH_PROFILE=<file>: the hub's CPU profile of the digest phase (open it in Chrome DevTools)
+  const profile = process.env.BENCH_PROFILE ? await startProfile() : undefined;
+  // BENCH_PG_SAMPLE=1: which statements PostgreSQL is running during the digests
+  const pgSampler = process.env.BENCH_PG_SAMPLE ? await samplePostgres(pg.endpoint.url) : undefined;
   const rows: Array<{ digest: string; p50: number; p99: number; max: number; reportsPerSecond: number }> = [];
   for (let d = 1; d <= DIGESTS; d++) {
     const digest = `sha256:${String(d).repeat(64).slice(0, 64)}`;
     const runsBefore = Number((await db.query(`SELECT count(*) AS n FROM runs WHERE result = 'Succeeded'`)).rows[0].n);
     const at = Date.now();
+    const before = cpu();
     resolver.digest = digest;
     sim.stdin!.write(`${JSON.stringify({ digest, at })}\n`);
     const acked = await next('acked');
@@ -116,21 +136,35 @@ async function main(): Promise<void> {
     for (;;) {
       const n = Number((await db.query(`SELECT count(*) AS n FROM targets WHERE last_applied_revision = $1`, [`stable@${digest}`])).rows[0].n);
       if (n >= AGENTS) break;
-      await new Promise((r) => setTimeout(r, 100));
+      // not more often: at 10,000 agents this count was a tenth of PostgreSQL's work during a digest
+      await new Promise((r) => setTimeout(r, 500));
     }
+    phases.push({ phase: `digest #${d}`, from: before, to: cpu() });
     const stored = Number((await db.query(`SELECT count(*) AS n FROM runs WHERE result = 'Succeeded'`)).rows[0].n) - runsBefore;
     rows.push({ digest: `#${d}`, p50: acked.p50 as number, p99: acked.p99 as number, max: acked.max as number, reportsPerSecond: Math.round(stored / ((Date.now() - at) / 1000)) });
   }
   clearInterval(sample);
+  if (profile) await profile.stop(process.env.BENCH_PROFILE!);
+  const pgSamples = await pgSampler?.stop();
 
   const mib = (b: number) => `${Math.round(b / 1024 / 1024)} MiB`;
   console.log(`\nbench:agents — ${AGENTS} agents, one hub (in this process), PostgreSQL ${pg.endpoint.url.replace(/:[^:@]*@/, ':***@')}`);
   console.log(`client certificates signed: ${AGENTS} in ${signMs} ms (${(signMs / AGENTS).toFixed(2)} ms each, inserts included)`);
   console.log(`all connected (mutual TLS) and holding their assignment set: ${connected.ms} ms`);
-  console.log(`hub RSS: ${mib(rssConnected)} with all connected, ${mib(peakRss)} peak (goal < 1024 MiB)`);
+  console.log(`hub RSS: ${mib(rssConnected)} with all connected, ${mib(peakRss)} peak (goal < 1024 MiB); V8 heap used ${mib(heapConnected)} connected, ${mib(peakHeap)} peak`);
   console.log('| digest | digest→every agent holds it p50 | p99 (goal < 2000 ms) | max | reports stored/s |');
   console.log('|---|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.digest} | ${r.p50} ms | ${r.p99} ms | ${r.max} ms | ${r.reportsPerSecond} |`);
+  console.log('\nCPU seconds per phase (2 cores: a phase of s seconds has 2·s to give)');
+  console.log('| phase | wall | hub | simulator | PostgreSQL | scheduler ticks |');
+  console.log('|---|---|---|---|---|---|');
+  const f = (n: number) => n.toFixed(1);
+  for (const p of phases) console.log(`| ${p.phase} | ${f((p.to.at - p.from.at) / 1000)} s | ${f(p.to.hub - p.from.hub)} | ${f(p.to.sim - p.from.sim)} | ${f(p.to.pg - p.from.pg)} | ${p.to.ticks - p.from.ticks} |`);
+
+  if (pgSamples) {
+    console.log('\nPostgreSQL statements running (and what they wait on: cpu, Lock:…, Client:…), sampled every 10 ms during the digests');
+    for (const p of pgSamples.slice(0, 15)) console.log(`${String(p.samples).padStart(6)}  ${p.statement}`);
+  }
 
   sim.stdin!.end();
   await new Promise((r) => sim.on('exit', r));

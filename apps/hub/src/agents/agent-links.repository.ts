@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { rowsOf } from '../scheduler/lease.repository';
+import type { LinkBatch } from './agent-link-writes';
 
 /** The cluster an agent's certificate names. */
 export interface AgentIdentity {
@@ -102,20 +103,27 @@ export class AgentLinksRepository {
     );
   }
 
-  async connected(clusterId: string, replica: string, agentVersion: string): Promise<void> {
-    await this.ds.query(
-      `UPDATE agent_links SET connected = true, status_since = now(), replica = $2, agent_version = $3, last_heartbeat_at = now(), updated_at = now() WHERE cluster_id = $1`,
-      [clusterId, replica, agentVersion.slice(0, 64)],
-    );
-  }
-
-  async heartbeat(clusterId: string, replica: string): Promise<void> {
-    await this.ds.query(`UPDATE agent_links SET last_heartbeat_at = now() WHERE cluster_id = $1 AND replica = $2`, [clusterId, replica]);
-  }
-
-  /** Only the replica that holds the stream marks it gone: the agent may already be back on another. */
-  async disconnected(clusterId: string, replica: string): Promise<void> {
-    await this.ds.query(`UPDATE agent_links SET connected = false, status_since = now(), updated_at = now() WHERE cluster_id = $1 AND replica = $2 AND connected`, [clusterId, replica]);
+  /** A batch of this replica's link writes (see AgentLinkWrites), one statement per kind, in one transaction. */
+  async writeBatch(replica: string, b: LinkBatch): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      if (b.connected.size > 0) {
+        await m.query(
+          `UPDATE agent_links l SET connected = true, status_since = now(), replica = $1, agent_version = x.v, last_heartbeat_at = now(), updated_at = now()
+           FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, v text) WHERE l.cluster_id = x.id`,
+          [replica, JSON.stringify([...b.connected].map(([id, v]) => ({ id, v })))],
+        );
+      }
+      if (b.disconnected.length > 0) {
+        // an id list the planner sees as a constant array: one primary key probe per id (a join on a set-returning function was planned as a nested loop over every row)
+        await m.query(`UPDATE agent_links SET connected = false, status_since = now(), updated_at = now() WHERE cluster_id = ANY(string_to_array($2, ',')::uuid[]) AND replica = $1 AND connected`, [
+          replica,
+          b.disconnected.join(','),
+        ]);
+      }
+      if (b.heartbeats.length > 0) {
+        await m.query(`UPDATE agent_links SET last_heartbeat_at = now() WHERE cluster_id = ANY(string_to_array($2, ',')::uuid[]) AND replica = $1`, [replica, b.heartbeats.join(',')]);
+      }
+    });
   }
 
   /** A replica that starts holds no stream: whatever it held before it died is gone. */

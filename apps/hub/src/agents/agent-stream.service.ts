@@ -14,6 +14,7 @@ import { LeaseRepository } from '../scheduler/lease.repository';
 import { RunWakeup } from '../scheduler/run-wakeup';
 import { openRegistryCredentials } from '../scheduler/sources/registry-credentials';
 import { AgentCa } from './agent-ca.service';
+import { AgentLinkWrites } from './agent-link-writes';
 import { type AgentIdentity, AgentLinksRepository } from './agent-links.repository';
 import { AgentSession } from './agent-session';
 import { AgentSessions } from './agent-sessions';
@@ -45,6 +46,7 @@ export class AgentStreamService {
     private readonly agentCa: AgentCa,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
+    private readonly linkWrites: AgentLinkWrites,
   ) {}
 
   private get replica(): string {
@@ -80,7 +82,7 @@ export class AgentStreamService {
       clearTimeout(helloTimer);
       session.close('the stream ended');
       if (this.sessions.remove(session)) {
-        void this.links.disconnected(identity.clusterId, this.replica).catch(() => undefined);
+        void this.linkWrites.disconnected(identity.clusterId).catch(() => undefined);
         log.info('agent disconnected');
       }
     };
@@ -110,12 +112,15 @@ export class AgentStreamService {
   }
 
   private async greet(session: AgentSession, hello: { agentVersion: string; bufferedReports: ReportMessage[] }, log: Logger): Promise<void> {
+    // the reports it kept first: until the session is listed the scheduler claims none of its Targets
+    // here, so no run of ours holds the lease a kept report needs (its connected write is batched now)
+    for (const r of hello.bufferedReports) await this.report(session, r, log);
+    if (session.closed.aborted) return; // gone meanwhile: never listed
     this.sessions.add(session);
-    await this.links.connected(session.identity.clusterId, this.replica, hello.agentVersion || 'unknown');
+    await this.linkWrites.connected(session.identity.clusterId, hello.agentVersion || 'unknown');
     // connected with the renewed certificate: the one it replaced is done
     await this.links.adopted(session.identity.clusterId, session.fingerprint);
     log.info({ agentVersion: hello.agentVersion, buffered: hello.bufferedReports.length }, 'agent connected');
-    for (const r of hello.bufferedReports) await this.report(session, r, log);
     session.send({ body: { $case: 'assignments', value: { assignments: await this.fullSet(session.identity) } } });
     // its due Targets can run now, on this replica
     this.wakeup.wake();
@@ -128,7 +133,9 @@ export class AgentStreamService {
       case 'event':
         return this.event(session, m.body.value, log);
       case 'heartbeat':
-        return this.links.heartbeat(session.identity.clusterId, this.replica);
+        // not awaited: the stream's next message need not wait for the heartbeat batch
+        void this.linkWrites.heartbeat(session.identity.clusterId).catch((err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err) }, 'heartbeat not written'));
+        return;
       case 'renew':
         return this.renew(session, m.body.value.csrPem, log);
       case 'ack':
@@ -157,12 +164,13 @@ export class AgentStreamService {
       log.warn({ err: err instanceof BadAgentReport ? err.message : String(err), target: m.targetId }, 'agent report refused');
       return ack();
     }
+    // a run of this replica waiting for it sent this cluster that Target: no need to look it up
+    if (session.offerReport(m.targetId, m.generation, { report, reportId: m.reportId })) return ack();
     const target = /^[0-9a-f-]{36}$/.test(m.targetId) ? await this.targets.findById(m.targetId) : null;
     if (!target || target.clusterId !== session.identity.clusterId) {
       log.warn({ target: m.targetId }, 'report for a Target that is not this cluster\'s (removed, or never its own) dropped');
       return ack();
     }
-    if (session.offerReport(target.id, m.generation, { report, reportId: m.reportId })) return ack();
     if (await this.leases.hasAgentReport(m.reportId)) return ack();
     const lease = await this.leases.claimForReport(this.replica, target.id, target.clusterId, this.config.scheduler.leaseTtlMs);
     if (!lease) return; // a run holds it; the agent sends the report again later

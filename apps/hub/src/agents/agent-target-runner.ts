@@ -1,5 +1,6 @@
 import { buildRunReport, failedRunResult, UnexpectedRunError, type ProjectDiff, type RunReport } from '@flotilla/engine';
-import type { DataSource } from 'typeorm';
+import { Coalescer } from '../common/coalescer';
+import type { LeaseBatchRepository } from '../scheduler/lease-batch.repository';
 import type { TargetDiffInput, TargetRunHooks, TargetRunInput, TargetRunner } from '../scheduler/target-runner';
 import type { AgentSessions } from './agent-sessions';
 import { assignmentOf } from './assignment';
@@ -19,11 +20,19 @@ export function agentReportIdOf(report: RunReport): string | undefined {
  * go away meanwhile, the run's signal aborts and the run is abandoned.
  */
 export class AgentTargetRunner implements TargetRunner {
+  /** the assignments sent, written in batches: a digest sends thousands at once */
+  private readonly sent: Coalescer<{ targetId: string; generation: number; digest: string | null }, void>;
+
   constructor(
     private readonly sessions: AgentSessions,
-    private readonly ds: DataSource,
+    batch: LeaseBatchRepository,
     private readonly runTimeoutMs: number,
-  ) {}
+  ) {
+    this.sent = new Coalescer(async (rows) => {
+      await batch.recordAssignments(rows);
+      return rows.map(() => undefined);
+    }, { windowMs: 10, maxItems: 1000 });
+  }
 
   reconcile(input: TargetRunInput & { digest: string }, _hooks: TargetRunHooks): Promise<RunReport> {
     return this.dispatch(input, input.digest, false);
@@ -39,7 +48,7 @@ export class AgentTargetRunner implements TargetRunner {
       if (!session) throw new Error(`the agent of cluster ${input.cluster.name} is not connected to this hub replica`);
       const { id, epoch } = input.target;
       // the assignment the agent holds, for the full set sent when it reconnects (fenced by the lease)
-      await this.ds.query(`UPDATE targets SET agent_generation = $2, agent_digest = $3 WHERE id = $1 AND lease_epoch = $2`, [id, epoch, digest || null]);
+      await this.sent.add({ targetId: id, generation: epoch, digest: digest || null });
       const waiting = session.waitForReport(id, epoch, input.signal, this.runTimeoutMs);
       session.send({
         body: {

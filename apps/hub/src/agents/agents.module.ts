@@ -6,6 +6,7 @@ import { AgentBootstrapService } from './agent-bootstrap.service';
 import { AgentCaRepository } from './agent-ca.repository';
 import { AgentCa } from './agent-ca.service';
 import { AgentGrpcServer } from './agent-grpc.server';
+import { AgentLinkWrites } from './agent-link-writes';
 import { AgentLinksRepository } from './agent-links.repository';
 import { AgentSessions } from './agent-sessions';
 import { AgentStreamService } from './agent-stream.service';
@@ -16,7 +17,7 @@ import { AgentsController } from './agents.controller';
 @Module({
   imports: [RepositoriesModule, CredentialsModule, EventsModule],
   controllers: [AgentsController],
-  providers: [AgentCaRepository, AgentCa, AgentLinksRepository, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService],
+  providers: [AgentCaRepository, AgentCa, AgentLinksRepository, AgentLinkWrites, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService],
   exports: [AgentCa, AgentLinksRepository, AgentSessions, AgentBootstrapService, AgentGrpcServer],
 })
 export class AgentsModule {}

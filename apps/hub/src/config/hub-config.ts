@@ -56,10 +56,15 @@ export interface AgentServerConfig {
   /** The operator's agent CA, PEM certificate and key (FLOTILLA_AGENT_CA_CERT_FILE, FLOTILLA_AGENT_CA_KEY_FILE, both or neither); unset: the hub makes one and keeps it in the database. */
   caCertFile?: string;
   caKeyFile?: string;
+  /**
+   * Agent clusters' runs in flight on this replica (FLOTILLA_AGENT_MAX_RUNS, default 20000), apart from
+   * the scheduler's concurrency: such a run only waits for its agent, so a digest reaches a whole fleet at once.
+   */
+  maxRuns: number;
 }
 
 export function defaultAgentServerConfig(host = '0.0.0.0'): AgentServerConfig {
-  return { port: 9443, host, heartbeatMs: 10_000, heartbeatTimeoutMs: 30_000, runTimeoutMs: 15 * 60_000, bootstrapTtlMs: 3600_000, certTtlMs: 30 * 24 * 3600_000 };
+  return { port: 9443, host, heartbeatMs: 10_000, heartbeatTimeoutMs: 30_000, runTimeoutMs: 15 * 60_000, bootstrapTtlMs: 3600_000, certTtlMs: 30 * 24 * 3600_000, maxRuns: 20_000 };
 }
 
 export interface SchedulerConfig {
@@ -234,6 +239,11 @@ function parseAgentServerConfig(value: (name: string) => string | undefined, con
   if (address !== undefined) {
     if (!/^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/.test(address)) problems.push(`FLOTILLA_AGENT_PUBLIC_ADDRESS=${JSON.stringify(address)}: expected host:port`);
     else agents.publicAddress = address;
+  }
+  const maxRuns = value('FLOTILLA_AGENT_MAX_RUNS');
+  if (maxRuns !== undefined) {
+    if (!/^\d+$/.test(maxRuns) || Number(maxRuns) < 1 || Number(maxRuns) > 1_000_000) problems.push(`FLOTILLA_AGENT_MAX_RUNS=${JSON.stringify(maxRuns)}: expected an integer from 1 to 1000000`);
+    else agents.maxRuns = Number(maxRuns);
   }
   const durations: Array<[string, 'heartbeatMs' | 'heartbeatTimeoutMs' | 'runTimeoutMs' | 'bootstrapTtlMs' | 'certTtlMs', number]> = [
     ['FLOTILLA_AGENT_HEARTBEAT', 'heartbeatMs', 100],

@@ -87,6 +87,10 @@ export class ClustersRepository {
     return this.repo.findBy({ apiServerIdentity: identity });
   }
 
+  findByIds(ids: readonly string[]): Promise<ClusterEntity[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.repo.findBy({ id: In([...ids]) });
+  }
+
   findById(id: string): Promise<ClusterEntity | null> {
     return this.repo.findOneBy({ id });
   }

@@ -1,4 +1,4 @@
-import type { EntityManager, Repository } from 'typeorm';
+import { type EntityManager, In, type Repository } from 'typeorm';
 import type { BootstrapRole } from '@flotilla/engine';
 import { AlreadyExistsError } from '../common/errors';
 import { ProjectEntity } from '../database/entities';
@@ -66,6 +66,10 @@ export class ProjectsRepository {
 
   findByName(name: string): Promise<ProjectEntity | null> {
     return this.repo.findOneBy({ name });
+  }
+
+  findByIds(ids: readonly string[]): Promise<ProjectEntity[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.repo.findBy({ id: In([...ids]) });
   }
 
   findById(id: string): Promise<ProjectEntity | null> {

@@ -18,7 +18,8 @@ export class LeaseKeeper {
   private renewing: Promise<void> | undefined;
 
   constructor(
-    private readonly leases: LeaseRepository,
+    /** one lease's renewals, or a batch writer's (BatchedRunWrites) */
+    private readonly leases: Pick<LeaseRepository, 'renew'>,
     readonly lease: Lease,
     ttlMs: number,
     onError: (err: unknown) => void,

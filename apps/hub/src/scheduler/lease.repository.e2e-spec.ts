@@ -1,7 +1,4 @@
-import { buildRunReport, UnexpectedRunError, type RunResult } from '@flotilla/engine';
-import type { DataSource } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from '../../test/databases';
-import { openDatabase } from '../database/data-source';
+import { shopRunReport, useLeaseDatabase } from '../../test/lease-fixtures';
 import { TargetsRepository } from '../repositories/targets.repository';
 import { LeaseRepository, type Lease } from './lease.repository';
 
@@ -13,70 +10,36 @@ const R1 = 'stable@sha256:111111111111111111111111111111111111111111111111111111
 const R2 = 'stable@sha256:2222222222222222222222222222222222222222222222222222222222222222';
 
 describe('LeaseRepository and wave advance on PostgreSQL', () => {
-  let db: TestDatabase;
-  let ds: DataSource;
+  const database = useLeaseDatabase();
   let leases: LeaseRepository;
   let targets: TargetsRepository;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    ds = await openDatabase({ kind: 'postgres', url: db.url });
-    leases = new LeaseRepository(ds);
-    targets = new TargetsRepository(ds.manager);
-  });
-
-  afterAll(async () => {
-    await ds?.destroy();
-    await db?.drop();
-  });
-
-  beforeEach(async () => {
-    await ds.query(`DELETE FROM projects`);
-    await ds.query(`DELETE FROM clusters`);
+  beforeAll(() => {
+    leases = new LeaseRepository(database.ds);
+    targets = new TargetsRepository(database.ds.manager);
   });
 
   /** One Project on the named clusters; returns Target ids by cluster name. */
   async function seed(clusters: string[]): Promise<Record<string, string>> {
-    const [{ id: projectId }] = await ds.query(`INSERT INTO projects (name, namespace, source_repository, service_account_name) VALUES ('shop', 'shop', 'oci://127.0.0.1:1/shop', 'shop') RETURNING id`);
+    const [{ id: projectId }] = await database.ds.query(`INSERT INTO projects (name, namespace, source_repository, service_account_name) VALUES ('shop', 'shop', 'oci://127.0.0.1:1/shop', 'shop') RETURNING id`);
     const ids: Record<string, string> = {};
     for (const name of clusters) {
-      const [{ id: clusterId }] = await ds.query(`INSERT INTO clusters (name, mode) VALUES ($1, 'push') RETURNING id`, [name]);
-      const [{ id }] = await ds.query(`INSERT INTO targets (project_id, cluster_id, next_run_at) VALUES ($1, $2, now() - interval '1 second') RETURNING id`, [projectId, clusterId]);
+      const [{ id: clusterId }] = await database.ds.query(`INSERT INTO clusters (name, mode) VALUES ($1, 'push') RETURNING id`, [name]);
+      const [{ id }] = await database.ds.query(`INSERT INTO targets (project_id, cluster_id, next_run_at) VALUES ($1, $2, now() - interval '1 second') RETURNING id`, [projectId, clusterId]);
       ids[name] = id;
     }
     return ids;
   }
 
   async function row(id: string): Promise<{ due: boolean; next_in_ms: number; namespaces: string[]; last_applied_revision: string | null; attempt: number }> {
-    const [r] = await ds.query(
+    const [r] = await database.ds.query(
       `SELECT next_run_at <= now() AS due, (extract(epoch from next_run_at - now()) * 1000)::int AS next_in_ms, namespaces, last_applied_revision, attempt FROM targets WHERE id = $1`,
       [id],
     );
     return r;
   }
 
-  function report(revision: string, ok: boolean, afterAttempt = 0) {
-    const at = new Date();
-    const result: RunResult = {
-      project: { name: 'shop', namespace: 'shop' },
-      cluster: { name: 'c', group: 'default' },
-      source: 'oci://127.0.0.1:1/shop',
-      tag: 'stable',
-      digest: revision.split('@')[1],
-      revision,
-      ok,
-      startedAt: at,
-      finishedAt: at,
-      durationMs: 1,
-      timings: { resolveMs: 0, fetchMs: 0, loadMs: 0, componentsMs: 0, pruneMs: 0 },
-      components: [],
-      pruned: [],
-      namespaces: ['shop', 'shop-extra'],
-      warnings: [],
-      ...(ok ? {} : { error: new UnexpectedRunError('the cluster went away') }),
-    };
-    return buildRunReport(result, { attempt: afterAttempt, intervalMs: 600_000, backoff: { initialMs: 1000, factor: 2, maxMs: 60_000, jitter: 0 } });
-  }
+  const report = (revision: string, ok: boolean, attempt = 0) => shopRunReport(revision, ok, { attempt, namespaces: ['shop', 'shop-extra'] });
 
   async function runToEnd(lease: Lease, revision: string) {
     const started = await leases.startRun(lease, { generation: 1, revision, trigger: 'Created', conditions: [], phase: 'Reconciling' });
@@ -88,7 +51,7 @@ describe('LeaseRepository and wave advance on PostgreSQL', () => {
     const claimed = await leases.claim('hub-1', 10, 60_000);
     expect(claimed.map((c) => c.targetId).sort()).toEqual([ids.a, ids.b].sort());
     // both leases lapse (a stalled event loop, a slow database) while the runs go on
-    await ds.query(`UPDATE targets SET lease_expires_at = now() - interval '1 second'`);
+    await database.ds.query(`UPDATE targets SET lease_expires_at = now() - interval '1 second'`);
     const again = await leases.claim('hub-1', 10, 60_000, [ids.a]);
     expect(again.map((c) => c.targetId)).toEqual([ids.b]);
     // another replica may take it over: that is what the fencing epoch is for
@@ -126,7 +89,7 @@ describe('LeaseRepository and wave advance on PostgreSQL', () => {
     expect(await leases.finishRun(lease, { runId: started!.id, startedAt: started!.startedAt, report: failed, observedGeneration: 1 })).toBe(true);
     const r = await row(ids.c);
     expect(r).toMatchObject({ due: false, namespaces: ['shop', 'shop-extra'], last_applied_revision: null, attempt: 3 });
-    const [run] = await ds.query(`SELECT (extract(epoch from t.next_run_at - r.finished_at) * 1000)::int AS gap, r.result, r.errors FROM runs r JOIN targets t ON t.id = r.target_id`);
+    const [run] = await database.ds.query(`SELECT (extract(epoch from t.next_run_at - r.finished_at) * 1000)::int AS gap, r.result, r.errors FROM runs r JOIN targets t ON t.id = r.target_id`);
     expect(run).toMatchObject({ gap: 4000, result: 'Failed' });
     expect(run.errors).toEqual([expect.objectContaining({ reason: 'ReconciliationFailed', retryable: true })]);
   });

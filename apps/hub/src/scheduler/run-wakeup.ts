@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { NotificationBus } from '../notify/notification-bus';
 
+/** Wakes this close together go out as one notice (a connect storm would send one per agent). */
+const WAKE_WINDOW_MS = 10;
+
 /**
  * Tells the scheduler that Targets became due (a trigger committed: a
  * manual reconcile, a new digest, a new Project, an agent connected), so it
@@ -11,6 +14,7 @@ import { NotificationBus } from '../notify/notification-bus';
 @Injectable()
 export class RunWakeup {
   private listener: (() => void) | undefined;
+  private pending = false;
 
   constructor(private readonly bus: NotificationBus) {
     bus.on((n) => {
@@ -23,7 +27,13 @@ export class RunWakeup {
     this.listener = listener;
   }
 
+  /** The notice goes out after the window: every wake before it is covered by it. */
   wake(): void {
-    this.bus.publish({ topic: 'runs-due' });
+    if (this.pending) return;
+    this.pending = true;
+    setTimeout(() => {
+      this.pending = false;
+      this.bus.publish({ topic: 'runs-due' });
+    }, WAKE_WINDOW_MS);
   }
 }

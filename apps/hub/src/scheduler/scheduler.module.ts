@@ -1,5 +1,4 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AgentTargetRunner, ModeRoutingRunner } from '../agents/agent-target-runner';
 import { AgentSessions } from '../agents/agent-sessions';
 import { CredentialsModule } from '../credentials/credentials.module';
@@ -12,6 +11,8 @@ import { HUB_LOGGER } from '../logging/logging.module';
 import type { Logger } from 'pino';
 import { ClusterEventSink } from './cluster-event-sink';
 import { defaultEngineRunnerOptions, EngineTargetRunner } from './engine-adapter';
+import { BatchedRunWrites } from './batched-run-writes';
+import { LeaseBatchRepository } from './lease-batch.repository';
 import { LeaseRepository } from './lease.repository';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { RunTriggers } from './run-triggers';
@@ -41,14 +42,16 @@ export class SchedulerModule {
       providers: [
         {
           provide: TARGET_RUNNER,
-          inject: [HUB_CONFIG, HUB_LOGGER, AgentSessions, DataSource],
+          inject: [HUB_CONFIG, HUB_LOGGER, AgentSessions, LeaseBatchRepository],
           // push clusters' Targets to the engine (or the runner a test passes), agent clusters' to their agents
-          useFactory: (config: HubConfig, logger: Logger, sessions: AgentSessions, ds: DataSource) =>
-            new ModeRoutingRunner(options.targetRunner ?? new EngineTargetRunner(defaultEngineRunnerOptions(config.dataDir), undefined, logger), new AgentTargetRunner(sessions, ds, config.agents.runTimeoutMs)),
+          useFactory: (config: HubConfig, logger: Logger, sessions: AgentSessions, batch: LeaseBatchRepository) =>
+            new ModeRoutingRunner(options.targetRunner ?? new EngineTargetRunner(defaultEngineRunnerOptions(config.dataDir), undefined, logger), new AgentTargetRunner(sessions, batch, config.agents.runTimeoutMs)),
         },
         { provide: TAG_RESOLVER, useValue: options.tagResolver ?? new OciTagResolver() },
         { provide: SchedulerMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new SchedulerMetrics(registry) },
         LeaseRepository,
+        LeaseBatchRepository,
+        BatchedRunWrites,
         ClusterEventSink,
         SourcesRepository,
         SourcePoller,

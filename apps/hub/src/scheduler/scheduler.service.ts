@@ -6,11 +6,12 @@ import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { LeaseKeeper } from './lease-keeper';
-import { LeaseRepository } from './lease.repository';
+import { BatchedRunWrites } from './batched-run-writes';
+import { type ClaimedTarget, LeaseRepository } from './lease.repository';
 import { RunWakeup } from './run-wakeup';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { SourcePoller } from './sources/source-poller';
-import { type RunEnd, TargetRunService } from './target-run.service';
+import { type RunEnd, type RunFacts, TargetRunService } from './target-run.service';
 import { TARGET_RUNNER, type TargetRunner } from './target-runner';
 
 /**
@@ -28,6 +29,10 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
   private ticking: Promise<void> | undefined;
   /** runs in flight, by Target id */
   private readonly inFlight = new Map<string, Promise<RunEnd>>();
+  /** which of them are agent clusters' Targets */
+  private readonly agentRuns = new Set<string>();
+  /** the last agent claim took every free agent slot: a run that ends makes room for more */
+  private agentsFull = false;
   private readonly shutdown = new AbortController();
   /** a trigger arrived while a tick was running: that tick may have claimed before it committed, so tick again */
   private woken = false;
@@ -44,6 +49,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     @Inject(HUB_LOGGER) private readonly logger: Logger,
     wakeup: RunWakeup,
     private readonly agents: AgentSessions,
+    private readonly batched: BatchedRunWrites,
   ) {
     // every run in flight listens for shutdown
     setMaxListeners(0, this.shutdown.signal);
@@ -113,30 +119,52 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     this.woken = false;
     this.poller.kick();
     this.metrics.queueDepth.set(await this.leases.queueDepth());
-    const free = this.config.scheduler.concurrency - this.inFlight.size;
-    if (this.stopping || free <= 0) return this.tickDone();
     const ttl = this.config.scheduler.leaseTtlMs;
-    const claimed = await this.leases.claim(this.owner, free, ttl, [...this.inFlight.keys()], this.agents.clusterIds());
-    for (const claim of claimed) {
-      // renewed from the claim on, so nothing before the run starts can let it lapse
-      const keeper = new LeaseKeeper(this.leases, claim, ttl, (err) => this.logger.warn({ target: claim.targetId, err: String(err) }, 'lease renewal failed'));
-      const run: Promise<RunEnd> = this.runs
-        .run(claim, keeper, this.shutdown.signal)
-        .catch((err: unknown) => {
-          this.logger.error({ target: claim.targetId, err: err instanceof Error ? err.message : String(err) }, 'target run failed unexpectedly');
-          return 'failed' as const;
-        })
-        .finally(async () => {
-          await keeper.stop();
-          this.inFlight.delete(claim.targetId);
-          this.metrics.runsInFlight.set(this.inFlight.size);
-          // a slot came free: look for more work without waiting a whole tick
-          if (!this.stopping && this.config.scheduler.enabled) this.schedule(0);
-        });
-      this.inFlight.set(claim.targetId, run);
+    const free = this.config.scheduler.concurrency - (this.inFlight.size - this.agentRuns.size);
+    if (!this.stopping && free > 0) {
+      for (const claim of await this.leases.claim(this.owner, free, ttl, [...this.inFlight.keys()])) this.start(claim, new LeaseKeeper(this.leases, claim, ttl, this.renewalFailed(claim)));
+    }
+    // agent runs only wait for their agents: they have a limit of their own, and their reads and writes go in batches
+    const agentFree = this.config.agents.maxRuns - this.agentRuns.size;
+    const clusters = this.agents.clusterIds();
+    if (!this.stopping && agentFree > 0 && clusters.length > 0) {
+      const claimed = await this.leases.claimForAgents(this.owner, agentFree, ttl, [...this.inFlight.keys()], clusters);
+      this.agentsFull = claimed.length === agentFree;
+      const keepers = claimed.map((claim) => new LeaseKeeper(this.batched, claim, ttl, this.renewalFailed(claim)));
+      const facts = await this.runs.readFacts(claimed.map((c) => c.targetId)).catch((err: unknown) => {
+        this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'reading claimed Targets failed; each run reads its own');
+        return undefined;
+      });
+      claimed.forEach((claim, i) => {
+        this.agentRuns.add(claim.targetId);
+        this.start(claim, keepers[i], facts ? (facts.get(claim.targetId) ?? null) : undefined);
+      });
     }
     this.metrics.runsInFlight.set(this.inFlight.size);
     this.tickDone();
+  }
+
+  private renewalFailed(claim: ClaimedTarget): (err: unknown) => void {
+    return (err) => this.logger.warn({ target: claim.targetId, err: String(err) }, 'lease renewal failed');
+  }
+
+  /** Runs a claimed Target; its lease is renewed by `keeper` from the claim on, so nothing before the run starts can let it lapse. */
+  private start(claim: ClaimedTarget, keeper: LeaseKeeper, facts?: RunFacts | null): void {
+    const run: Promise<RunEnd> = this.runs
+      .run(claim, keeper, this.shutdown.signal, facts)
+      .catch((err: unknown) => {
+        this.logger.error({ target: claim.targetId, err: err instanceof Error ? err.message : String(err) }, 'target run failed unexpectedly');
+        return 'failed' as const;
+      })
+      .finally(async () => {
+        await keeper.stop();
+        this.inFlight.delete(claim.targetId);
+        const agentRun = this.agentRuns.delete(claim.targetId);
+        this.metrics.runsInFlight.set(this.inFlight.size);
+        // a slot came free: look for more work without waiting a whole tick (agent slots are many: only once they ran out)
+        if (!this.stopping && this.config.scheduler.enabled && (!agentRun || this.agentsFull)) this.schedule(0);
+      });
+    this.inFlight.set(claim.targetId, run);
   }
 
   private tickDone(): void {

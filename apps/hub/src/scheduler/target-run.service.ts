@@ -18,6 +18,7 @@ import { CdeventOutboxRepository } from '../repositories/cdevent-outbox.reposito
 import { serviceEventOf } from './service-event';
 import { instanceHistories } from '@flotilla/cdevents';
 import { type ClaimedTarget, type Lease, LeaseRepository } from './lease.repository';
+import { BatchedRunWrites } from './batched-run-writes';
 import type { LeaseKeeper } from './lease-keeper';
 import { pushConnection } from './push-connection';
 import { RunProgress } from './run-progress';
@@ -29,6 +30,15 @@ import { runTrigger } from './trigger';
 
 /** How one claimed Target ended, for the scheduler's bookkeeping and tests. */
 export type RunEnd = 'succeeded' | 'failed' | 'deleted' | 'waiting' | 'released' | 'lost';
+
+/** A claimed Target with its Project and cluster, read before the run (the scheduler reads many at once). */
+export interface RunFacts {
+  target: TargetEntity;
+  project: ProjectEntity;
+  cluster: ClusterEntity;
+  /** the Project's Targets with their clusters, for the rollout gate (read once per Project for a whole claim) */
+  members?: TargetEntity[];
+}
 
 /**
  * Runs one claimed Target: decides the revision (rollout gate) and trigger,
@@ -53,18 +63,42 @@ export class TargetRunService {
     @Inject(HUB_LOGGER) private readonly logger: Logger,
     private readonly cdevents: CdeventOutboxRepository,
     private readonly agents: AgentSessions,
+    private readonly batched: BatchedRunWrites,
   ) {}
 
-  async run(claim: ClaimedTarget, keeper: LeaseKeeper, shutdown: AbortSignal): Promise<RunEnd> {
+  /** The facts of many claimed Targets in three reads; a Target (or its Project) removed meanwhile is missing. */
+  async readFacts(targetIds: readonly string[]): Promise<Map<string, RunFacts>> {
+    if (targetIds.length === 0) return new Map();
+    const targets = await this.targets.findByIds(targetIds);
+    const projects = new Map((await this.projects.findByIds([...new Set(targets.map((t) => t.projectId))])).map((p) => [p.id, p]));
+    const clusters = new Map((await this.clusters.findByIds([...new Set(targets.map((t) => t.clusterId))])).map((c) => [c.id, c]));
+    // with waves, each run reads all its Project's Targets: once per Project here, not once per Target
+    const members = new Map<string, TargetEntity[]>();
+    for (const p of projects.values()) if (p.rolloutGroups.length > 0) members.set(p.id, await this.targets.forProject(p.id));
+    const out = new Map<string, RunFacts>();
+    for (const target of targets) {
+      const project = projects.get(target.projectId);
+      const cluster = clusters.get(target.clusterId);
+      if (project && cluster) out.set(target.id, { target, project, cluster, members: members.get(project.id) });
+    }
+    return out;
+  }
+
+  /** `facts`: read with readFacts after the claim, or here when absent (null: the Target was gone then). */
+  async run(claim: ClaimedTarget, keeper: LeaseKeeper, shutdown: AbortSignal, facts?: RunFacts | null): Promise<RunEnd> {
     if (claim.takenOverFrom) {
       this.metrics.leaseTakeovers.inc();
       const abandoned = await this.leases.abandonRuns(claim.targetId, claim.takenOverFrom, claim.owner);
       this.logger.warn({ target: claim.targetId, from: claim.takenOverFrom, abandoned }, 'took over an expired lease');
     }
-    const target = await this.targets.findById(claim.targetId);
-    const project = target && (await this.projects.findById(target.projectId));
-    const cluster = target && (await this.clusters.findById(target.clusterId));
-    if (!target || !project || !cluster) return 'released'; // removed meanwhile
+    if (facts === undefined) {
+      const target = await this.targets.findById(claim.targetId);
+      const project = target && (await this.projects.findById(target.projectId));
+      const cluster = target && (await this.clusters.findById(target.clusterId));
+      facts = target && project && cluster ? { target, project, cluster } : null;
+    }
+    if (!facts) return 'released'; // removed meanwhile
+    const { target, project, cluster } = facts;
     const deleting = deletesInstances(project, target);
 
     let digest = project.sourceDigest;
@@ -81,7 +115,7 @@ export class TargetRunService {
       const revision = formatRevision(project.sourceTag, digest);
       if (project.rolloutGroups.length > 0) {
         // a Target being removed is no longer part of any wave
-        const siblings = (await this.targets.forProject(project.id)).filter((t) => t.id !== target.id && !t.removalRequestedAt);
+        const siblings = (facts.members ?? (await this.targets.forProject(project.id))).filter((t) => t.id !== target.id && !t.removalRequestedAt);
         const members = siblings.map((t) => ({ group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));
         const gate = rolloutGate(project.rolloutGroups, cluster.groupName, revision, members);
         if (!gate.open) {
@@ -131,7 +165,9 @@ export class TargetRunService {
       await this.leases.release(lease);
       return 'released';
     }
-    const started = await this.leases.startRun(lease, {
+    // agent runs come by the thousand (a digest for a fleet): their writes go in batches
+    const writes = cluster.mode === 'agent' ? this.batched : this.leases;
+    const started = await writes.startRun(lease, {
       generation: project.generation,
       revision,
       trigger,
@@ -208,7 +244,7 @@ export class TargetRunService {
 
     let committed: (() => void) | undefined;
     const outcome = { runId: started.id, startedAt: started.startedAt, report, observedGeneration: project.generation, agentReportId: agentReportIdOf(report) };
-    const held = await this.leases.finishRun(lease, outcome, async (m) => {
+    const held = await writes.finishRun(lease, outcome, async (m) => {
       const joined = this.uow.join(m);
       committed = joined.committed;
       await this.recordOutcome(project, cluster, target, report, revision, joined.tx);

@@ -1,0 +1,36 @@
+// CPU seconds spent by processes, from /proc (Linux): where a benchmark's
+// time goes between the hub, its load generator and PostgreSQL.
+import { readdirSync, readFileSync } from 'node:fs';
+
+const TICKS_PER_SECOND = 100; // USER_HZ on every Linux the benches run on
+
+function stat(pid: number): string[] | undefined {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // the command name may hold spaces: fields start after its closing parenthesis
+    return s.slice(s.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** user + system CPU seconds of a process, with its reaped children's when `children`. */
+export function cpuSeconds(pid: number, children = false): number {
+  const f = stat(pid);
+  if (!f) return 0;
+  // fields 14–17 of stat (utime, stime, cutime, cstime) are 11–14 here
+  const own = Number(f[11]) + Number(f[12]);
+  return (children ? own + Number(f[13]) + Number(f[14]) : own) / TICKS_PER_SECOND;
+}
+
+/** A postmaster and its live backends, plus the backends that already exited. */
+export function postgresCpuSeconds(dataDir: string): number {
+  const postmaster = Number(readFileSync(`${dataDir}/postmaster.pid`, 'utf8').split('\n')[0]);
+  let total = cpuSeconds(postmaster, true);
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const f = stat(Number(name));
+    if (f && Number(f[1]) === postmaster) total += cpuSeconds(Number(name));
+  }
+  return total;
+}

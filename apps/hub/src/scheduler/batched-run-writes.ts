@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Coalescer, ItemFailed } from '../common/coalescer';
+import { LeaseBatchRepository, type RunFinish, type RunStart } from './lease-batch.repository';
+import { type Lease, LeaseRepository, type RunOutcome } from './lease.repository';
+
+/** Start and finish writes of runs gather this long (a digest starts thousands of agent runs at once). */
+const RUN_WINDOW_MS = 10;
+/** Renewals are not urgent: a lease lives a few renewal periods. */
+const RENEW_WINDOW_MS = 50;
+const MAX_ROWS = 500;
+
+/**
+ * The run writes of agent clusters' Targets, in batches (LeaseBatchRepository):
+ * the same calls and answers as LeaseRepository's single writes. A batch that
+ * fails (a deadlock, one bad row) is written again one run at a time, so a
+ * run fails only for its own reason.
+ */
+@Injectable()
+export class BatchedRunWrites {
+  private readonly starts: Coalescer<RunStart, { id: string; startedAt: Date } | null>;
+  private readonly finishes: Coalescer<RunFinish, boolean>;
+  private readonly renewals = new Map<number, Coalescer<Lease, boolean>>();
+
+  constructor(
+    private readonly batch: LeaseBatchRepository,
+    private readonly single: LeaseRepository,
+  ) {
+    this.starts = new Coalescer((items) => eachOnFailure(() => batch.startRuns(items), items, (i) => single.startRun(i.lease, i.row)), { windowMs: RUN_WINDOW_MS, maxItems: MAX_ROWS });
+    this.finishes = new Coalescer((items) => eachOnFailure(() => batch.finishRuns(items), items, (i) => single.finishRun(i.lease, i.outcome, i.whenHeld)), { windowMs: RUN_WINDOW_MS, maxItems: MAX_ROWS });
+  }
+
+  startRun(lease: Lease, row: RunStart['row']): Promise<{ id: string; startedAt: Date } | null> {
+    return this.starts.add({ lease, row });
+  }
+
+  finishRun(lease: Lease, outcome: RunOutcome, whenHeld?: (m: EntityManager) => Promise<void>): Promise<boolean> {
+    return this.finishes.add({ lease, outcome, whenHeld });
+  }
+
+  /** As LeaseRepository.renew; one batch per TTL (the scheduler uses one). */
+  renew(lease: Lease, ttlMs: number): Promise<boolean> {
+    let c = this.renewals.get(ttlMs);
+    if (!c) {
+      c = new Coalescer((leases) => eachOnFailure(() => this.batch.renewAll(leases, ttlMs), leases, (l) => this.single.renew(l, ttlMs)), { windowMs: RENEW_WINDOW_MS, maxItems: MAX_ROWS * 2 });
+      this.renewals.set(ttlMs, c);
+    }
+    return c.add(lease);
+  }
+}
+
+/** The batch's answers; if the batch fails, each item's own (its error only its own). */
+async function eachOnFailure<I, O>(batch: () => Promise<O[]>, items: readonly I[], one: (item: I) => Promise<O>): Promise<Array<O | ItemFailed>> {
+  try {
+    return await batch();
+  } catch (err) {
+    if (items.length === 1) throw err;
+    const out = await Promise.allSettled(items.map(one));
+    return out.map((r) => (r.status === 'fulfilled' ? r.value : new ItemFailed(r.reason)));
+  }
+}
