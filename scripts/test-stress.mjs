@@ -1,4 +1,4 @@
-// Runs the scheduler, replica and rollout suites again and again beside busy
+// Runs the scheduler, replica and rollout suites (push and agent) again and again beside busy
 // loops that keep every core saturated, and prints how many runs of each
 // failed: races that an idle machine hides show up here. Not part of npm test.
 //   npm run test:stress -- [--runs N] [--suite PATH]...
@@ -15,6 +15,9 @@ const suites = chosen.length > 0 ? chosen : [
   'apps/hub/src/scheduler/lease.repository.e2e-spec.ts',
   'test/e2e/replicas.e2e-spec.ts',
   'test/e2e/rollout.e2e-spec.ts',
+  'apps/hub/src/scheduler/lease-batch.repository.e2e-spec.ts',
+  'apps/hub/src/agents/agent-replicas.e2e-spec.ts',
+  'apps/hub/src/agents/agent-rollout.e2e-spec.ts',
 ];
 if (!Number.isInteger(runs) || runs < 1) usage(`--runs takes a whole number above 0, not ${valueOf('--runs')}`);
 

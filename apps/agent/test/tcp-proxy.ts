@@ -1,6 +1,7 @@
-// A loopback TCP proxy in front of the API server, for breaking the agent's
-// connections on purpose: cut every open one, refuse new ones for a while,
-// then let them through again. TLS passes through untouched.
+// A loopback TCP proxy in front of a server (the API server, a hub replica),
+// for breaking connections on purpose: cut every open one, refuse new ones
+// for a while, then let them through again, or send new ones elsewhere (as a
+// Service does when a replica dies). TLS passes through untouched.
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 export interface TcpProxy {
@@ -11,10 +12,13 @@ export interface TcpProxy {
   /** destroys every open connection and refuses new ones until `restore` */
   cut(): void;
   restore(): void;
+  /** new connections go to `to` from now on; open ones stay where they are */
+  retarget(to: { host: string; port: number }): void;
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+export async function startTcpProxy(initial: { host: string; port: number }): Promise<TcpProxy> {
+  let target = initial;
   const open = new Set<Socket>();
   let refusing = false;
   let accepted = 0;
@@ -48,6 +52,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     restore() {
       refusing = false;
+    },
+    retarget(to) {
+      target = to;
     },
     close() {
       refusing = true;

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { startTcpProxy } from '../../../agent/test/tcp-proxy';
+import { HubProcess } from '../../../../test/e2e/support/hub-process';
 import { createTempDataDir, createTestDatabase, type TestDatabase } from '../../test/databases';
 import { launch } from '../../test/hub';
 import { eventually, RecordingRunner, schedulerHubConfig } from '../../test/scheduler-fixtures';
@@ -11,7 +13,9 @@ import { AgentGrpcServer } from './agent-grpc.server';
 // scheduler ticks once a minute; A ticks fast and is the one that sees the
 // new digest. The digest still reaches the agent at once: A's wakeup goes to
 // B through LISTEN/NOTIFY, and only B can run the agent's Targets. A reset
-// decided on A cuts the agent's stream on B the same way.
+// decided on A cuts the agent's stream on B the same way. And when B dies
+// (SIGKILL of the compiled hub), the agent reaches A through the address it
+// dials (a proxy standing in for the Service) and loses nothing.
 
 jest.setTimeout(120_000);
 
@@ -75,4 +79,78 @@ describe('agents and hub replicas', () => {
     expect((await a.call('POST', '/api/v1/clusters/edge/agent/reset')).status).toBe(200);
     await agent.until(() => agent.ended, 20_000);
   });
+
+  it('when its replica is SIGKILLed, the agent reconnects to the other and loses nothing', async () => {
+    const db2 = await createTestDatabase();
+    const tmp2 = createTempDataDir();
+    const resolverA = new SettableResolver();
+    const a = await launch(schedulerHubConfig(db2.url, tmp2.dir, { adminToken, encryptionKeys }, { hubId: 'hub-a', tickMs: 50, sourcePollMs: 200, leaseTtlMs: 3000 }), {
+      scheduler: { targetRunner: new RecordingRunner('hub-a'), tagResolver: resolverA },
+    });
+    // B: the compiled hub, so that it can die without a word
+    const b = new HubProcess('agent-replica-b', {
+      DATABASE_URL: db2.url,
+      FLOTILLA_ENCRYPTION_KEYS: encryptionKeys,
+      FLOTILLA_ADMIN_TOKEN: adminToken,
+      FLOTILLA_SCHEDULER_TICK: '100ms',
+      FLOTILLA_LEASE_TTL: '3s',
+      FLOTILLA_SOURCE_POLL_INTERVAL: '1h',
+      FLOTILLA_CDEVENTS_DELIVERY: 'off',
+    });
+    let proxy: Awaited<ReturnType<typeof startTcpProxy>> | undefined;
+    let agent2: SimulatedAgent | undefined;
+    try {
+      await b.url;
+      const bPort = await agentPortOf(b);
+      proxy = await startTcpProxy({ host: '127.0.0.1', port: bPort });
+      const edge = await a.call('POST', '/api/v1/clusters', { body: { name: 'edge', mode: 'agent' } });
+      agent2 = new SimulatedAgent(proxy.server.replace('https://', ''), a.app.get(AgentCa).certPem);
+      const agent = agent2;
+      await agent.register(edge.body.agent.bootstrapToken);
+      agent.connect();
+      await agent.until(() => agent.received.find((m) => m.body?.$case === 'assignments'));
+      resolverA.digest = digest('c');
+      expect((await a.call('POST', '/api/v1/projects', { body: { name: 'q', namespace: 'q', source: { repository: 'oci://registry.example/q', tag: 'stable' }, targets: { names: ['edge'] } } })).status).toBe(201);
+      const held = await agent.until(() => [...agent.assignments.values()].find((x) => x.digest === digest('c')), 30_000);
+      await eventually('Ready through B', async () => ((await a.call('GET', '/api/v1/projects/q/targets/edge')).body.phase === 'Ready' ? true : undefined));
+      expect((await a.call('GET', '/api/v1/projects/q/targets/edge/runs')).body.items[0]).toMatchObject({ leaseOwner: 'agent-replica-b', result: 'Succeeded' });
+
+      // B dies; the address the agent dials now leads to A, as a Service's would
+      proxy.retarget({ host: '127.0.0.1', port: a.app.get(AgentGrpcServer).port });
+      await b.kill();
+      await agent.until(() => agent.ended, 30_000);
+      // meanwhile the agent corrected drift on its own: a report the hub has not seen
+      const own = agent.reportFor(held, true);
+      agent.unacked.set(own.reportId, own);
+      agent.connect();
+      await agent.until(() => (agent.unacked.has(own.reportId) ? undefined : true), 30_000);
+      const agentRuns = async () => (await a.call('GET', '/api/v1/projects/q/targets/edge/runs?limit=100')).body.items.filter((r: { trigger: string }) => r.trigger === 'Agent');
+      expect(await agentRuns()).toHaveLength(1);
+
+      // and A now carries the cluster's work: a new digest reaches the agent through it
+      resolverA.digest = digest('d');
+      await agent.until(() => [...agent.assignments.values()].find((x) => x.digest === digest('d')), 30_000);
+      await eventually('Ready on the new digest through A', async () => {
+        const runs = (await a.call('GET', '/api/v1/projects/q/targets/edge/runs')).body.items;
+        return runs[0]?.revision?.endsWith(digest('d')) && runs[0].result === 'Succeeded' ? runs[0] : undefined;
+      });
+      expect((await a.call('GET', '/api/v1/projects/q/targets/edge/runs')).body.items[0]).toMatchObject({ leaseOwner: 'hub-a' });
+      expect((await a.call('GET', '/api/v1/clusters/edge')).body.agent).toMatchObject({ connected: true });
+    } catch (err) {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}\n--- hub B (${b.logFile}):\n${b.tail(40)}`, { cause: err });
+    } finally {
+      agent2?.close();
+      await proxy?.close();
+      await b.kill();
+      await a.stop();
+      await db2.drop();
+      tmp2.cleanup();
+    }
+  });
 });
+
+/** The agent port a compiled hub bound (FLOTILLA_AGENT_PORT=0), from its log. */
+async function agentPortOf(hub: HubProcess): Promise<number> {
+  const found = await eventually('the agent port in the hub log', async () => /"address":"[^"]*:(\d+)","msg":"agent gRPC server listening"/.exec(hub.tail(400))?.[1]);
+  return Number(found);
+}
