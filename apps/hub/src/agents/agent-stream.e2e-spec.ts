@@ -190,6 +190,9 @@ describe('connected agents on the hub', () => {
     await a.until(() => (a.unacked.has(own.reportId) ? undefined : true));
     const count = async () => (await hub.call('GET', '/api/v1/projects/web/targets/edge-1/runs?limit=100')).body.items.filter((r: { trigger: string }) => r.trigger === 'Agent').length;
     expect(await count()).toBe(1);
+    // the API documents what it answers
+    const doc = (await hub.call('GET', '/api/docs-json', { token: null })).body;
+    expect(doc.components.schemas.RunDto.properties.trigger.enum).toContain('Agent');
     // replayed in a hello after a reconnect: acknowledged, not stored twice
     a.unacked.set(own.reportId, own);
     a.disconnect();
