@@ -58,15 +58,11 @@ describe('agents and hub replicas', () => {
     });
     stops.push(() => b.stop());
 
-    const edge = await a.call('POST', '/api/v1/clusters', { body: { name: 'edge', mode: 'agent' } });
     // B trusts the CA A made at its start: replicas share one
-    agent = new SimulatedAgent(`127.0.0.1:${b.app.get(AgentGrpcServer).port}`, a.app.get(AgentCa).certPem);
-    await agent.register(edge.body.agent.bootstrapToken);
-    agent.connect();
-    await agent.until(() => agent.received.find((m) => m.body?.$case === 'assignments'));
+    agent = await connectedAgent(a, `127.0.0.1:${b.app.get(AgentGrpcServer).port}`);
     // B has ticked (at its start) and now sleeps for a minute
     resolverA.digest = digest('a');
-    expect((await a.call('POST', '/api/v1/projects', { body: { name: 'p', namespace: 'p', source: { repository: 'oci://registry.example/p', tag: 'stable' }, targets: { names: ['edge'] } } })).status).toBe(201);
+    await createProjectOnEdge(a, 'p');
     const first = await agent.until(() => [...agent.assignments.values()].find((x) => x.digest === digest('a')), 20_000);
     expect(first.projectName).toBe('p');
     await eventually('Ready through B', async () => ((await a.call('GET', '/api/v1/projects/p/targets/edge')).body.phase === 'Ready' ? true : undefined));
@@ -103,14 +99,9 @@ describe('agents and hub replicas', () => {
       await b.url;
       const bPort = await agentPortOf(b);
       proxy = await startTcpProxy({ host: '127.0.0.1', port: bPort });
-      const edge = await a.call('POST', '/api/v1/clusters', { body: { name: 'edge', mode: 'agent' } });
-      agent2 = new SimulatedAgent(proxy.server.replace('https://', ''), a.app.get(AgentCa).certPem);
-      const agent = agent2;
-      await agent.register(edge.body.agent.bootstrapToken);
-      agent.connect();
-      await agent.until(() => agent.received.find((m) => m.body?.$case === 'assignments'));
+      const agent = (agent2 = await connectedAgent(a, proxy.server.replace('https://', '')));
       resolverA.digest = digest('c');
-      expect((await a.call('POST', '/api/v1/projects', { body: { name: 'q', namespace: 'q', source: { repository: 'oci://registry.example/q', tag: 'stable' }, targets: { names: ['edge'] } } })).status).toBe(201);
+      await createProjectOnEdge(a, 'q');
       const held = await agent.until(() => [...agent.assignments.values()].find((x) => x.digest === digest('c')), 30_000);
       await eventually('Ready through B', async () => ((await a.call('GET', '/api/v1/projects/q/targets/edge')).body.phase === 'Ready' ? true : undefined));
       expect((await a.call('GET', '/api/v1/projects/q/targets/edge/runs')).body.items[0]).toMatchObject({ leaseOwner: 'agent-replica-b', result: 'Succeeded' });
@@ -148,6 +139,23 @@ describe('agents and hub replicas', () => {
     }
   });
 });
+
+type Replica = Awaited<ReturnType<typeof launch>>;
+
+/** Registers the agent cluster `edge` on `hub` and connects a simulated agent for it through `address`, holding its assignments. */
+async function connectedAgent(hub: Replica, address: string): Promise<SimulatedAgent> {
+  const edge = await hub.call('POST', '/api/v1/clusters', { body: { name: 'edge', mode: 'agent' } });
+  const agent = new SimulatedAgent(address, hub.app.get(AgentCa).certPem);
+  await agent.register(edge.body.agent.bootstrapToken);
+  agent.connect();
+  await agent.until(() => agent.received.find((m) => m.body?.$case === 'assignments'));
+  return agent;
+}
+
+async function createProjectOnEdge(hub: Replica, name: string): Promise<void> {
+  const res = await hub.call('POST', '/api/v1/projects', { body: { name, namespace: name, source: { repository: `oci://registry.example/${name}`, tag: 'stable' }, targets: { names: ['edge'] } } });
+  expect(res.status).toBe(201);
+}
 
 /** The agent port a compiled hub bound (FLOTILLA_AGENT_PORT=0), from its log. */
 async function agentPortOf(hub: HubProcess): Promise<number> {
