@@ -9,11 +9,13 @@ import { X509Certificate } from 'node:crypto';
 import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
 import { certificateFingerprint } from '@flotilla/agent-protocol';
 import { DataSource } from 'typeorm';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { AGENT_NAMESPACE, agentKubeconfig, installAgent } from '../test/install';
 import { configMaps, getProject, projectRepository, pushGreeter, pushGreeterModule } from '../test/project-fixtures';
+import { greeterProjectFiles } from '../../hub/test/push-fixtures';
+import { packPath } from '@flotilla/oci';
 
 // The whole lightweight configuration: the hub (on the harness PostgreSQL)
 // holds no credentials for the cluster; the compiled agent, with the token
@@ -26,6 +28,15 @@ import { configMaps, getProject, projectRepository, pushGreeter, pushGreeterModu
 // back.
 
 jest.setTimeout(240_000);
+
+function writeFiles(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-diff-upload-'));
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return dir;
+}
 
 describe('connected agent', () => {
   const { manager } = adminManager();
@@ -132,6 +143,47 @@ describe('connected agent', () => {
     const identity = await identityCert();
     expect(identity.subject).toContain(`CN=${cluster}`);
     expect(identity.checkIssued(new X509Certificate(hub.app.get(AgentCa).certPem))).toBe(true);
+  });
+
+  it('answers the fleet diff with its own engine and credentials: a new tag, the Project\'s own tag and an upload; nothing is applied', async () => {
+    const before = await configMaps(client, ns);
+    const versions = async () => Object.fromEntries((await client.list('v1', 'ConfigMap', { namespace: ns })).map((m) => [m.metadata.name, m.metadata.resourceVersion]));
+    const versionsBefore = await versions();
+    const v2 = await pushGreeter(repo, moduleUrl, ns, { cache: false, shout: true }, 'v2');
+    const diff = async (body: object) => {
+      const res = await hub.call('POST', `/api/v1/projects/greet/diff?cluster=${cluster}`, { body });
+      expect(res.status).toBe(200);
+      expect(res.body.clusters).toHaveLength(1);
+      return res.body.clusters[0];
+    };
+
+    const next = await diff({ tag: 'v2' });
+    expect(next).toMatchObject({ cluster, mode: 'agent', state: 'diffed', revision: `v2@${v2}`, message: null, errors: [] });
+    // shouting adds a ConfigMap to web; the cache instance goes
+    expect(next.objects.map((o: { subject: string; action: string; instance: string; component: string }) => [o.subject, o.action, o.instance, o.component])).toEqual([
+      [`ConfigMap/${ns}/web-shout`, 'created', `${ns}/web`, 'app'],
+      [`ConfigMap/${ns}/cache-greeting`, 'pruned', `${ns}/cache`, 'infra'],
+    ]);
+    expect(next.objects[0].diff).toContain(`+++ ConfigMap/${ns}/web-shout (after)`);
+    expect(next.counts).toMatchObject({ created: 1, changed: 0, pruned: 1 });
+
+    // what the Project's tag points at is what the agent applied: nothing to change
+    const same = await diff({});
+    expect(same).toMatchObject({ state: 'diffed', revision: expect.stringMatching(/^latest@sha256:/), counts: { created: 0, changed: 0, pruned: 0 } });
+    expect(same.counts.unchanged).toBeGreaterThan(0);
+
+    // an upload travels to the agent in the request
+    const upload = await packPath(writeFiles(greeterProjectFiles(moduleUrl, ns, { cache: true, shout: true })));
+    const uploaded = await diff({ artifact: upload.data.toString('base64') });
+    expect(uploaded).toMatchObject({ state: 'diffed', revision: 'upload', counts: { created: 1, changed: 0, pruned: 0 } });
+
+    // the agent's own errors come back as the cluster's failure
+    const missing = await diff({ tag: 'no-such-tag' });
+    expect(missing).toMatchObject({ state: 'failed', message: expect.stringMatching(new RegExp(`^the agent of cluster ${cluster}: resolve .*:no-such-tag: `)) });
+
+    // nothing was applied on the spoke
+    expect(await configMaps(client, ns)).toEqual(before);
+    expect(await versions()).toEqual(versionsBefore);
   });
 
   it('renews its certificate two thirds into its life, saves it and goes on with it', async () => {

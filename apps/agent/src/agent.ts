@@ -8,6 +8,7 @@ import { ClusterConnection, credentialsFromKubeconfig, inClusterCredentials, Lea
 import type { AgentConfig } from './config/agent-config';
 import { ProjectController } from './controller/project-controller';
 import { AssignmentWriter } from './hub/assignment-writer';
+import { DiffAnswerer } from './hub/diff-answerer';
 import { HubLink } from './hub/hub-link';
 import { IdentityStore } from './hub/identity-store';
 import { ProjectReconciler } from './controller/project-reconciler';
@@ -96,6 +97,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     },
     { runtime, manager, events, metrics, log, cdevents, onRun: (project, report) => hubLink?.reportRun(project, report) },
   );
+  const writer = new AssignmentWriter(manager.client, log);
   const hubLink = config.hub
     ? new HubLink(
         {
@@ -109,7 +111,8 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
           reconnect: { initialMs: 500, maxMs: config.hub.reconnectMaxMs },
         },
         new IdentityStore(manager.client, config.hub.identitySecret.namespace, config.hub.identitySecret.name),
-        new AssignmentWriter(manager.client, log),
+        writer,
+        new DiffAnswerer({ runtime, manager, cluster: { name: config.clusterName, group: config.clusterGroup }, owner: config.owner, projectOf: (id) => writer.find(id) }),
         log,
       )
     : undefined;

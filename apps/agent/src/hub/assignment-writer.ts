@@ -54,7 +54,8 @@ export class AssignmentWriter {
     }
   }
 
-  private async find(targetId: string): Promise<ProjectResource | undefined> {
+  /** The Project resource the agent wrote for a Target, if any. */
+  async find(targetId: string): Promise<ProjectResource | undefined> {
     const all = (await this.client.list(PROJECT_API_VERSION, PROJECT_KIND, { labelSelector: `${MANAGED_BY_LABEL}=${HUB_MANAGED_BY}` })) as ProjectResource[];
     return all.find((p) => p.metadata.annotations?.[HUB_TARGET_ANNOTATION] === targetId);
   }

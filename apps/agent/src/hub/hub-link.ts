@@ -5,10 +5,14 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logging/logger';
 import { HUB_GENERATION_ANNOTATION, HUB_TARGET_ANNOTATION, type ProjectResource } from '../project/project-resource';
 import type { AssignmentWriter } from './assignment-writer';
+import type { DiffAnswerer } from './diff-answerer';
 import type { AgentIdentityRecord, IdentityStore } from './identity-store';
 import { CertificateRenewal } from './renewal';
 import { ReconnectBackoff } from './reconnect-backoff';
 import { ReportBuffer } from './report-buffer';
+
+/** Diff answers kept for the next stream; the hub stops waiting for older ones soon anyway. */
+const MAX_UNSENT_ANSWERS = 8;
 
 export interface HubLinkOptions {
   address: string;
@@ -42,6 +46,8 @@ export class HubLink {
   private readonly backoff: ReconnectBackoff;
   private stream: ClientDuplexStream<ConnectRequest, ConnectResponse> | undefined;
   private lastApplied = 0;
+  /** answers ready while no stream was open */
+  private readonly unsent: ConnectRequest[] = [];
   /** the open session's handler of a renewal answer */
   private onRenewed: ((answer: { certificatePem: string; error: string }) => Promise<void>) | undefined;
   connected = false;
@@ -50,6 +56,7 @@ export class HubLink {
     private readonly options: HubLinkOptions,
     private readonly identity: IdentityStore,
     private readonly writer: AssignmentWriter,
+    private readonly diffs: DiffAnswerer,
     private readonly log: Logger,
   ) {
     this.buffer = new ReportBuffer(options.reportBuffer);
@@ -165,12 +172,20 @@ export class HubLink {
       stream.on('error', (err: Error & { code?: number }) => finish(err.code === GrpcStatus.UNAUTHENTICATED ? 'unauthenticated' : 'ended'));
       stream.on('end', () => finish('ended'));
       stream.write({ body: { $case: 'hello', value: { agentVersion: this.options.agentVersion, kubeVersion: this.options.kubeVersion, lastAppliedGeneration: this.lastApplied, bufferedReports: this.buffer.all() } } });
+      for (const answer of this.unsent.splice(0)) stream.write(answer);
       const heartbeat = setInterval(() => this.send({ body: { $case: 'heartbeat', value: { sentAt: new Date() } } }), this.options.heartbeatMs);
     });
   }
 
   private send(m: ConnectRequest): void {
     this.stream?.write(m);
+  }
+
+  /** An answer the hub waits for goes on the stream open when it is ready, or the next one (the hub waits a little past a reconnect). */
+  private sendAnswer(m: ConnectRequest): void {
+    if (this.stream) return this.send(m);
+    this.unsent.push(m);
+    if (this.unsent.length > MAX_UNSENT_ANSWERS) this.unsent.shift();
   }
 
   private async handle(m: ConnectResponse): Promise<void> {
@@ -190,8 +205,7 @@ export class HubLink {
       case 'reconcileNow':
         return this.writer.reconcileNow(body.value.targetIds);
       case 'dryRunDiff':
-        this.send({ body: { $case: 'diff', value: { requestId: body.value.requestId, unsupported: true, diffJson: '', error: 'this agent does not compute diffs yet' } } });
-        return;
+        return this.sendAnswer({ body: { $case: 'diff', value: await this.diffs.answer(body.value) } });
       case 'renewed':
         return this.onRenewed?.(body.value);
       case 'heartbeat':

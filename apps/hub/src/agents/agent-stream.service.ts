@@ -14,6 +14,7 @@ import { LeaseRepository } from '../scheduler/lease.repository';
 import { RunWakeup } from '../scheduler/run-wakeup';
 import { openRegistryCredentials } from '../scheduler/sources/registry-credentials';
 import { AgentCa } from './agent-ca.service';
+import { AgentDiffs } from './agent-diffs';
 import { AgentLinkWrites } from './agent-link-writes';
 import { type AgentIdentity, AgentLinksRepository } from './agent-links.repository';
 import { AgentSession } from './agent-session';
@@ -47,6 +48,7 @@ export class AgentStreamService {
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
     private readonly linkWrites: AgentLinkWrites,
+    private readonly diffs: AgentDiffs,
   ) {}
 
   private get replica(): string {
@@ -138,8 +140,9 @@ export class AgentStreamService {
         return;
       case 'renew':
         return this.renew(session, m.body.value.csrPem, log);
-      case 'ack':
       case 'diff':
+        return this.diffs.answered(session.identity.clusterId, m.body.value);
+      case 'ack':
         return;
       case 'hello':
         log.warn('a second Hello on the same stream ignored');

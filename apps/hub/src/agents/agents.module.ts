@@ -5,6 +5,7 @@ import { RepositoriesModule } from '../repositories/repositories.module';
 import { AgentBootstrapService } from './agent-bootstrap.service';
 import { AgentCaRepository } from './agent-ca.repository';
 import { AgentCa } from './agent-ca.service';
+import { AgentDiffs } from './agent-diffs';
 import { AgentGrpcServer } from './agent-grpc.server';
 import { AgentLinkWrites } from './agent-link-writes';
 import { AgentLinksRepository } from './agent-links.repository';
@@ -17,7 +18,7 @@ import { AgentsController } from './agents.controller';
 @Module({
   imports: [RepositoriesModule, CredentialsModule, EventsModule],
   controllers: [AgentsController],
-  providers: [AgentCaRepository, AgentCa, AgentLinksRepository, AgentLinkWrites, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService],
-  exports: [AgentCa, AgentLinksRepository, AgentSessions, AgentBootstrapService, AgentGrpcServer],
+  providers: [AgentCaRepository, AgentCa, AgentLinksRepository, AgentLinkWrites, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService, AgentDiffs],
+  exports: [AgentDiffs, AgentCa, AgentLinksRepository, AgentSessions, AgentBootstrapService, AgentGrpcServer],
 })
 export class AgentsModule {}

@@ -3,7 +3,8 @@ import { CredentialsModule } from '../credentials/credentials.module';
 import { EventsModule } from '../events/events.module';
 import { RepositoriesModule } from '../repositories/repositories.module';
 import { TargetingModule } from '../targeting/targeting.module';
-import { AGENT_DIFFER, UnavailableAgentDiffer } from './diff/agent-diff';
+import { AgentDiffs } from '../agents/agent-diffs';
+import { AGENT_DIFFER } from './diff/agent-diff';
 import { ProjectDiffController } from './diff/project-diff.controller';
 import { PROJECT_DIFF_OPTIONS, ProjectDiffService } from './diff/project-diff.service';
 import { ProjectsController } from './projects.controller';
@@ -17,8 +18,8 @@ import { TargetsService } from './targets.service';
     ProjectsService,
     TargetsService,
     ProjectDiffService,
-    // the connected agent replaces this with a differ that asks the agent over its stream
-    { provide: AGENT_DIFFER, useClass: UnavailableAgentDiffer },
+    // agent clusters' diffs: asked of their agents over the stream
+    { provide: AGENT_DIFFER, useExisting: AgentDiffs },
     { provide: PROJECT_DIFF_OPTIONS, useValue: {} },
   ],
 })

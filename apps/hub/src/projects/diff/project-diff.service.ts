@@ -88,8 +88,10 @@ export class ProjectDiffService {
     const base = baseOf(target);
     try {
       if (cluster.mode === 'agent') {
-        const outcome = await this.agents.diff({ project, cluster, digest: source.digest, tag: source.tag, archive: source.archive, signal });
-        return 'skipped' in outcome ? skipped(base, outcome.skipped) : diffed(base, outcome.diff);
+        const outcome = await this.agents.diff({ project, cluster, targetId: target.id, digest: source.digest, tag: source.tag, archive: source.archive, signal });
+        if ('skipped' in outcome) return skipped(base, outcome.skipped);
+        if ('failed' in outcome) return failed(base, outcome.failed);
+        return diffed(base, outcome.diff);
       }
       if (!this.runner.diff) return skipped(base, 'this hub runs Targets without the engine and cannot dry-run');
       const connection = await pushConnection(this.credentials, cluster);

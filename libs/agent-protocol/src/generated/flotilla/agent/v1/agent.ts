@@ -193,18 +193,30 @@ export interface ReconcileNow {
   targetIds: string[];
 }
 
-/** Compute what applying the assignment would change, without changing anything. */
+/**
+ * Compute what reconciling the assignment's Project from another source would
+ * change, without changing anything: a server-side dry run for the fleet diff.
+ * The source is exactly one of digest, tag or artifact.
+ */
 export interface DryRunDiff {
   requestId: string;
   targetId: string;
+  /** the artifact at this digest of the Project's repository */
   digest: string;
+  /** what this tag of the Project's repository points at now */
+  tag: string;
+  /** an uploaded artifact (a gzip'd tar of the Project's files), as the hub received it */
+  artifact: Buffer;
 }
 
-/** The answer to a DryRunDiff. Reserved for the fleet diff: agents answer with `unsupported` for now. */
+/** The answer to a DryRunDiff. */
 export interface DiffResult {
   requestId: string;
+  /** an agent that predates diffs */
   unsupported: boolean;
+  /** libs/engine's ProjectDiff as JSON, when the diff ran */
   diffJson: string;
+  /** why there is no diff (the Target is unknown, the artifact could not be read, ...) */
   error: string;
 }
 
@@ -2526,7 +2538,7 @@ export const ReconcileNow: MessageFns<ReconcileNow> = {
 };
 
 function createBaseDryRunDiff(): DryRunDiff {
-  return { requestId: "", targetId: "", digest: "" };
+  return { requestId: "", targetId: "", digest: "", tag: "", artifact: Buffer.alloc(0) };
 }
 
 export const DryRunDiff: MessageFns<DryRunDiff> = {
@@ -2539,6 +2551,12 @@ export const DryRunDiff: MessageFns<DryRunDiff> = {
     }
     if (message.digest !== "") {
       writer.uint32(26).string(message.digest);
+    }
+    if (message.tag !== "") {
+      writer.uint32(34).string(message.tag);
+    }
+    if (message.artifact.length !== 0) {
+      writer.uint32(42).bytes(message.artifact);
     }
     return writer;
   },
@@ -2580,6 +2598,22 @@ export const DryRunDiff: MessageFns<DryRunDiff> = {
             message.digest = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.tag = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.artifact = Buffer.from(reader.bytes());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2605,6 +2639,8 @@ export const DryRunDiff: MessageFns<DryRunDiff> = {
         ? globalThis.String(object.target_id)
         : "",
       digest: isSet(object.digest) ? globalThis.String(object.digest) : "",
+      tag: isSet(object.tag) ? globalThis.String(object.tag) : "",
+      artifact: isSet(object.artifact) ? Buffer.from(bytesFromBase64(object.artifact)) : Buffer.alloc(0),
     };
   },
 
@@ -2619,6 +2655,12 @@ export const DryRunDiff: MessageFns<DryRunDiff> = {
     if (message.digest !== "") {
       obj.digest = message.digest;
     }
+    if (message.tag !== "") {
+      obj.tag = message.tag;
+    }
+    if (message.artifact.length !== 0) {
+      obj.artifact = base64FromBytes(message.artifact);
+    }
     return obj;
   },
 
@@ -2630,6 +2672,8 @@ export const DryRunDiff: MessageFns<DryRunDiff> = {
     message.requestId = object.requestId ?? "";
     message.targetId = object.targetId ?? "";
     message.digest = object.digest ?? "";
+    message.tag = object.tag ?? "";
+    message.artifact = object.artifact ?? Buffer.alloc(0);
     return message;
   },
 };
@@ -3011,6 +3055,14 @@ export const AgentServiceClient = makeGenericClientConstructor(
   service: typeof AgentServiceService;
   serviceName: string;
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
