@@ -1,4 +1,4 @@
-import { AGENT_PROTOCOL_LIMITS, AgentServiceClient, type Assignment, type ConnectRequest, type ConnectResponse, newAgentKeyRequest, type RunReport as ReportMessage } from '@flotilla/agent-protocol';
+import { AGENT_PROTOCOL_LIMITS, AgentServiceClient, type Assignment, type ConnectRequest, type ConnectResponse, type DiffResult, type DryRunDiff, newAgentKeyRequest, type RunReport as ReportMessage } from '@flotilla/agent-protocol';
 import { buildRunReport, formatRevision, InstanceApplyError, type RunResult } from '@flotilla/engine';
 import { credentials, Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
@@ -33,6 +33,8 @@ export class SimulatedAgent {
   /** answer assignments with reports (off: only ack) */
   answer = true;
   ended: Error | undefined;
+  /** answers dry-run diffs; unset, it answers as an agent that predates them */
+  diffAnswer: ((request: DryRunDiff) => DiffResult) | undefined;
   /** called after every message the hub sends */
   onMessage: (() => void) | undefined;
   /** called when the stream ends (error or end) */
@@ -160,6 +162,9 @@ export class SimulatedAgent {
       this.assignments.delete(body.value.change.value);
     } else if (body?.$case === 'reportAck') {
       this.unacked.delete(body.value.reportId);
+    } else if (body?.$case === 'dryRunDiff') {
+      const answer = this.diffAnswer?.(body.value) ?? { requestId: body.value.requestId, unsupported: true, diffJson: '', error: '' };
+      this.send({ body: { $case: 'diff', value: answer } });
     }
     this.notify();
   }

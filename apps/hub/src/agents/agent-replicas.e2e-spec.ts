@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { startTcpProxy } from '../../../agent/test/tcp-proxy';
 import { HubProcess } from '../../../../test/e2e/support/hub-process';
 import { createTempDataDir, createTestDatabase, type TestDatabase } from '../../test/databases';
@@ -71,6 +72,23 @@ describe('agents and hub replicas', () => {
 
     resolverA.digest = digest('b');
     await agent.until(() => [...agent.assignments.values()].find((x) => x.digest === digest('b')), 20_000);
+
+    // a fleet diff asked of A reaches the agent through B, and the agent's answer comes back to A
+    const answer = { revision: `v2@${digest('e')}`, unchanged: 2, objects: [{ subject: 'ConfigMap/p/web', instance: 'p/web', component: 'app', action: 'changed', diff: '--- live\n+++ after\n' }], errors: [] };
+    agent.diffAnswer = (request) => ({ requestId: request.requestId, unsupported: false, diffJson: JSON.stringify(answer), error: '' });
+    const diffed = await a.call('POST', '/api/v1/projects/p/diff', { body: { tag: 'v2' } });
+    expect(diffed.status).toBe(200);
+    expect(diffed.body.clusters).toEqual([
+      expect.objectContaining({ cluster: 'edge', mode: 'agent', state: 'diffed', revision: answer.revision, objects: answer.objects, counts: { created: 0, changed: 1, pruned: 0, unchanged: 2 } }),
+    ]);
+    const asked = agent.received.flatMap((m) => (m.body?.$case === 'dryRunDiff' ? [m.body.value] : []));
+    expect(asked).toEqual([expect.objectContaining({ targetId: first.targetId, tag: 'v2', digest: '', artifact: Buffer.alloc(0) })]);
+    // an agent that predates diffs is named as such
+    agent.diffAnswer = undefined;
+    const older = await a.call('POST', '/api/v1/projects/p/diff', { body: {} });
+    expect(older.body.clusters[0]).toMatchObject({ state: 'skipped', message: expect.stringContaining('does not answer dry-run diffs: upgrade it') });
+    // the relayed requests are gone once answered
+    expect(await a.app.get(DataSource).query('SELECT id FROM agent_diff_relays')).toEqual([]);
 
     expect((await a.call('POST', '/api/v1/clusters/edge/agent/reset')).status).toBe(200);
     await agent.until(() => agent.ended, 20_000);

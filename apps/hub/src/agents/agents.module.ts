@@ -5,6 +5,7 @@ import { RepositoriesModule } from '../repositories/repositories.module';
 import { AgentBootstrapService } from './agent-bootstrap.service';
 import { AgentCaRepository } from './agent-ca.repository';
 import { AgentCa } from './agent-ca.service';
+import { AgentDiffRelaysRepository } from './agent-diff-relays.repository';
 import { AgentDiffs } from './agent-diffs';
 import { AgentGrpcServer } from './agent-grpc.server';
 import { AgentLinkWrites } from './agent-link-writes';
@@ -18,7 +19,7 @@ import { AgentsController } from './agents.controller';
 @Module({
   imports: [RepositoriesModule, CredentialsModule, EventsModule],
   controllers: [AgentsController],
-  providers: [AgentCaRepository, AgentCa, AgentLinksRepository, AgentLinkWrites, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService, AgentDiffs],
+  providers: [AgentCaRepository, AgentCa, AgentLinksRepository, AgentLinkWrites, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService, AgentDiffRelaysRepository, AgentDiffs],
   exports: [AgentDiffs, AgentCa, AgentLinksRepository, AgentSessions, AgentBootstrapService, AgentGrpcServer],
 })
 export class AgentsModule {}

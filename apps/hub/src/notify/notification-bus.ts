@@ -7,7 +7,12 @@ import type { HubConfig } from '../config/hub-config';
 import { HUB_LOGGER } from '../logging/logging.module';
 
 /** What replicas tell each other. Small: NOTIFY payloads stay far below PostgreSQL's 8000 bytes. */
-export type HubNotice = { topic: 'runs-due' } | { topic: 'agent-cut'; clusterId: string; reason: string; /** epoch ms: streams opened later are not cut */ before: number };
+export type HubNotice =
+  | { topic: 'runs-due' }
+  | { topic: 'agent-cut'; clusterId: string; reason: string; /** epoch ms: streams opened later are not cut */ before: number }
+  /** a fleet diff for the replica that holds the cluster's agent (the request is in agent_diff_relays) */
+  | { topic: 'agent-diff'; id: string; clusterId: string }
+  | { topic: 'agent-diff-answered'; id: string };
 
 const CHANNEL = 'flotilla_hub';
 /** a notice is a hint; one lost to a reconnect is made good by the next tick or watch */

@@ -1,4 +1,5 @@
 import { AgentCaEntity } from './agent-ca.entity';
+import { AgentDiffRelayEntity } from './agent-diff-relay.entity';
 import { AgentLinkEntity } from './agent-link.entity';
 import { ApiTokenEntity } from './api-token.entity';
 import { CdeventOutboxEntity } from './cdevent-outbox.entity';
@@ -11,7 +12,7 @@ import { ProjectEntity } from './project.entity';
 import { RunEntity } from './run.entity';
 import { TargetEntity } from './target.entity';
 
-export { AgentCaEntity, AgentLinkEntity, ApiTokenEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity };
+export { AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity };
 export type { ClusterMode } from './cluster.entity';
 export type { Role } from './api-token.entity';
 export type { Condition, TargetPhase } from './target.entity';
@@ -23,4 +24,4 @@ export type { LabelSelector, LabelSelectorRequirement, TargetRemoval, TargetSele
 export { TARGET_REMOVALS } from './project.entity';
 
 /** Every entity of the hub, for the DataSource. */
-export const hubEntities = [AgentCaEntity, AgentLinkEntity, ApiTokenEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity];
+export const hubEntities = [AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity];
