@@ -77,7 +77,8 @@ describe('flotilla project diff against a hub', () => {
       const out = await user.run(['project', 'diff', 'shop', '--tag', 'v2', '--exit-code']);
       expect({ code: out.code, stderr: out.stderr }).toEqual({ code: 3, stderr: '' });
       expect(out.stdout).toMatch(/^Project shop {2}source tag v2\n\nCLUSTER\s+GROUP\s+MODE\s+STATE\s+REVISION\s+CREATE\s+CHANGE\s+PRUNE\s+UNCHANGED\s+MESSAGE\n/);
-      expect(out.stdout).toMatch(/\nedge-1\s+edge\s+agent\s+skipped\s+-\s+0\s+0\s+0\s+0\s+the agent of cluster edge-1 has not registered yet: install it/);
+      expect(out.stdout).toMatch(/\nedge-1\s+edge\s+agent\s+skipped\s+-\s+0\s+0\s+0\s+0\s+the agent of cluster edge-1 has not registered yet: install/);
+      expect(out.stdout).toContain("\n== edge-1\nskipped: the agent of cluster edge-1 has not registered yet: install it with the manifest from GET /api/v1/clusters/edge-1/agent/manifest (flotilla cluster install-agent edge-1)\n");
       expect(out.stdout).toMatch(/\nspoke-1\s+staging\s+push\s+changes\s+v2@sha256:[0-9a-f]{12}…\s+0\s+[1-9]\d*\s+[1-9]\d*\s+\d+\s*\n/);
       expect(out.stdout).toContain(`changed ConfigMap/${ns}/web-config (instance ${ns}/web, component app)`);
       expect(out.stdout).toContain('-  message: first\n+  message: second\n');

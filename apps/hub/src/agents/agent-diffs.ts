@@ -169,7 +169,7 @@ export class AgentDiffs implements AgentDiffer {
   /** Why the agent cannot be asked at all; undefined when it is connected to another replica. */
   private async whyNotConnected(clusterId: string, name: string): Promise<string | undefined> {
     const state = (await this.links.states([clusterId])).get(clusterId);
-    if (!state?.registered) return `the agent of cluster ${name} has not registered yet: install it with the cluster's agent manifest`;
+    if (!state?.registered) return `the agent of cluster ${name} has not registered yet: install it with the manifest from GET /api/v1/clusters/${name}/agent/manifest (flotilla cluster install-agent ${name})`;
     if (!state.connected) return `the agent of cluster ${name} is disconnected${state.statusSince ? ` since ${state.statusSince.toISOString()}` : ''}: what would change there is known once it connects again`;
     return undefined;
   }

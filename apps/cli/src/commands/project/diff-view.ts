@@ -45,11 +45,13 @@ export function printFleetDiff(io: Io, diff: FleetDiff, wide: boolean): void {
   else io.out.write(table(['CLUSTER', 'GROUP', 'MODE', 'STATE', 'REVISION', 'CREATE', 'CHANGE', 'PRUNE', 'UNCHANGED', 'MESSAGE'], rows));
 
   for (const c of diff.clusters) {
-    if (!hasChanges(c) && !c.errors.length && c.state !== 'failed') continue;
+    if (!hasChanges(c) && !c.errors.length && c.state === 'diffed') continue;
     io.out.write(`\n${p.bold(`== ${c.cluster}`)}\n`);
-    // the table cuts messages short; a failure is read in full
+    // the table cuts messages short; a failure, or why a cluster was skipped, is read in full
     if (c.state === 'failed') io.out.write(`${p.red('failed:')} ${c.message ?? ''}\n`);
-    for (const e of c.errors) io.out.write(`${p.red('error:')} component ${e.component} could not be diffed: ${e.message}\n`);
+    if (c.state === 'skipped') io.out.write(`${p.yellow('skipped:')} ${c.message ?? ''}\n`);
+    // '*': a note about the whole answer (an agent's diff too large to carry its texts)
+    for (const e of c.errors) io.out.write(e.component === '*' ? `${p.yellow('note:')} ${e.message}\n` : `${p.red('error:')} component ${e.component} could not be diffed: ${e.message}\n`);
     for (const o of c.objects) {
       io.out.write(`${o.action} ${o.subject} (instance ${o.instance}, component ${o.component})\n`);
       if (o.diff) io.out.write(colourDiff(o.diff, p));
