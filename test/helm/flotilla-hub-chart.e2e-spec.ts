@@ -20,14 +20,14 @@ interface Container {
   env: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>;
   ports: Array<{ name: string; containerPort: number }>;
   securityContext: Record<string, unknown>;
-  volumeMounts: Array<{ name: string; mountPath: string }>;
+  volumeMounts: Array<{ name: string; mountPath: string; readOnly?: boolean }>;
   readinessProbe: { httpGet: { path: string } };
   livenessProbe: { httpGet: { path: string } };
 }
 interface PodSpec {
   containers: Container[];
   securityContext: Record<string, unknown>;
-  volumes: Array<{ name: string; persistentVolumeClaim?: { claimName: string }; emptyDir?: object }>;
+  volumes: Array<{ name: string; persistentVolumeClaim?: { claimName: string }; emptyDir?: object; secret?: { secretName: string; defaultMode: number } }>;
 }
 const deploymentOf = (objects: KubeObject[]) => {
   const [d] = byKind(objects, 'Deployment');
@@ -166,6 +166,21 @@ describe('flotilla-hub Helm chart (real Helm, real API server)', () => {
     const checksum = (o: KubeObject[]) => deploymentOf(o).spec.template.metadata.annotations['checksum/secret'];
     expect(checksum(render(opts({ set: { ...set, 'database.url': 'postgres://hub:other@db:5432/flotilla' } }), home))).not.toBe(checksum(objects));
     expect(await dryRunAll(objects)).toEqual([]);
+  });
+
+  it('mounts the operator\'s agent CA from its Secret and points the hub at its files', async () => {
+    const objects = render(opts({ set: { 'agentGrpc.caSecret': 'hub-agent-ca' } }), home);
+    const spec = deploymentOf(objects).spec.template.spec;
+    const [hub] = spec.containers;
+    expect(envOf(hub)).toMatchObject({ FLOTILLA_AGENT_CA_CERT_FILE: '/etc/flotilla/agent-ca/tls.crt', FLOTILLA_AGENT_CA_KEY_FILE: '/etc/flotilla/agent-ca/tls.key' });
+    expect(hub.volumeMounts).toContainEqual({ name: 'agent-ca', mountPath: '/etc/flotilla/agent-ca', readOnly: true });
+    // readable by the pod's group (fsGroup), not by others
+    expect(spec.volumes).toContainEqual({ name: 'agent-ca', secret: { secretName: 'hub-agent-ca', defaultMode: 0o440 } });
+    expect(await dryRunAll(objects)).toEqual([]);
+    // by default the hub makes its own CA: no files, no volume
+    const plain = deploymentOf(render(opts(), home)).spec.template.spec;
+    expect(Object.keys(envOf(plain.containers[0]))).not.toContain('FLOTILLA_AGENT_CA_CERT_FILE');
+    expect(plain.volumes.map((v) => v.name)).not.toContain('agent-ca');
   });
 
   describe('refuses', () => {
