@@ -186,6 +186,22 @@ describe('connected agent', () => {
     expect(await versions()).toEqual(versionsBefore);
   });
 
+  it('follows a new tag set on the hub: the Project resource (its source immutable) is recreated, its instances kept, and it converges', async () => {
+    const uidOf = async (name: string) => (await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name })).metadata.uid;
+    const dbBefore = await uidOf('db-greeting');
+    const resourceBefore = (await getProject(client, ns, 'greet'))?.metadata.uid;
+    const v2 = await pushGreeter(repo, moduleUrl, ns, { cache: false, shout: true }, 'v2');
+    expect((await hub.call('PATCH', '/api/v1/projects/greet', { body: { source: { tag: 'v2' } } })).status).toBe(200);
+    await eventually('Ready on v2 on the hub', async () => ((await target()).lastAppliedRevision === `v2@${v2}` && (await target()).phase === 'Ready' ? true : undefined), 90_000);
+    const project = await getProject(client, ns, 'greet');
+    expect(project?.spec.source.tag).toBe('v2');
+    expect(project?.metadata.uid).not.toBe(resourceBefore);
+    const maps = await configMaps(client, ns);
+    expect(Object.keys(maps).sort()).toEqual(['db-greeting', 'web-greeting', 'web-shout']);
+    // the db instance was taken over, not deleted and made again
+    expect(await uidOf('db-greeting')).toBe(dbBefore);
+  });
+
   it('renews its certificate two thirds into its life, saves it and goes on with it', async () => {
     const before = await identityCert();
     const renewed = await eventually('a renewed certificate in the Secret', async () => {

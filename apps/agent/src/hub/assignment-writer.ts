@@ -1,10 +1,16 @@
 import type { Assignment } from '@flotilla/agent-protocol';
 import { NotFoundError, type ObjectClient } from '@flotilla/kube';
 import type { Logger } from '../logging/logger';
-import { HUB_MANAGED_BY, HUB_TARGET_ANNOTATION, PROJECT_API_VERSION, PROJECT_KIND, RECONCILE_REQUESTED_ANNOTATION, type ProjectResource } from '../project/project-resource';
+import { DELETION_POLICY_ANNOTATION, HUB_MANAGED_BY, HUB_TARGET_ANNOTATION, PROJECT_API_VERSION, PROJECT_KIND, RECONCILE_REQUESTED_ANNOTATION, type ProjectResource } from '../project/project-resource';
 import { MANAGED_BY_LABEL, projectResourceOf } from './assignment-resource';
 
 const FIELD_MANAGER = 'flotilla-agent-hub';
+/** How long a replaced Project may take to go (its finalizer only lets go of the instances). */
+const REPLACE_DEADLINE_MS = 60_000;
+const REPLACE_POLL_MS = 200;
+
+/** The fields the CRD keeps immutable: a change of them needs a new resource. */
+const fixedPart = (p: ProjectResource) => JSON.stringify([p.spec?.source?.repository ?? '', p.spec?.source?.tag ?? '', p.spec?.source?.path ?? '', p.spec?.serviceAccountName ?? '']);
 
 /**
  * Writes assignments into the cluster as Project resources and takes away
@@ -27,7 +33,32 @@ export class AssignmentWriter {
       return;
     }
     await this.ensureNamespace(a.projectNamespace);
-    await this.client.apply(projectResourceOf(a), { dryRun: false, force: true, fieldManager: FIELD_MANAGER });
+    const desired = projectResourceOf(a);
+    const existing = (await this.client.getOptional(address)) as ProjectResource | undefined;
+    if (existing && fixedPart(existing) !== fixedPart(desired)) await this.replace(existing);
+    await this.client.apply(desired, { dryRun: false, force: true, fieldManager: FIELD_MANAGER });
+  }
+
+  /**
+   * The hub changed the Project's source (a new tag, repository or path) or
+   * service account, which the CRD keeps immutable: the resource goes with
+   * deletion policy Orphan, so its instances keep running, and the new one
+   * takes them over at its first run, as a push cluster's would.
+   */
+  private async replace(p: ProjectResource): Promise<void> {
+    const address = { apiVersion: PROJECT_API_VERSION, kind: PROJECT_KIND, namespace: p.metadata.namespace, name: p.metadata.name };
+    this.log.info('the hub changed the Project\'s source or service account: recreating its resource, keeping the instances', { project: `${p.metadata.namespace}/${p.metadata.name}` });
+    if (!p.metadata.deletionTimestamp) {
+      await this.client.patch(address, { metadata: { annotations: { [DELETION_POLICY_ANNOTATION]: 'Orphan' } } }, 'merge', { fieldManager: FIELD_MANAGER });
+      await this.client.delete(address).catch((err: unknown) => {
+        if (!(err instanceof NotFoundError)) throw err;
+      });
+    }
+    const deadline = Date.now() + REPLACE_DEADLINE_MS;
+    while (await this.client.getOptional(address)) {
+      if (Date.now() > deadline) throw new Error(`Project ${address.namespace}/${address.name} did not go within ${REPLACE_DEADLINE_MS / 1000}s, so it cannot be recreated with the hub's new source`);
+      await new Promise((resolve) => setTimeout(resolve, REPLACE_POLL_MS));
+    }
   }
 
   /** The full set on connect: every assignment written. */
