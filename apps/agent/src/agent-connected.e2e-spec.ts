@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AGENT_NAMESPACE, agentKubeconfig, installAgent } from '../test/install';
-import { configMaps, getProject, projectRepository, pushGreeter, pushGreeterModule } from '../test/project-fixtures';
+import { configMaps, getProject, projectObject, projectRepository, pushGreeter, pushGreeterModule } from '../test/project-fixtures';
 import { greeterProjectFiles } from '../../hub/test/push-fixtures';
 import { packPath } from '@flotilla/oci';
 
@@ -65,7 +65,10 @@ describe('connected agent', () => {
     });
   });
 
+  const cleanups: Array<() => Promise<void>> = [];
+
   afterAll(async () => {
+    for (const c of cleanups) await c();
     await agent?.stop();
     if (hub !== first) await hub?.stop();
     await first?.close();
@@ -200,6 +203,57 @@ describe('connected agent', () => {
     expect(Object.keys(maps).sort()).toEqual(['db-greeting', 'web-greeting', 'web-shout']);
     // the db instance was taken over, not deleted and made again
     expect(await uidOf('db-greeting')).toBe(dbBefore);
+  });
+
+  it('an assignment the cluster refuses to store is reported at once as the run\'s failure, with the API server\'s reason', async () => {
+    // an admission policy of the spoke's operator refuses the Project resource itself
+    const policy = `flotilla-test-${cluster}`;
+    const blocked = await createTenant(client, 'blocked');
+    cleanups.push(async () => {
+      await client.delete({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', name: policy }).catch(() => undefined);
+      await client.delete({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', name: policy }).catch(() => undefined);
+      await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: blocked }).catch(() => undefined);
+    });
+    await client.apply(
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: policy },
+        spec: {
+          failurePolicy: 'Fail',
+          matchConstraints: { resourceRules: [{ apiGroups: ['projects.timoni.sh'], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: ['projects'] }] },
+          validations: [{ expression: `object.metadata.namespace != '${blocked}'`, message: 'no Projects in this namespace, by order of the spoke' }],
+        },
+      },
+      { dryRun: false, force: true, fieldManager: 'flotilla-test' },
+    );
+    await client.apply(
+      { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: policy }, spec: { policyName: policy, validationActions: ['Deny'] } },
+      { dryRun: false, force: true, fieldManager: 'flotilla-test' },
+    );
+    // the policy is in force once the API server refuses a Project there
+    await eventually('the policy in force', async () => {
+      try {
+        await client.apply({ ...projectObject('probe', blocked, repo), metadata: { name: 'probe', namespace: blocked } }, { dryRun: true, force: true, fieldManager: 'flotilla-test' });
+        return undefined;
+      } catch {
+        return true;
+      }
+    }, 30_000);
+    const created = await hub.call('POST', '/api/v1/projects', {
+      body: { name: 'held-back', namespace: blocked, serviceAccountName: 'deployer', source: { repository: repo, tag: 'latest' }, targets: { names: [cluster] } },
+    });
+    expect(created.status).toBe(201);
+    const failed = await eventually('the Target failed with the reason', async () => {
+      const t = (await hub.call('GET', `/api/v1/projects/held-back/targets/${cluster}`)).body;
+      return t.phase === 'Failed' ? t : undefined;
+    }, 60_000);
+    const ready = failed.conditions.find((c: { type: string }) => c.type === 'Ready');
+    expect(ready).toMatchObject({ status: 'False', message: expect.stringContaining(`the assignment could not be written as Project ${blocked}/held-back`) });
+    expect(ready.message).toContain('no Projects in this namespace, by order of the spoke');
+    // deleting it: there is no Project resource to delete, and the agent says so at once
+    expect((await hub.call('DELETE', '/api/v1/projects/held-back')).status).toBe(202);
+    await eventually('the Project gone from the hub', async () => ((await hub.call('GET', '/api/v1/projects/held-back')).status === 404 ? true : undefined), 30_000);
   });
 
   it('renews its certificate two thirds into its life, saves it and goes on with it', async () => {

@@ -26,6 +26,6 @@ export { resolveRegistryCredentials, projectCredentialSource, pullSecretConfigs,
 export { RegistryClients } from './registry-clients';
 export { TimoniManifestGenerator, defaultTimoniGeneratorOptions, type TimoniGeneratorOptions } from './timoni-generator';
 export { INSTANCE_EVENT_REASONS, instanceEventText, instanceKubeEvent, EVENT_MESSAGE_LIMIT, EVENT_SOURCE, type InstanceEventReason, type InstanceEventText, type InstanceEventSubject } from './instance-event';
-export { failedRunResult } from './run-result';
+export { emptyRunResult, failedRunResult } from './run-result';
 export { INSTANCE_INFO_LABELS, instanceInfoLabels, type InstanceInfoLabels, type InstanceMetricsProject } from './instance-metrics';
 export * from './project-bootstrap';

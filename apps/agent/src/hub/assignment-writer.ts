@@ -1,5 +1,5 @@
 import type { Assignment } from '@flotilla/agent-protocol';
-import { NotFoundError, type ObjectClient } from '@flotilla/kube';
+import type { ObjectClient } from '@flotilla/kube';
 import type { Logger } from '../logging/logger';
 import { DELETION_POLICY_ANNOTATION, HUB_MANAGED_BY, HUB_TARGET_ANNOTATION, PROJECT_API_VERSION, PROJECT_KIND, RECONCILE_REQUESTED_ANNOTATION, type ProjectResource } from '../project/project-resource';
 import { MANAGED_BY_LABEL, projectResourceOf } from './assignment-resource';
@@ -23,20 +23,19 @@ export class AssignmentWriter {
     private readonly log: Logger,
   ) {}
 
-  async apply(a: Assignment): Promise<void> {
+  /** 'absent': a deletion of a Project the cluster does not hold (never written, or gone already): no run will report it. */
+  async apply(a: Assignment): Promise<'written' | 'absent'> {
     const address = { apiVersion: PROJECT_API_VERSION, kind: PROJECT_KIND, namespace: a.projectNamespace, name: a.projectName };
     if (a.delete) {
       // the finalizer deletes the instances first; the report of that run goes to the hub
-      await this.client.delete(address).catch((err: unknown) => {
-        if (!(err instanceof NotFoundError)) throw err;
-      });
-      return;
+      return (await this.client.delete(address)) ? 'written' : 'absent';
     }
     await this.ensureNamespace(a.projectNamespace);
     const desired = projectResourceOf(a);
     const existing = (await this.client.getOptional(address)) as ProjectResource | undefined;
     if (existing && fixedPart(existing) !== fixedPart(desired)) await this.replace(existing);
     await this.client.apply(desired, { dryRun: false, force: true, fieldManager: FIELD_MANAGER });
+    return 'written';
   }
 
   /**
@@ -50,9 +49,7 @@ export class AssignmentWriter {
     this.log.info('the hub changed the Project\'s source or service account: recreating its resource, keeping the instances', { project: `${p.metadata.namespace}/${p.metadata.name}` });
     if (!p.metadata.deletionTimestamp) {
       await this.client.patch(address, { metadata: { annotations: { [DELETION_POLICY_ANNOTATION]: 'Orphan' } } }, 'merge', { fieldManager: FIELD_MANAGER });
-      await this.client.delete(address).catch((err: unknown) => {
-        if (!(err instanceof NotFoundError)) throw err;
-      });
+      await this.client.delete(address);
     }
     const deadline = Date.now() + REPLACE_DEADLINE_MS;
     while (await this.client.getOptional(address)) {

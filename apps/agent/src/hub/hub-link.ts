@@ -1,9 +1,11 @@
 import { AGENT_PROTOCOL_LIMITS, AgentServiceClient, type Assignment, certificateMatchesKey, type ConnectRequest, type ConnectResponse, newAgentKeyRequest } from '@flotilla/agent-protocol';
-import type { RunReport } from '@flotilla/engine';
+import { buildRunReport, defaultBackoffOptions, emptyRunResult, failedRunResult, type RunReport, UnexpectedRunError } from '@flotilla/engine';
 import { type ClientDuplexStream, credentials, Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logging/logger';
 import { HUB_GENERATION_ANNOTATION, HUB_TARGET_ANNOTATION, type ProjectResource } from '../project/project-resource';
+import { projectSpecOf } from '../project/project-spec';
+import { projectResourceOf } from './assignment-resource';
 import type { AssignmentWriter } from './assignment-writer';
 import type { DiffAnswerer } from './diff-answerer';
 import type { AgentIdentityRecord, IdentityStore } from './identity-store';
@@ -69,6 +71,22 @@ export class HubLink {
     const targetId = annotations[HUB_TARGET_ANNOTATION];
     if (!targetId) return; // a Project someone created in the cluster: not the hub's business
     const message = { targetId, generation: Number(annotations[HUB_GENERATION_ANNOTATION] ?? 0), reportId: randomUUID(), reportJson: JSON.stringify(report) };
+    this.buffer.add(message);
+    this.send({ body: { $case: 'report', value: message } });
+  }
+
+  /**
+   * The report of an assignment no Project run will report: a failure to
+   * write it as a Project resource (with `err`), or the deletion of a
+   * Project the cluster does not hold (done, nothing removed).
+   */
+  private sendOwnReport(a: Assignment, err?: unknown): void {
+    const facts = { project: projectSpecOf(projectResourceOf(a)), cluster: { name: a.clusterName, group: a.clusterGroup } };
+    const result = err === undefined
+      ? { ...emptyRunResult(facts, new Date()), ok: true }
+      : failedRunResult(facts, new UnexpectedRunError(`the assignment could not be written as Project ${a.projectNamespace}/${a.projectName}: ${err instanceof Error ? err.message : String(err)}`, { cause: err }), new Date());
+    const report = buildRunReport(result, { attempt: 0, intervalMs: a.intervalSeconds * 1000, backoff: defaultBackoffOptions() }, a.delete ? 'delete' : 'reconcile');
+    const message = { targetId: a.targetId, generation: a.generation, reportId: randomUUID(), reportJson: JSON.stringify(report) };
     this.buffer.add(message);
     this.send({ body: { $case: 'report', value: message } });
   }
@@ -214,7 +232,16 @@ export class HubLink {
   }
 
   private async take(a: Assignment): Promise<void> {
-    await this.writer.apply(a);
+    let outcome: 'written' | 'absent';
+    try {
+      outcome = await this.writer.apply(a);
+    } catch (err) {
+      // the hub's run waits for a report: say at once why there will be no run, rather than let it time out
+      this.sendOwnReport(a, err);
+      throw err;
+    }
+    // nothing to delete: done, as the hub's run expects to hear
+    if (outcome === 'absent') this.sendOwnReport(a);
     this.lastApplied = Math.max(this.lastApplied, a.generation);
     this.send({ body: { $case: 'ack', value: { targetId: a.targetId, generation: a.generation } } });
   }
