@@ -7,7 +7,9 @@
 // (TIMONI_CLUSTER_NAME). With TIMONI_BIN, `timoni bundle apply` does the same
 // N clusters one after another, in the same run, and the ratio is printed
 // (goal ≤ 0.5×). FLOTILLA_SCHEDULER_CONCURRENCY sets the hub's parallel runs
-// (default 32); BENCH_REQUESTS=1 lists the API server requests per Target. Both sides warm: one Project, and one Timoni apply, first.
+// (default 32); BENCH_REQUESTS=1 lists the API server requests per Target;
+// BENCH_PROFILE=<file> writes the hub process's CPU profile of the last N.
+// Both sides warm: one Project, and one Timoni apply, first.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +23,8 @@ import type { KubeEndpoint } from '../../../test/harness/types';
 import { pushProject, pushTestModule } from '../../../libs/engine/testdata/harness';
 import { defaultSchedulerConfig } from '../src/config/hub-config';
 import { startBenchHub, type BenchHub } from './bench-hub';
+import { descendantCpuSeconds } from './cpu-times';
+import { startProfile } from './profile';
 
 const bundle = (module: string) => `bundle: {
 	_cluster: string @timoni(runtime:string:TIMONI_CLUSTER_NAME)
@@ -160,12 +164,18 @@ async function main(): Promise<void> {
       const fleet = await clusters(`fleet${n}`, n);
       const before = await kubeRequests(hub.url);
       const cpu = process.cpuUsage();
+      const others = descendantCpuSeconds(process.pid);
+      const profile = process.env.BENCH_PROFILE ? await startProfile() : undefined;
       const f = await flotilla(`fleet${n}`, fleet);
+      await profile?.stop(process.env.BENCH_PROFILE!);
       const { user, system } = process.cpuUsage(cpu);
+      // where the rest of the machine's CPU went meanwhile: the harness and the CUE helpers are this process's descendants
+      const spent = [...descendantCpuSeconds(process.pid)].map(([name, s]) => [name, s - (others.get(name) ?? 0)] as const).filter(([, s]) => s >= 0.05);
       const after = await kubeRequests(hub.url);
       const perTarget = (sum(after) - sum(before)) / n;
       const line = `  N = ${String(n).padEnd(3)} hub: ${f.toFixed(0).padStart(6)} ms (hub process ${((user + system) / 1e6).toFixed(2)} CPU s, ${perTarget.toFixed(0)} API server requests per Target)`;
       if (process.env.BENCH_REQUESTS) printRequests(before, after, n);
+      console.log(`    CPU s of the other processes meanwhile: ${spent.map(([name, s]) => `${name} ${s.toFixed(2)}`).join(', ')}`);
       if (!timoni) {
         console.log(line);
         continue;
