@@ -168,8 +168,8 @@ export class TargetRunService {
       await this.leases.release(lease);
       return 'released';
     }
-    // agent runs come by the thousand (a digest for a fleet): their writes go in batches
-    const writes = cluster.mode === 'agent' ? this.batched : this.leases;
+    // a digest starts a fleet's runs together (thousands for agents): their writes go in batches
+    const writes = this.batched;
     const started = await writes.startRun(lease, {
       generation: project.generation,
       revision,
@@ -183,12 +183,19 @@ export class TargetRunService {
     const context = { project: { name: project.name, namespace: project.namespace, source: project.sourceRepository }, cluster: cluster.name, revision: revision ?? '' };
     // the service events are decided from the instances' past runs, read once, and only for a Project with a sink
     const histories = instanceHistories(project.cdeventsSink ? await this.cdevents.pastRuns(target.id) : []);
-    // progress notes go out one after the other, so an older one never lands last
+    // progress notes go out one after the other, so an older one never lands last;
+    // a note asked for while one waits to go is that one: it takes the progress as it is when it goes
     const progress = new RunProgress(revision ?? project.sourceTag);
     let noted = Promise.resolve();
+    let queued = false;
     const note = () => {
+      if (queued) return noted;
+      queued = true;
       noted = noted
-        .then(async () => void (await this.leases.progress(lease, { conditions: progress.conditions(target.conditions, this.clock.now()), components: progress.snapshot() })))
+        .then(async () => {
+          queued = false;
+          await writes.progress(lease, { conditions: progress.conditions(target.conditions, this.clock.now()), components: progress.snapshot() });
+        })
         .catch((err: unknown) => this.logger.warn({ target: target.id, err: err instanceof Error ? err.message : String(err) }, 'progress not written'));
       return noted;
     };
