@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { Coalescer, ItemFailed } from '../common/coalescer';
+import { Coalescer, eachOnFailure } from '../common/coalescer';
 import { LeaseBatchRepository, type RunFinish, type RunProgressNote, type RunStart } from './lease-batch.repository';
 import { type Lease, LeaseRepository, type RunOutcome } from './lease.repository';
 
@@ -55,16 +55,5 @@ export class BatchedRunWrites {
       this.renewals.set(ttlMs, c);
     }
     return c.add(lease);
-  }
-}
-
-/** The batch's answers; if the batch fails, each item's own (its error only its own). */
-async function eachOnFailure<I, O>(batch: () => Promise<O[]>, items: readonly I[], one: (item: I) => Promise<O>): Promise<Array<O | ItemFailed>> {
-  try {
-    return await batch();
-  } catch (err) {
-    if (items.length === 1) throw err;
-    const out = await Promise.allSettled(items.map(one));
-    return out.map((r) => (r.status === 'fulfilled' ? r.value : new ItemFailed(r.reason)));
   }
 }
