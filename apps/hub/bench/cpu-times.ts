@@ -34,3 +34,25 @@ export function postgresCpuSeconds(dataDir: string): number {
   }
   return total;
 }
+
+/** CPU seconds of a process's live descendants, summed by command name (API server, PostgreSQL, CUE helpers). */
+export function descendantCpuSeconds(pid: number, into = new Map<string, number>()): Map<string, number> {
+  let children: number[] = [];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) children.push(...readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+  } catch {
+    children = []; // gone meanwhile
+  }
+  for (const child of children) {
+    let name: string;
+    try {
+      const s = readFileSync(`/proc/${child}/stat`, 'utf8');
+      name = s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'));
+    } catch {
+      continue;
+    }
+    into.set(name, (into.get(name) ?? 0) + cpuSeconds(child));
+    descendantCpuSeconds(child, into);
+  }
+  return into;
+}

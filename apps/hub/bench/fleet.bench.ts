@@ -7,7 +7,10 @@
 // (TIMONI_CLUSTER_NAME). With TIMONI_BIN, `timoni bundle apply` does the same
 // N clusters one after another, in the same run, and the ratio is printed
 // (goal ≤ 0.5×). FLOTILLA_SCHEDULER_CONCURRENCY sets the hub's parallel runs
-// (default 32); BENCH_REQUESTS=1 lists the API server requests per Target. Both sides warm: one Project, and one Timoni apply, first.
+// (default 32); BENCH_REQUESTS=1 lists the API server requests per Target;
+// BENCH_PROFILE=<file> writes the hub process's CPU profile of the last N, from
+// the Project's creation.
+// Both sides warm: one Project, and one Timoni apply, first.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +24,8 @@ import type { KubeEndpoint } from '../../../test/harness/types';
 import { pushProject, pushTestModule } from '../../../libs/engine/testdata/harness';
 import { defaultSchedulerConfig } from '../src/config/hub-config';
 import { startBenchHub, type BenchHub } from './bench-hub';
+import { descendantCpuSeconds } from './cpu-times';
+import { startProfile } from './profile';
 
 const bundle = (module: string) => `bundle: {
 	_cluster: string @timoni(runtime:string:TIMONI_CLUSTER_NAME)
@@ -118,8 +123,10 @@ async function main(): Promise<void> {
       Promise.all(names.map((name) => call('POST', '/api/v1/clusters', { name, group, mode: 'push', endpoint: { server: kube.server, caData: kube.caData }, credentials: { token: kube.admin.token } })));
 
     /** ms from the Project's creation to all its Targets Ready on the digest. */
-    const flotilla = async (group: string, names: string[]): Promise<number> => {
+    /** `started` is called at the Project's creation, after the clusters' registration. */
+    const flotilla = async (group: string, names: string[], started?: () => Promise<void>): Promise<number> => {
       await register(names, group);
+      await started?.();
       const t0 = performance.now();
       await call('POST', '/api/v1/projects', { name: group, namespace: 'fleet', serviceAccountName: 'deployer', source: { repository, tag: 'latest' }, targets: { groups: [group] } });
       for (;;) {
@@ -160,12 +167,25 @@ async function main(): Promise<void> {
       const fleet = await clusters(`fleet${n}`, n);
       const before = await kubeRequests(hub.url);
       const cpu = process.cpuUsage();
-      const f = await flotilla(`fleet${n}`, fleet);
+      let runCpu = cpu;
+      let others = descendantCpuSeconds(process.pid);
+      let profile: Awaited<ReturnType<typeof startProfile>> | undefined;
+      const f = await flotilla(`fleet${n}`, fleet, async () => {
+        runCpu = process.cpuUsage();
+        others = descendantCpuSeconds(process.pid);
+        profile = process.env.BENCH_PROFILE ? await startProfile() : undefined;
+      });
+      const run = process.cpuUsage(runCpu);
       const { user, system } = process.cpuUsage(cpu);
+      const othersAfter = descendantCpuSeconds(process.pid);
+      await profile?.stop(process.env.BENCH_PROFILE!);
+      // where the rest of the machine's CPU went from the Project's creation: the harness and the CUE helpers are this process's descendants
+      const spent = [...othersAfter].map(([name, s]) => [name, s - (others.get(name) ?? 0)] as const).filter(([, s]) => s >= 0.05);
       const after = await kubeRequests(hub.url);
       const perTarget = (sum(after) - sum(before)) / n;
-      const line = `  N = ${String(n).padEnd(3)} hub: ${f.toFixed(0).padStart(6)} ms (hub process ${((user + system) / 1e6).toFixed(2)} CPU s, ${perTarget.toFixed(0)} API server requests per Target)`;
+      const line = `  N = ${String(n).padEnd(3)} hub: ${f.toFixed(0).padStart(6)} ms (hub process ${((user + system) / 1e6).toFixed(2)} CPU s with the clusters' registration, ${((run.user + run.system) / 1e6).toFixed(2)} from the Project's creation; ${perTarget.toFixed(0)} API server requests per Target)`;
       if (process.env.BENCH_REQUESTS) printRequests(before, after, n);
+      console.log(`    CPU s of the other processes meanwhile: ${spent.map(([name, s]) => `${name} ${s.toFixed(2)}`).join(', ')}`);
       if (!timoni) {
         console.log(line);
         continue;

@@ -37,10 +37,10 @@ describe('TimoniManifestGenerator', () => {
     digest = (await pushModule(registry, module, MODULE_DIR, defaultPushModuleOptions('1.2.0'))).digest;
   });
 
-  async function render(tree: SourceFiles, generator = new TimoniManifestGenerator(cue)) {
+  async function render(tree: SourceFiles, generator = new TimoniManifestGenerator(cue), client = registry) {
     const plan = await generator.loadProject(tree, 'project.cue');
     const req: ComponentRequest = {
-      files: tree, project: plan, component: plan.components[0], registry, signal: new AbortController().signal,
+      files: tree, project: plan, component: plan.components[0], registry: client, signal: new AbortController().signal,
       target: { cluster: { name: 'c1', group: 'g' }, annotations: {}, reader: { get: async () => null }, kubeVersion: '1.36.3' },
     };
     const bundle = await generator.bundle(req, await generator.runtimeValues(req));
@@ -83,6 +83,23 @@ describe('TimoniManifestGenerator', () => {
     }
     expect(tenants.length).toBeGreaterThanOrEqual(4);
     expect(new Set(tenants)).toEqual(new Set(['apps/gen']));
+  });
+
+  it('builds that ask for a tag at once share its resolution; a later build resolves it again', async () => {
+    const heads: string[] = [];
+    const counting = new RegistryClient({
+      fetch: (input, init) => {
+        if (init?.method === 'HEAD') heads.push(String(input));
+        return fetch(input, init);
+      },
+    });
+    const { build } = await render(files(module, '1.2.0'), new TimoniManifestGenerator(cue), counting);
+    const together = await Promise.all([build(), build(), build()]);
+    expect(together.map((b) => b.module.digest)).toEqual([digest, digest, digest]);
+    const tagHeads = () => heads.filter((u) => u.endsWith('/manifests/1.2.0')).length;
+    expect(tagHeads()).toBe(1);
+    await build();
+    expect(tagHeads()).toBe(2);
   });
 
   it('a module version the registry does not have is transient (it may be pushed later)', async () => {

@@ -2,13 +2,14 @@
 // runtime values, bundles with injection, module fetch and build (a build
 // cache shared by every run, so Targets with equal inputs render once).
 import type { CueEngine } from '@flotilla/cue';
-import { AuthError, RegistryClient, RegistryError, planModulePull, type BlobCache } from '@flotilla/oci';
+import { AuthError, RegistryClient, RegistryError, formatReference, planModulePull, type BlobCache, type Descriptor } from '@flotilla/oci';
 import {
   ComponentBuilder, CueHealthCheckEvaluator, ModuleBuilder, ModuleFetchError, ModuleFetcher, loadProject,
   type Bundle, type BundleModuleRef, type BuildCacheStats, type LoadedProject, type ProjectComponent,
 } from '@flotilla/timoni';
 import { tmpdir } from 'node:os';
 import { TransientGeneratorError } from './errors';
+import { SharedInflight } from './shared-inflight';
 import type { BuiltInstance, BundlePlan, ComponentRequest, ManifestGenerator, ProjectPlan, SourceFiles } from './types';
 
 export interface TimoniGeneratorOptions {
@@ -49,6 +50,8 @@ export class TimoniManifestGenerator implements ManifestGenerator {
   // Modules: one fetcher per registry client (one per run, carrying that
   // Project's credentials); builds still go through the shared build cache.
   private readonly components = new WeakMap<RegistryClient, ComponentBuilder>();
+  /** tag resolutions under way, per registry client (its credentials): a fleet's runs that ask at once share one HEAD */
+  private readonly resolving = new WeakMap<RegistryClient, SharedInflight<Descriptor>>();
 
   constructor(private readonly cue: CueEngine, options: Partial<TimoniGeneratorOptions> = {}) {
     this.options = { ...defaultTimoniGeneratorOptions(), ...options };
@@ -130,6 +133,8 @@ export class TimoniManifestGenerator implements ManifestGenerator {
    * A module asked for by tag is resolved with one HEAD and then fetched by
    * digest: the content of a digest never changes, so its tree and builds
    * come from the caches on later runs. Same result as pulling the tag.
+   * Builds that ask while the same tag is being resolved share that answer
+   * (they asked at the same moment); none is kept for a later build.
    */
   private async pinModule(module: BundleModuleRef, registry: RegistryClient): Promise<BundleModuleRef> {
     if (!module.url.startsWith('oci://') || module.digest || module.version.startsWith('@')) return module;
@@ -140,7 +145,9 @@ export class TimoniManifestGenerator implements ManifestGenerator {
       return module; // the fetcher reports the bad reference
     }
     try {
-      const { digest } = await registry.resolve(plan.reference);
+      let shared = this.resolving.get(registry);
+      if (!shared) this.resolving.set(registry, (shared = new SharedInflight()));
+      const { digest } = await shared.run(formatReference(plan.reference), () => registry.resolve(plan.reference));
       return { url: module.url, version: 'latest', digest };
     } catch (err) {
       throw new ModuleFetchError(module.url, (err as Error).message, { cause: err });

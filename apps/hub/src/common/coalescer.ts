@@ -83,3 +83,17 @@ export class Coalescer<I, O> {
       });
   }
 }
+
+/**
+ * A flush for Coalescer: the batch's answers; if the batch fails, each item
+ * written on its own, so an item fails only for its own reason.
+ */
+export async function eachOnFailure<I, O>(batch: () => Promise<O[]>, items: readonly I[], one: (item: I) => Promise<O>): Promise<Array<O | ItemFailed>> {
+  try {
+    return await batch();
+  } catch (err) {
+    if (items.length === 1) throw err;
+    const out = await Promise.allSettled(items.map(one));
+    return out.map((r) => (r.status === 'fulfilled' ? r.value : new ItemFailed(r.reason)));
+  }
+}

@@ -135,6 +135,17 @@ describe('EventsService on the harness PostgreSQL', () => {
     await events.flush();
   });
 
+  it('stores events recorded together in one go; one that cannot be stored fails alone', async () => {
+    const gone = '00000000-0000-4000-8000-000000000000'; // no such Project: its row breaks the foreign key
+    const at = (projectId: string, message: string) => events.record({ projectId, clusterName: 'eu-1', type: 'Normal', reason: 'InstanceApplied', message });
+    const results = await Promise.allSettled([at(projectId, 'together 1'), at(gone, 'orphan'), at(projectId, 'together 2')]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    await events.flush();
+    expect(recording.received.filter((e) => e.message.startsWith('together') || e.message === 'orphan').map((e) => e.message)).toEqual(['together 1', 'together 2']);
+    const listed = await hub.call('GET', '/api/v1/projects/shop/events?limit=100');
+    expect(listed.body.items.filter((e: { message: string }) => e.message.startsWith('together')).map((e: { message: string }) => e.message).sort()).toEqual(['together 1', 'together 2']);
+  });
+
   it('inside a transaction that rolls back, records nothing, counts nothing and delivers nothing', async () => {
     const before = recording.received.length;
     await expect(

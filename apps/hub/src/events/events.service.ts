@@ -5,7 +5,8 @@ import { HUB_LOGGER } from '../logging/logging.module';
 import { DeliveryWakeup } from '../cdevents/delivery-wakeup';
 import { outboundKindOf } from '../cdevents/outbound-kind';
 import { OutboxWriter } from '../cdevents/outbox-writer';
-import { HistoryRepository } from '../repositories/history.repository';
+import { Coalescer, eachOnFailure } from '../common/coalescer';
+import { type EventRow, HistoryRepository } from '../repositories/history.repository';
 import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import type { EventSink, HubEvent, RecordedEvent } from './hub-event';
 import { EventsMetrics } from './events.metrics';
@@ -14,6 +15,9 @@ import { EventsMetrics } from './events.metrics';
 export const MAX_PENDING_PER_SINK = 1000;
 /** How long shutdown waits for deliveries still in flight. */
 const SHUTDOWN_GRACE_MS = 5000;
+/** Rows of events recorded outside a transaction go together: those recorded while a write is under way go in the next one. */
+const ROWS_WINDOW_MS = 0;
+const MAX_ROWS = 500;
 
 /**
  * The one way events leave the hub: a history row, a count in
@@ -29,16 +33,23 @@ export class EventsService implements OnApplicationShutdown {
   private readonly failing = new Set<EventSink>();
   /** per sink; a field rather than a constant so a spec can reach the limit with a few events */
   maxPendingPerSink = MAX_PENDING_PER_SINK;
+  /** a fleet's runs record their instance events at once: one insert for many rows */
+  private readonly rows: Coalescer<EventRow, void>;
 
   constructor(
-    private readonly history: HistoryRepository,
+    history: HistoryRepository,
     private readonly metrics: EventsMetrics,
     private readonly clock: Clock,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
     private readonly uow: UnitOfWork,
     private readonly outbox: OutboxWriter,
     private readonly deliveryWakeup: DeliveryWakeup,
-  ) {}
+  ) {
+    this.rows = new Coalescer(
+      (rows) => eachOnFailure(async () => (await history.recordEvents(rows), rows.map(() => undefined)), rows, (row) => history.recordEvent(row)),
+      { windowMs: ROWS_WINDOW_MS, maxItems: MAX_ROWS },
+    );
+  }
 
   addSink(sink: EventSink): void {
     this.sinks.push(sink);
@@ -55,7 +66,8 @@ export class EventsService implements OnApplicationShutdown {
     if (cdevent && !tx) return this.uow.transaction((own) => this.record(event, own));
     const recorded: RecordedEvent = { ...event, time: this.clock.now() };
     const { projectId, clusterName, type, reason, message } = event;
-    await (tx?.history ?? this.history).recordEvent({ projectId, clusterName, type, reason, message, createdAt: recorded.time });
+    const row = { projectId, clusterName, type, reason, message, createdAt: recorded.time };
+    await (tx ? tx.history.recordEvent(row) : this.rows.add(row));
     if (cdevent && tx && (await this.outbox.enqueue(cdevent, recorded, tx.cdevents))) tx.afterCommit(() => this.deliveryWakeup.wake());
     if (tx) tx.afterCommit(() => this.publish(recorded));
     else this.publish(recorded);

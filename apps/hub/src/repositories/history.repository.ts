@@ -35,6 +35,9 @@ export interface HistoryPage<T> {
   next: Cursor | null;
 }
 
+/** One event as stored. */
+export type EventRow = Pick<EventEntity, 'projectId' | 'clusterName' | 'type' | 'reason' | 'message'> & { createdAt?: Date };
+
 /** Runs and events: what happened, newest first. */
 export class HistoryRepository {
   private readonly runs: Repository<RunEntity>;
@@ -74,8 +77,13 @@ export class HistoryRepository {
   }
 
   /** Writes one event row; EventsService is the way events leave the hub, this is only its storage. */
-  async recordEvent(row: Pick<EventEntity, 'projectId' | 'clusterName' | 'type' | 'reason' | 'message'> & { createdAt?: Date }): Promise<void> {
+  async recordEvent(row: EventRow): Promise<void> {
     await this.events.insert(row);
+  }
+
+  /** Writes event rows in one statement (all or none). */
+  async recordEvents(rows: EventRow[]): Promise<void> {
+    if (rows.length > 0) await this.events.insert(rows);
   }
 
   /**

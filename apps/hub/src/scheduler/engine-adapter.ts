@@ -137,8 +137,9 @@ export class EngineTargetRunner implements TargetRunner {
       const error = new ClusterUnreachableError(`cluster ${input.cluster.name} has no stored endpoint or credentials the hub can use`);
       return buildRunReport(failedRunResult({ project: spec(input), cluster: input.cluster }, error, new Date()), input.schedule, kind);
     }
-    const conn = openKubeConnection(input.connection, input.onKubeRequest);
-    const manager = new ResourceManager(conn);
+    // the hub's own connection when it opened one (it closes it); otherwise this run's
+    const conn = input.kube?.connection ?? openKubeConnection(input.connection, input.onKubeRequest);
+    const manager = new ResourceManager(conn, undefined, input.kube?.discovery);
     const removed = kind === 'delete' ? 'deleted' : 'pruned';
     try {
       const result = await run(manager, {
@@ -148,7 +149,7 @@ export class EngineTargetRunner implements TargetRunner {
       });
       return buildRunReport(result, input.schedule, kind);
     } finally {
-      await conn.close();
+      if (!input.kube) await conn.close();
     }
   }
 }

@@ -85,6 +85,24 @@ describe('LeaseBatchRepository on PostgreSQL', () => {
     expect(await targetRow(batched.targetId)).toMatchObject({ phase: 'Failed', attempt: 1 });
   });
 
+  it('notes progress as the single write does: only under the lease held and while the Target is Reconciling', async () => {
+    const [single, batched, stolen, finished] = await claimed(4);
+    for (const l of [single, batched, stolen, finished]) await leases.startRun(l, start);
+    await database.ds.query(`UPDATE targets SET lease_epoch = lease_epoch + 1 WHERE id = $1`, [stolen.targetId]);
+    await database.ds.query(`UPDATE targets SET phase = 'Ready' WHERE id = $1`, [finished.targetId]);
+    const note: Parameters<LeaseRepository['progress']>[1] = {
+      conditions: [{ type: 'Reconciling', status: 'True', reason: 'Progressing', message: 'applying', lastTransitionTime: new Date(0).toISOString() }],
+      components: [{ name: 'app', status: 'Running', durationMs: 5, declared: [], instances: [] }],
+    };
+    expect(await leases.progress(single, note)).toBe(true);
+    expect(await batch.progressAll([batched, stolen, finished].map((lease) => ({ lease, row: note })))).toEqual([true, false, false]);
+    const row = async (id: string) => (await database.ds.query(`SELECT conditions, components FROM targets WHERE id = $1`, [id]))[0];
+    expect(await row(batched.targetId)).toEqual(await row(single.targetId));
+    expect((await row(batched.targetId)).components).toEqual(note.components);
+    expect((await row(stolen.targetId)).components).not.toEqual(note.components);
+    expect((await row(finished.targetId)).components).not.toEqual(note.components);
+  });
+
   it('renews the leases still held and says which were lost', async () => {
     const [a, b] = await claimed(2);
     await database.ds.query(`UPDATE targets SET lease_epoch = lease_epoch + 1 WHERE id = $1`, [b.targetId]);

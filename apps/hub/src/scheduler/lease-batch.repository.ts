@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { ReportComponent } from '@flotilla/engine';
 import type { Condition, TargetPhase } from '../database/entities';
 import { type Lease, type RunOutcome, rowsOf } from './lease.repository';
 
@@ -12,6 +13,11 @@ export interface RunFinish {
   lease: Lease;
   outcome: RunOutcome;
   whenHeld?: (m: EntityManager) => Promise<void>;
+}
+
+export interface RunProgressNote {
+  lease: Lease;
+  row: { conditions: Condition[]; components: ReportComponent[] };
 }
 
 /** Rows go to PostgreSQL as one JSON array, read back with jsonb_to_recordset (works the same on PGlite). */
@@ -107,6 +113,20 @@ export class LeaseBatchRepository {
       for (const i of items) if (held.has(i.lease.targetId) && i.whenHeld) await i.whenHeld(m);
       return items.map((i) => held.has(i.lease.targetId));
     });
+  }
+
+  /** progress for each: only where the lease is held and the Target still Reconciling; false elsewhere. */
+  async progressAll(items: readonly RunProgressNote[]): Promise<boolean[]> {
+    const res: unknown = await this.ds.query(
+      // locked in id order first, as every batch here locks
+      `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, owner text, epoch int, conditions jsonb, components jsonb)),
+       l AS (SELECT t.id FROM targets t JOIN x ON t.id = x.id AND t.lease_owner = x.owner AND t.lease_epoch = x.epoch WHERE t.phase = 'Reconciling' ORDER BY t.id FOR UPDATE OF t)
+       UPDATE targets t SET conditions = x.conditions, components = x.components FROM l JOIN x ON x.id = l.id
+       WHERE t.id = l.id AND t.lease_owner = x.owner AND t.lease_epoch = x.epoch AND t.phase = 'Reconciling' RETURNING t.id`,
+      [json(items.map((i) => ({ id: i.lease.targetId, owner: i.lease.owner, epoch: i.lease.epoch, conditions: i.row.conditions, components: i.row.components })))],
+    );
+    const written = new Set(rowsOf<{ id: string }>(res).map((r) => r.id));
+    return items.map((i) => written.has(i.lease.targetId));
   }
 
   /**

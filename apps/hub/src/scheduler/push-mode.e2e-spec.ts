@@ -1,6 +1,7 @@
 import { defaultPushModuleOptions, pushModule, RegistryClient } from '@flotilla/oci';
 import { harnessEnv } from '../../../../test/harness/env';
 import { adminManager, createTenant, pushProject, unique } from '../../../../libs/engine/testdata/harness';
+import { EventsService } from '../events/events.service';
 import { startTestHub, type TestHub } from '../../test/hub';
 import { greeterProjectFiles as projectFiles, GREETER_MODULE_DIR as MODULE_DIR } from '../../test/push-fixtures';
 import { CountingResolver, eventually, fastScheduler } from '../../test/scheduler-fixtures';
@@ -75,6 +76,7 @@ describe('push mode with the engine', () => {
       const kubeEvents = await manager.client.list('v1', 'Event', { namespace: ns });
       return kubeEvents.some((e) => e.reason === 'InstanceApplied' && (e.involvedObject as { name: string }).name === 'timoni.web') ? true : undefined;
     });
+    await hub.app.get(EventsService).flush();
 
     const metrics = (await hub.call('GET', '/metrics', { token: null })).text;
     const info = metrics.split('\n').find((l) => l.startsWith('timoni_instance_info{') && l.includes('instance_name="web"'));
@@ -84,6 +86,8 @@ describe('push mode with the engine', () => {
     }
     expect(info).toMatch(/module_name="[^"]+"/);
     expect(metrics).toMatch(/flotilla_kube_api_requests_total\{code="200",method="GET"/);
+    // the sink posted the run's Events through the run's own connection: one discovery of core/v1, the run's
+    expect(metrics).toMatch(/^flotilla_kube_api_requests_total\{code="200",method="GET",path="\/api\/v1"\} 1$/m);
   });
 
   it('detects a new revision under the same tag, applies it and prunes the instance that left', async () => {

@@ -122,7 +122,10 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     const ttl = this.config.scheduler.leaseTtlMs;
     const free = this.config.scheduler.concurrency - (this.inFlight.size - this.agentRuns.size);
     if (!this.stopping && free > 0) {
-      for (const claim of await this.leases.claim(this.owner, free, ttl, [...this.inFlight.keys()])) this.start(claim, new LeaseKeeper(this.leases, claim, ttl, this.renewalFailed(claim)));
+      const claimed = await this.leases.claim(this.owner, free, ttl, [...this.inFlight.keys()]);
+      const keepers = claimed.map((claim) => new LeaseKeeper(this.leases, claim, ttl, this.renewalFailed(claim)));
+      const facts = await this.factsOf(claimed);
+      claimed.forEach((claim, i) => this.start(claim, keepers[i], facts ? (facts.get(claim.targetId) ?? null) : undefined));
     }
     // agent runs only wait for their agents: they have a limit of their own, and their reads and writes go in batches
     const agentFree = this.config.agents.maxRuns - this.agentRuns.size;
@@ -131,10 +134,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
       const claimed = await this.leases.claimForAgents(this.owner, agentFree, ttl, [...this.inFlight.keys()], clusters);
       this.agentsFull = claimed.length === agentFree;
       const keepers = claimed.map((claim) => new LeaseKeeper(this.batched, claim, ttl, this.renewalFailed(claim)));
-      const facts = await this.runs.readFacts(claimed.map((c) => c.targetId)).catch((err: unknown) => {
-        this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'reading claimed Targets failed; each run reads its own');
-        return undefined;
-      });
+      const facts = await this.factsOf(claimed);
       claimed.forEach((claim, i) => {
         this.agentRuns.add(claim.targetId);
         this.start(claim, keepers[i], facts ? (facts.get(claim.targetId) ?? null) : undefined);
@@ -142,6 +142,15 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     }
     this.metrics.runsInFlight.set(this.inFlight.size);
     this.tickDone();
+  }
+
+  /** The claimed Targets' facts in a few reads for the whole claim; if those fail, each run reads its own. */
+  private async factsOf(claimed: readonly ClaimedTarget[]): Promise<Map<string, RunFacts> | undefined> {
+    if (claimed.length === 0) return new Map();
+    return this.runs.readFacts(claimed.map((c) => c.targetId)).catch((err: unknown) => {
+      this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'reading claimed Targets failed; each run reads its own');
+      return undefined;
+    });
   }
 
   private renewalFailed(claim: ClaimedTarget): (err: unknown) => void {

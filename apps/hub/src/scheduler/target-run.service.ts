@@ -20,12 +20,14 @@ import { instanceHistories } from '@flotilla/cdevents';
 import { type ClaimedTarget, type Lease, LeaseRepository } from './lease.repository';
 import { BatchedRunWrites } from './batched-run-writes';
 import type { LeaseKeeper } from './lease-keeper';
-import { pushConnection } from './push-connection';
+import { ClusterEventSink } from './cluster-event-sink';
+import { openKubeConnection, pushConnection } from './push-connection';
+import { RunConnection } from './run-connection';
 import { RunProgress } from './run-progress';
 import { holdMessage, rolloutGate, targetsToAdvance } from './rollout';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { openRegistryCredentials } from './sources/registry-credentials';
-import { TARGET_RUNNER, type TargetRunInput, type TargetRunner } from './target-runner';
+import { type KubeRequestEvent, TARGET_RUNNER, type TargetRunInput, type TargetRunner } from './target-runner';
 import { runTrigger } from './trigger';
 
 /** How one claimed Target ended, for the scheduler's bookkeeping and tests. */
@@ -64,6 +66,7 @@ export class TargetRunService {
     private readonly cdevents: CdeventOutboxRepository,
     private readonly agents: AgentSessions,
     private readonly batched: BatchedRunWrites,
+    private readonly eventSink: ClusterEventSink,
   ) {}
 
   /** The facts of many claimed Targets in three reads; a Target (or its Project) removed meanwhile is missing. */
@@ -165,8 +168,8 @@ export class TargetRunService {
       await this.leases.release(lease);
       return 'released';
     }
-    // agent runs come by the thousand (a digest for a fleet): their writes go in batches
-    const writes = cluster.mode === 'agent' ? this.batched : this.leases;
+    // a digest starts a fleet's runs together (thousands for agents): their writes go in batches
+    const writes = this.batched;
     const started = await writes.startRun(lease, {
       generation: project.generation,
       revision,
@@ -180,12 +183,19 @@ export class TargetRunService {
     const context = { project: { name: project.name, namespace: project.namespace, source: project.sourceRepository }, cluster: cluster.name, revision: revision ?? '' };
     // the service events are decided from the instances' past runs, read once, and only for a Project with a sink
     const histories = instanceHistories(project.cdeventsSink ? await this.cdevents.pastRuns(target.id) : []);
-    // progress notes go out one after the other, so an older one never lands last
+    // progress notes go out one after the other, so an older one never lands last;
+    // a note asked for while one waits to go is that one: it takes the progress as it is when it goes
     const progress = new RunProgress(revision ?? project.sourceTag);
     let noted = Promise.resolve();
+    let queued = false;
     const note = () => {
+      if (queued) return noted;
+      queued = true;
       noted = noted
-        .then(async () => void (await this.leases.progress(lease, { conditions: progress.conditions(target.conditions, this.clock.now()), components: progress.snapshot() })))
+        .then(async () => {
+          queued = false;
+          await writes.progress(lease, { conditions: progress.conditions(target.conditions, this.clock.now()), components: progress.snapshot() });
+        })
         .catch((err: unknown) => this.logger.warn({ target: target.id, err: err instanceof Error ? err.message : String(err) }, 'progress not written'));
       return noted;
     };
@@ -210,7 +220,14 @@ export class TargetRunService {
     let report: RunReport;
     try {
       const input = await this.input(project, cluster, target, lease.epoch, digest, signal);
-      report = deleting ? await this.runner.deleteInstances(input, hooks) : await this.runner.reconcile({ ...input, digest: digest! }, hooks);
+      // the run's instance events go out through its own connection, with its Project as read for it
+      const endScope = this.eventSink.duringRun({ projectId: project.id, clusterName: cluster.name, project: { name: project.name, namespace: project.namespace }, kube: input.kube ?? null });
+      try {
+        report = deleting ? await this.runner.deleteInstances(input, hooks) : await this.runner.reconcile({ ...input, digest: digest! }, hooks);
+      } finally {
+        endScope();
+        input.kube?.release();
+      }
     } catch (err) {
       // the runner never throws; should it, the run still ends with a report
       const failed = failedRunResult(
@@ -315,18 +332,22 @@ export class TargetRunService {
   }
 
   private async input(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity, epoch: number, digest: string | null, signal: AbortSignal): Promise<TargetRunInput> {
+    const connection = await pushConnection(this.credentials, cluster);
+    const onKubeRequest = (e: KubeRequestEvent) => this.metrics.observeKubeRequest(e);
     return {
       project: { ...engineProject(project), generation: project.generation, bootstrapRole: project.bootstrapRole },
       cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion, mode: cluster.mode },
       target: { id: target.id, epoch },
-      connection: await pushConnection(this.credentials, cluster),
+      connection,
       registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId),
+      // opened last: nothing after it can fail and leave it open
+      kube: connection ? new RunConnection(openKubeConnection(connection, onKubeRequest)) : undefined,
       digest,
       owner: cluster.id,
       knownNamespaces: target.namespaces,
       schedule: this.schedule(project, target),
       signal,
-      onKubeRequest: (e) => this.metrics.observeKubeRequest(e),
+      onKubeRequest,
     };
   }
 }

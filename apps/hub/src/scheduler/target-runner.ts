@@ -4,6 +4,7 @@
 // implements it for real runs; specs use in-process runners.
 import type { BootstrapRole, ProjectDiff, ProjectRegistryCredentials, ReportContext, ReportInstance, RunReport, SourceFiles } from '@flotilla/engine';
 import type { ClusterCredentials } from '@flotilla/kube';
+import type { RunConnection } from './run-connection';
 
 /** Injection token of the TargetRunner the scheduler uses. */
 export const TARGET_RUNNER = Symbol('TARGET_RUNNER');
@@ -37,6 +38,8 @@ export interface TargetRunInput {
   target: { id: string; epoch: number };
   /** null for a cluster the hub cannot reach itself (agent mode, or no stored credentials) */
   connection: ClusterCredentials | null;
+  /** `connection` already opened by the hub (shared with its event sink): the runner uses it and leaves closing it to the hub */
+  kube?: RunConnection;
   registryCredentials?: ProjectRegistryCredentials;
   /** the digest to apply (`sha256:…`), resolved by the poller or pinned by a rollout gate; for deletion, the last applied one if known */
   digest: string | null;
@@ -53,7 +56,7 @@ export interface TargetRunInput {
 }
 
 /** A dry run of one Target: the run's input without the schedule, and with an optional uploaded artifact. */
-export interface TargetDiffInput extends Omit<TargetRunInput, 'schedule' | 'digest' | 'connection' | 'target'> {
+export interface TargetDiffInput extends Omit<TargetRunInput, 'schedule' | 'digest' | 'connection' | 'kube' | 'target'> {
   connection: ClusterCredentials;
   digest?: string;
   files?: SourceFiles;
