@@ -201,6 +201,27 @@ describe('connected agents on the hub', () => {
     expect(await count()).toBe(1);
   });
 
+  it('sends a new digest to the agent before the run\'s row is written, and stores that run once', async () => {
+    const a = edge1;
+    const { targetId } = [...a.assignments.values()][0];
+    const runsOn = async (d: string) => ((await hub.call('GET', '/api/v1/projects/web/targets/edge-1/runs?limit=100')).body.items as Array<{ revision: string; result: string }>).filter((r) => r.revision === `stable@${d}`);
+    // while this transaction holds runs in SHARE mode no Run row can be inserted: the ack must not wait for one
+    const q = hub.app.get(DataSource).createQueryRunner();
+    await q.connect();
+    await q.startTransaction();
+    try {
+      await q.query('LOCK TABLE runs IN SHARE MODE');
+      resolver.digests.set('oci://registry.example/web', digest('c'));
+      await a.until(() => (a.assignments.get(targetId)?.digest === digest('c') ? true : undefined));
+      expect(await runsOn(digest('c'))).toEqual([]);
+    } finally {
+      await q.commitTransaction();
+      await q.release();
+    }
+    const runs = await eventually('stored', async () => ((await runsOn(digest('c')))[0]?.result === 'Succeeded' ? runsOn(digest('c')) : undefined));
+    expect(runs).toHaveLength(1);
+  });
+
   it('cuts off the agent of a reset or deleted cluster', async () => {
     const b = edge2;
     const reset = await hub.call('POST', '/api/v1/clusters/edge-2/agent/reset');

@@ -47,9 +47,11 @@ export class AgentTargetRunner implements TargetRunner {
       const session = this.sessions.get(input.owner);
       if (!session) throw new Error(`the agent of cluster ${input.cluster.name} is not connected to this hub replica`);
       const { id, epoch } = input.target;
-      // the assignment the agent holds, for the full set sent when it reconnects (fenced by the lease)
-      await this.sent.add({ targetId: id, generation: epoch, digest: digest || null });
+      // the assignment the agent holds, for the full set sent when it reconnects (fenced by the lease); written
+      // while the assignment travels, not before, so a fleet's acks do not queue behind these batches.
+      // Should the write fail, the run fails without waiting for the report and the next run sends it again.
       const waiting = session.waitForReport(id, epoch, input.signal, this.runTimeoutMs);
+      waiting.catch(() => undefined); // awaited after the write; an agent gone meanwhile is no unhandled rejection
       session.send({
         body: {
           $case: 'change',
@@ -71,6 +73,12 @@ export class AgentTargetRunner implements TargetRunner {
           },
         },
       });
+      try {
+        await this.sent.add({ targetId: id, generation: epoch, digest: digest || null });
+      } catch (err) {
+        session.stopWaiting(id, epoch, err instanceof Error ? err : new Error(String(err)));
+        throw err;
+      }
       const { report, reportId } = await waiting;
       reportIds.set(report, reportId);
       return report;

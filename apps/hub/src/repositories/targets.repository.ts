@@ -235,6 +235,20 @@ export class TargetsRepository {
   }
 
   /**
+   * advanceTo for every Target of a Project without rollout waves (all of
+   * them advance but the Suspended, the Deleting and those on `revision`),
+   * decided on the rows themselves: no fleet's worth of Targets read first.
+   */
+  async advanceProject(projectId: string, revision: string): Promise<void> {
+    await this.updateInIdOrder(
+      `project_id = $1 AND last_applied_revision IS DISTINCT FROM $2 AND phase NOT IN ('Suspended', 'Deleting')`,
+      [projectId, revision],
+      'next_run_at = LEAST(t.next_run_at, now()), advance_to_revision = $2',
+      [],
+    );
+  }
+
+  /**
    * UPDATE of many Targets that locks them in id order first, as the
    * scheduler's batched run writes do: a fleet's Targets in one statement
    * otherwise deadlocked with those batches (seen at 10,000 agents).

@@ -169,17 +169,22 @@ export class TargetRunService {
       return 'released';
     }
     // a digest starts a fleet's runs together (thousands for agents): their writes go in batches
+    const agentRun = cluster.mode === 'agent';
     const writes = this.batched;
-    const started = await writes.startRun(lease, {
+    const starting = writes.startRun(lease, {
       generation: project.generation,
       revision,
       trigger,
       phase: deleting ? 'Deleting' : 'Reconciling',
       conditions: deleting ? this.deletingStatus(project, cluster, target) : reconcilingStatus(this.clock.now(), target.conditions, revision ?? project.sourceTag),
     });
-    if (!started) return 'lost';
+    // an agent's assignment goes out while its Run row waits for its batch, so the agent's ack does not wait
+    // on the fleet's writes; a row that could not be started (lease lost) stops the wait for the report
+    const notStarted = new AbortController();
+    if (agentRun) void starting.then((s) => s || notStarted.abort(new Error('the lease was lost before the run started')), (err: unknown) => notStarted.abort(err));
+    else if (!(await starting)) return 'lost';
 
-    const signal = AbortSignal.any(agentGone ? [shutdown, keeper.signal, agentGone] : [shutdown, keeper.signal]);
+    const signal = AbortSignal.any(agentGone ? [shutdown, keeper.signal, agentGone, notStarted.signal] : [shutdown, keeper.signal]);
     const context = { project: { name: project.name, namespace: project.namespace, source: project.sourceRepository }, cluster: cluster.name, revision: revision ?? '' };
     // the service events are decided from the instances' past runs, read once, and only for a Project with a sink
     const histories = instanceHistories(project.cdeventsSink ? await this.cdevents.pastRuns(target.id) : []);
@@ -237,6 +242,8 @@ export class TargetRunService {
       );
       report = buildRunReport(failed, this.schedule(project, target), deleting ? 'delete' : 'reconcile');
     }
+    const started = await starting;
+    if (!started) return 'lost';
     this.metrics.observeRun(report.ok, report.durationMs / 1000);
     await noted; // the last progress note is in before the result replaces it
 
