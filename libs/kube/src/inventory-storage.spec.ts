@@ -1,4 +1,5 @@
-import { configMap, createNamespace, testCluster, uniqueName } from '../testdata/cluster';
+import { adminConnection, configMap, createNamespace, testCluster, uniqueName } from '../testdata/cluster';
+import { ResourceManager } from './resource-manager';
 import { buildInstanceRecord, recordObjects } from './instance-state';
 import { stateSecretName } from './inventory-storage';
 import { objectRef } from './object-id';
@@ -56,6 +57,29 @@ describe('instance storage (real API server)', () => {
     });
     const read = await storage.read(ns, 'app');
     expect(recordObjects(read?.record).map((r) => r.name)).toEqual(['a', 'b']);
+  });
+
+  it('a run\'s manager reads a namespace once for all its writes; a long-lived one each time (it may be deleted meanwhile)', async () => {
+    const namespaceRequests: string[] = [];
+    const counted = adminConnection({ onRequest: (e) => void (e.pathTemplate === '/api/v1/namespaces/{namespace}' && namespaceRequests.push(e.method)) });
+    try {
+      const lasting = new ResourceManager(counted);
+      const ns = uniqueName('inv-ns');
+      await lasting.storage.write(record(ns, ['a']));
+      await lasting.storage.write(record(ns, ['a', 'b']));
+      // read and made, then read again
+      expect(namespaceRequests).toEqual(['GET', 'PATCH', 'GET']);
+
+      namespaceRequests.length = 0;
+      const run = lasting.withSignal(new AbortController().signal);
+      await run.storage.write(record(ns, ['a']));
+      // a component's manager within the run shares what the run learned
+      await run.withSignal(new AbortController().signal).storage.writePending(record(ns, ['a', 'c']));
+      await run.storage.write(record(ns, ['a', 'c']));
+      expect(namespaceRequests).toEqual(['GET']);
+    } finally {
+      await counted.close();
+    }
   });
 
   it('keeps the stored bytes while an upgrade is pending and drops pending on finalisation', async () => {

@@ -45,7 +45,14 @@ export function stateSecret(record: InstanceRecord, pending?: InstanceRecord, st
 }
 
 export class InstanceStorage {
-  constructor(private readonly client: ObjectClient) {}
+  /**
+   * `namespacesSeen`: namespaces known to exist, for a storage that lives one
+   * run (its instances often share a namespace, and each is written twice).
+   */
+  constructor(
+    private readonly client: ObjectClient,
+    private readonly namespacesSeen?: Set<string>,
+  ) {}
 
   /** The stored instance, or undefined when there is none. */
   async read(namespace: string, name: string): Promise<StoredInstance | undefined> {
@@ -75,12 +82,15 @@ export class InstanceStorage {
 
   /** Creates the instance namespace (labelled created-by timoni) when it does not exist. */
   async ensureNamespace(namespace: string): Promise<void> {
+    if (this.namespacesSeen?.has(namespace)) return;
     const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } };
-    if (await this.client.getOptional(addressOf(ns))) return;
-    await this.client.apply(
-      { ...ns, metadata: { name: namespace, labels: { [APP_CREATED_BY_LABEL]: CREATED_BY } } },
-      { dryRun: false, force: true, fieldManager: FIELD_MANAGER },
-    );
+    if (!(await this.client.getOptional(addressOf(ns)))) {
+      await this.client.apply(
+        { ...ns, metadata: { name: namespace, labels: { [APP_CREATED_BY_LABEL]: CREATED_BY } } },
+        { dryRun: false, force: true, fieldManager: FIELD_MANAGER },
+      );
+    }
+    this.namespacesSeen?.add(namespace);
   }
 
   private async applySecret(secret: KubeObject): Promise<void> {

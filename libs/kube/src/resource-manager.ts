@@ -19,9 +19,15 @@ export class ResourceManager {
   readonly client: ObjectClient;
   readonly storage: InstanceStorage;
 
-  constructor(connection: ClusterConnection, readonly health: HealthRegistry = defaultHealthRegistry(), discovery?: DiscoveryCache) {
+  /** `namespacesSeen`: given to a manager that lives one reconcile, which may remember meanwhile which namespaces exist */
+  constructor(
+    connection: ClusterConnection,
+    readonly health: HealthRegistry = defaultHealthRegistry(),
+    discovery?: DiscoveryCache,
+    private readonly namespacesSeen?: Set<string>,
+  ) {
     this.client = new ObjectClient(connection, discovery);
-    this.storage = new InstanceStorage(this.client);
+    this.storage = new InstanceStorage(this.client, namespacesSeen);
   }
 
   /** The same manager acting as another identity (discovery cache shared). */
@@ -29,9 +35,9 @@ export class ResourceManager {
     return new ResourceManager(this.client.connection.impersonate(impersonation), this.health, this.client.discovery);
   }
 
-  /** The same manager with every API request aborted by `signal` (one deadline per reconcile). */
+  /** The same manager with every API request aborted by `signal` (one deadline per reconcile): run-scoped. */
   withSignal(signal: AbortSignal): ResourceManager {
-    return new ResourceManager(this.client.connection.withSignal(signal), this.health, this.client.discovery);
+    return new ResourceManager(this.client.connection.withSignal(signal), this.health, this.client.discovery, this.namespacesSeen ?? new Set());
   }
 
   /** The API server's version (`gitVersion` of GET /version, e.g. `v1.31.2`). */
