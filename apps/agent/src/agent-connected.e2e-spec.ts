@@ -9,13 +9,14 @@ import { X509Certificate } from 'node:crypto';
 import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
 import { certificateFingerprint } from '@flotilla/agent-protocol';
 import { DataSource } from 'typeorm';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { AGENT_NAMESPACE, agentKubeconfig, installAgent } from '../test/install';
 import { configMaps, getProject, projectObject, projectRepository, pushGreeter, pushGreeterModule } from '../test/project-fixtures';
 import { greeterProjectFiles } from '../../hub/test/push-fixtures';
 import { packPath } from '@flotilla/oci';
+import { writeTree } from '../../../test/e2e/support/file-tree';
 
 // The whole lightweight configuration: the hub (on the harness PostgreSQL)
 // holds no credentials for the cluster; the compiled agent, with the token
@@ -28,15 +29,6 @@ import { packPath } from '@flotilla/oci';
 // back.
 
 jest.setTimeout(240_000);
-
-function writeFiles(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-diff-upload-'));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-}
 
 describe('connected agent', () => {
   const { manager } = adminManager();
@@ -176,7 +168,7 @@ describe('connected agent', () => {
     expect(same.counts.unchanged).toBeGreaterThan(0);
 
     // an upload travels to the agent in the request
-    const upload = await packPath(writeFiles(greeterProjectFiles(moduleUrl, ns, { cache: true, shout: true })));
+    const upload = await packPath(writeTree(greeterProjectFiles(moduleUrl, ns, { cache: true, shout: true })));
     const uploaded = await diff({ artifact: upload.data.toString('base64') });
     expect(uploaded).toMatchObject({ state: 'diffed', revision: 'upload', counts: { created: 1, changed: 0, pruned: 0 } });
 

@@ -1,28 +1,19 @@
 import { parseAllDocuments } from 'yaml';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { shopProjectFiles } from '../../../test/e2e/fixtures/projects';
 import { eventually } from '../../../test/e2e/support/eventually';
 import type { HubFleet } from '../../../test/e2e/support/hub-fleet';
 import { projectRepository, publishWebapp } from '../../../test/e2e/support/publish';
 import { spokeSuite } from '../../../test/e2e/support/suite';
 import { CliUser, expectNoStack } from '../test/run-cli';
+import { writeTree } from '../../../test/e2e/support/file-tree';
 
 // Issue 17, the fleet diff: the compiled `flotilla project diff` against a
 // compiled hub that dry-runs on the harness API server. A new revision shows
 // its changes and prunes, and the cluster is left exactly as it was.
 
 jest.setTimeout(150_000);
-
-function writeTree(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'flotilla-cli-diff-'));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-}
 
 interface ClusterDiffJson {
   cluster: string;

@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { harnessEnv } from '../../../test/harness/env';
 import { shopProjectFiles } from '../../../test/e2e/fixtures/projects';
 import type { HubFleet } from '../../../test/e2e/support/hub-fleet';
@@ -9,6 +9,7 @@ import { spokeSuite } from '../../../test/e2e/support/suite';
 import { eventually } from '../../../test/e2e/support/eventually';
 import { collect, CliUser, expectNoStack, waitForOutput } from '../test/run-cli';
 import { PROJECT_FILE_FIELDS } from './commands/project/manifest';
+import { writeTree } from '../../../test/e2e/support/file-tree';
 
 // Issue 17: the compiled `flotilla` against a compiled hub on the harness
 // PostgreSQL, registry and API server, end to end as a platform team would
@@ -17,15 +18,6 @@ import { PROJECT_FILE_FIELDS } from './commands/project/manifest';
 // history, reconcile, suspend, resume, delete.
 
 jest.setTimeout(120_000);
-
-function writeTree(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'flotilla-cli-project-'));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-}
 
 describe('flotilla against a hub', () => {
   let fleet: HubFleet;

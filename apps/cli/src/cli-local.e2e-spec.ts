@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { RegistryClient } from '@flotilla/oci';
 import { shopProjectFiles } from '../../../test/e2e/fixtures/projects';
 import { publishWebapp } from '../../../test/e2e/support/publish';
 import { CliUser, expectNoStack } from '../test/run-cli';
+import { writeTree } from '../../../test/e2e/support/file-tree';
 
 // Issue 17, local commands: `project vet` and `project build` on a Project
 // directory, no hub, modules pulled from the harness registry. A
@@ -13,15 +13,6 @@ import { CliUser, expectNoStack } from '../test/run-cli';
 // ones must name every problem with file:line.
 
 jest.setTimeout(120_000);
-
-function writeTree(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'flotilla-cli-vet-'));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-}
 
 /** The e2e `shop` Project plus a third component, `worker`, that needs `app`. */
 function threeComponents(moduleUrl: string, edit: (files: Record<string, string>) => void = () => undefined): string {

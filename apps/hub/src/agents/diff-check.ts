@@ -1,5 +1,6 @@
 import { AGENT_PROTOCOL_LIMITS } from '@flotilla/agent-protocol';
 import type { ProjectDiff } from '@flotilla/engine';
+import { isJsonObject as isObject, parseAgentObject } from './agent-json';
 
 /** A diff from an agent that is not a ProjectDiff the API can show. */
 export class BadAgentDiff extends Error {
@@ -9,19 +10,11 @@ export class BadAgentDiff extends Error {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const ACTIONS = new Set(['created', 'changed', 'pruned']);
 
 /** Parses an agent's ProjectDiff JSON at the edge: bounded, and every field the API returns typed as the API says. */
 export function parseAgentDiff(json: string): ProjectDiff {
-  if (Buffer.byteLength(json) > AGENT_PROTOCOL_LIMITS.maxDiffJsonBytes) throw new BadAgentDiff(`larger than ${AGENT_PROTOCOL_LIMITS.maxDiffJsonBytes} bytes`);
-  let d: unknown;
-  try {
-    d = JSON.parse(json);
-  } catch {
-    throw new BadAgentDiff('not JSON');
-  }
-  if (!isObject(d)) throw new BadAgentDiff('not an object');
+  const d = parseAgentObject(json, AGENT_PROTOCOL_LIMITS.maxDiffJsonBytes, (why) => new BadAgentDiff(why));
   if (typeof d.revision !== 'string') throw new BadAgentDiff('revision must be a string');
   if (!Number.isInteger(d.unchanged) || (d.unchanged as number) < 0) throw new BadAgentDiff('unchanged must be a count');
   const objectOk = (o: unknown) =>

@@ -1,5 +1,6 @@
 import { RUN_REPORT_VERSION, type RunReport } from '@flotilla/engine';
 import { AGENT_PROTOCOL_LIMITS } from '@flotilla/agent-protocol';
+import { isJsonObject as isObject, parseAgentObject } from './agent-json';
 
 /** A report from an agent that is not a RunReport this hub can store. */
 export class BadAgentReport extends Error {
@@ -9,7 +10,6 @@ export class BadAgentReport extends Error {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
 
 /**
@@ -18,14 +18,7 @@ const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every
  * engine put inside components and errors is stored as it came.
  */
 export function parseAgentReport(json: string): RunReport {
-  if (Buffer.byteLength(json) > AGENT_PROTOCOL_LIMITS.maxReportJsonBytes) throw new BadAgentReport(`larger than ${AGENT_PROTOCOL_LIMITS.maxReportJsonBytes} bytes`);
-  let r: unknown;
-  try {
-    r = JSON.parse(json);
-  } catch {
-    throw new BadAgentReport('not JSON');
-  }
-  if (!isObject(r)) throw new BadAgentReport('not an object');
+  const r = parseAgentObject(json, AGENT_PROTOCOL_LIMITS.maxReportJsonBytes, (why) => new BadAgentReport(why));
   if (r.version !== RUN_REPORT_VERSION) throw new BadAgentReport(`version ${JSON.stringify(r.version)}, this hub reads version ${RUN_REPORT_VERSION}`);
   if (r.kind !== 'reconcile' && r.kind !== 'delete') throw new BadAgentReport('kind must be reconcile or delete');
   if (typeof r.ok !== 'boolean') throw new BadAgentReport('ok must be a boolean');
