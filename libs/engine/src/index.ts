@@ -4,6 +4,7 @@ export * from './types';
 export * from './errors';
 export * from './options';
 export { reconcileProject, formatRevision, revisionDigest, type ReconcileDeps } from './project-reconcile';
+export { Limiter } from './limiter';
 export { diffProject, type DiffAction, type DiffDeps, type DiffInput, type DiffObject, type ProjectDiff } from './project-diff';
 export { normalizeKubeVersion } from './kube-version';
 export { reconcileComponent, type ComponentRun } from './component-reconcile';

@@ -1,5 +1,5 @@
 import { AGENT_PROTOCOL_LIMITS, type DiffResult, type DryRunDiff } from '@flotilla/agent-protocol';
-import { ArchiveError, readSourceArchive, type ClusterTarget, type EngineRuntime, type ProjectDiff } from '@flotilla/engine';
+import { ArchiveError, Limiter, readSourceArchive, type ClusterTarget, type EngineRuntime, type ProjectDiff } from '@flotilla/engine';
 import type { ResourceManager } from '@flotilla/kube';
 import { projectIntent } from '../project/project-spec';
 import type { ProjectResource } from '../project/project-resource';
@@ -24,21 +24,16 @@ const DIFF_DEADLINE_MS = 120_000;
  * ending in a server-side dry run. Never throws: a failure is the answer's error.
  */
 export class DiffAnswerer {
-  private running = 0;
-  private readonly queue: Array<() => void> = [];
+  private readonly limiter = new Limiter(MAX_DIFFS_AT_ONCE);
 
   constructor(private readonly deps: DiffAnswererDeps) {}
 
   async answer(request: DryRunDiff): Promise<DiffResult> {
     const base = { requestId: request.requestId, unsupported: false, diffJson: '', error: '' };
-    await this.turn();
     try {
-      return { ...base, diffJson: boundedJson(await this.diff(request)) };
+      return { ...base, diffJson: boundedJson(await this.limiter.run(() => this.diff(request))) };
     } catch (err) {
       return { ...base, error: err instanceof Error ? err.message : String(err) };
-    } finally {
-      this.running--;
-      this.queue.shift()?.();
     }
   }
 
@@ -61,11 +56,6 @@ export class DiffAnswerer {
       },
       { manager: this.deps.manager },
     );
-  }
-
-  private async turn(): Promise<void> {
-    if (this.running >= MAX_DIFFS_AT_ONCE) await new Promise<void>((resolve) => this.queue.push(resolve));
-    this.running++;
   }
 }
 

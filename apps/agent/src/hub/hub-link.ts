@@ -70,7 +70,12 @@ export class HubLink {
     const annotations = project.metadata.annotations ?? {};
     const targetId = annotations[HUB_TARGET_ANNOTATION];
     if (!targetId) return; // a Project someone created in the cluster: not the hub's business
-    const message = { targetId, generation: Number(annotations[HUB_GENERATION_ANNOTATION] ?? 0), reportId: randomUUID(), reportJson: JSON.stringify(report) };
+    this.sendReport(targetId, Number(annotations[HUB_GENERATION_ANNOTATION] ?? 0), report);
+  }
+
+  /** Sent now, and kept until the hub acknowledges it. */
+  private sendReport(targetId: string, generation: number, report: RunReport): void {
+    const message = { targetId, generation, reportId: randomUUID(), reportJson: JSON.stringify(report) };
     this.buffer.add(message);
     this.send({ body: { $case: 'report', value: message } });
   }
@@ -85,10 +90,7 @@ export class HubLink {
     const result = err === undefined
       ? { ...emptyRunResult(facts, new Date()), ok: true }
       : failedRunResult(facts, new UnexpectedRunError(`the assignment could not be written as Project ${a.projectNamespace}/${a.projectName}: ${err instanceof Error ? err.message : String(err)}`, { cause: err }), new Date());
-    const report = buildRunReport(result, { attempt: 0, intervalMs: a.intervalSeconds * 1000, backoff: defaultBackoffOptions() }, a.delete ? 'delete' : 'reconcile');
-    const message = { targetId: a.targetId, generation: a.generation, reportId: randomUUID(), reportJson: JSON.stringify(report) };
-    this.buffer.add(message);
-    this.send({ body: { $case: 'report', value: message } });
+    this.sendReport(a.targetId, a.generation, buildRunReport(result, { attempt: 0, intervalMs: a.intervalSeconds * 1000, backoff: defaultBackoffOptions() }, a.delete ? 'delete' : 'reconcile'));
   }
 
   /** Runs until `signal` aborts. */

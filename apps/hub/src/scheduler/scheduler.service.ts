@@ -121,27 +121,28 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     this.metrics.queueDepth.set(await this.leases.queueDepth());
     const ttl = this.config.scheduler.leaseTtlMs;
     const free = this.config.scheduler.concurrency - (this.inFlight.size - this.agentRuns.size);
-    if (!this.stopping && free > 0) {
-      const claimed = await this.leases.claim(this.owner, free, ttl, [...this.inFlight.keys()]);
-      const keepers = claimed.map((claim) => new LeaseKeeper(this.leases, claim, ttl, this.renewalFailed(claim)));
-      const facts = await this.factsOf(claimed);
-      claimed.forEach((claim, i) => this.start(claim, keepers[i], facts ? (facts.get(claim.targetId) ?? null) : undefined));
-    }
+    if (!this.stopping && free > 0) await this.startClaimed(await this.leases.claim(this.owner, free, ttl, [...this.inFlight.keys()]), false);
     // agent runs only wait for their agents: they have a limit of their own, and their reads and writes go in batches
     const agentFree = this.config.agents.maxRuns - this.agentRuns.size;
     const clusters = this.agents.clusterIds();
     if (!this.stopping && agentFree > 0 && clusters.length > 0) {
       const claimed = await this.leases.claimForAgents(this.owner, agentFree, ttl, [...this.inFlight.keys()], clusters);
       this.agentsFull = claimed.length === agentFree;
-      const keepers = claimed.map((claim) => new LeaseKeeper(this.batched, claim, ttl, this.renewalFailed(claim)));
-      const facts = await this.factsOf(claimed);
-      claimed.forEach((claim, i) => {
-        this.agentRuns.add(claim.targetId);
-        this.start(claim, keepers[i], facts ? (facts.get(claim.targetId) ?? null) : undefined);
-      });
+      await this.startClaimed(claimed, true);
     }
     this.metrics.runsInFlight.set(this.inFlight.size);
     this.tickDone();
+  }
+
+  /** Starts the runs of a claim, renewed from the claim on (agent runs' renewals in batches), with their facts read at once. */
+  private async startClaimed(claimed: readonly ClaimedTarget[], agents: boolean): Promise<void> {
+    const ttl = this.config.scheduler.leaseTtlMs;
+    const keepers = claimed.map((claim) => new LeaseKeeper(agents ? this.batched : this.leases, claim, ttl, this.renewalFailed(claim)));
+    const facts = await this.factsOf(claimed);
+    claimed.forEach((claim, i) => {
+      if (agents) this.agentRuns.add(claim.targetId);
+      this.start(claim, keepers[i], facts ? (facts.get(claim.targetId) ?? null) : undefined);
+    });
   }
 
   /** The claimed Targets' facts in a few reads for the whole claim; if those fail, each run reads its own. */

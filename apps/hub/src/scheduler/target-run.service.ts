@@ -170,8 +170,7 @@ export class TargetRunService {
     }
     // a digest starts a fleet's runs together (thousands for agents): their writes go in batches
     const agentRun = cluster.mode === 'agent';
-    const writes = this.batched;
-    const starting = writes.startRun(lease, {
+    const starting = this.batched.startRun(lease, {
       generation: project.generation,
       revision,
       trigger,
@@ -199,7 +198,7 @@ export class TargetRunService {
       noted = noted
         .then(async () => {
           queued = false;
-          await writes.progress(lease, { conditions: progress.conditions(target.conditions, this.clock.now()), components: progress.snapshot() });
+          await this.batched.progress(lease, { conditions: progress.conditions(target.conditions, this.clock.now()), components: progress.snapshot() });
         })
         .catch((err: unknown) => this.logger.warn({ target: target.id, err: err instanceof Error ? err.message : String(err) }, 'progress not written'));
       return noted;
@@ -268,7 +267,7 @@ export class TargetRunService {
 
     let committed: (() => void) | undefined;
     const outcome = { runId: started.id, startedAt: started.startedAt, report, observedGeneration: project.generation, agentReportId: agentReportIdOf(report) };
-    const held = await writes.finishRun(lease, outcome, async (m) => {
+    const held = await this.batched.finishRun(lease, outcome, async (m) => {
       const joined = this.uow.join(m);
       committed = joined.committed;
       await this.recordOutcome(project, cluster, target, report, revision, joined.tx);

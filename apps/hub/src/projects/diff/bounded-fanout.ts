@@ -2,7 +2,7 @@
 // whose work has not finished when `signal` aborts gets `late(item)` at once
 // (its work is left to unwind on its own, seeing the same signal), and items
 // not started by then are not started.
-import { Limiter } from '../../scheduler/sources/limiter';
+import { Limiter } from '@flotilla/engine';
 
 export async function boundedFanout<T, R>(items: readonly T[], concurrency: number, signal: AbortSignal, work: (item: T) => Promise<R>, late: (item: T) => R): Promise<R[]> {
   const limiter = new Limiter(concurrency);

@@ -13,7 +13,7 @@ import { pushConnection } from '../push-connection';
 import { openRegistryCredentials } from './registry-credentials';
 import { heldBack, targetsToAdvance } from '../rollout';
 import { SchedulerMetrics } from '../scheduler.metrics';
-import { Limiter } from './limiter';
+import { Limiter } from '@flotilla/engine';
 import { type DueSource, SourcesRepository } from './sources.repository';
 import { TAG_RESOLVER, type TagResolver } from './tag-resolver';
 import { RunWakeup } from '../run-wakeup';
