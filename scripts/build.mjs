@@ -54,9 +54,19 @@ const cliMain = join(root, 'dist', 'apps', 'cli', 'src', 'main.js');
 if (existsSync(cliMain)) {
   const { buildSync } = await import('esbuild');
   const options = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning' };
+  // The CUE wasm worker runs from source text; the bundle's own copy of that
+  // function would call esbuild's name helper, which the worker lacks.
+  const workerMain = join(root, 'dist', 'libs', 'cue', 'src', 'worker-main.js');
+  const worker = buildSync({
+    ...options,
+    stdin: { contents: `require(${JSON.stringify(workerMain)}).cueWorkerMain();`, resolveDir: root },
+    minify: true,
+    write: false,
+  });
+  const define = { FLOTILLA_CUE_WORKER_SOURCE: JSON.stringify(worker.outputFiles[0].text) };
   // Minified (names kept, for stack traces and error classes): half the bytes
   // to read and to hash against the code cache on every command.
-  buildSync({ ...options, entryPoints: [cliMain], outfile: join(root, 'dist', 'cli', 'cli.js'), minify: true, keepNames: true });
+  buildSync({ ...options, entryPoints: [cliMain], outfile: join(root, 'dist', 'cli', 'cli.js'), minify: true, keepNames: true, define });
   // The bin itself is a small launcher that loads cli.js with a V8 code cache.
   const bin = join(root, 'dist', 'cli', 'flotilla.js');
   buildSync({ ...options, entryPoints: [join(root, 'dist', 'apps', 'cli', 'src', 'launcher.js')], outfile: bin });

@@ -55,6 +55,15 @@ describe('flotilla project vet and build, locally', () => {
     expect(json).toHaveLength(8);
   });
 
+  it('builds the same objects with the portable wasm evaluator (FLOTILLA_CUE_RUNTIME=wasm)', async () => {
+    // The bundled CLI once started its wasm worker from source text that called a helper only the bundle had.
+    const dir = threeComponents(moduleUrl);
+    const native = await user.ok(['project', 'build', dir, '--cluster-name', 'dev', '-o', 'json']);
+    const wasm = await user.ok(['project', 'build', dir, '--cluster-name', 'dev', '-o', 'json'], { env: { FLOTILLA_CUE_RUNTIME: 'wasm' } });
+    expect(JSON.parse(wasm)).toEqual(JSON.parse(native));
+    expect((JSON.parse(wasm) as unknown[]).length).toBe(8);
+  });
+
   it('names every problem of a broken Project with file and line, exit 1', async () => {
     // Two components broken at once: a value the module's schema refuses, and a reference to nothing.
     const dir = threeComponents(moduleUrl, (files) => {

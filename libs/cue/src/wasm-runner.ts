@@ -4,7 +4,9 @@ import type { CueRunner, CueRunnerFactory, RunnerEvents } from './runner';
 import type { WasmModule } from './wasm-types';
 import { cueWorkerMain, type WorkerCall, type WorkerInit, type WorkerReply } from './worker-main';
 
-const WORKER_SOURCE = `(${cueWorkerMain.toString()})()`;
+/** Set by the CLI bundle's build to the worker bundled alone: its copy of cueWorkerMain is not self-contained. */
+declare const FLOTILLA_CUE_WORKER_SOURCE: string | undefined;
+const WORKER_SOURCE = typeof FLOTILLA_CUE_WORKER_SOURCE === 'string' ? FLOTILLA_CUE_WORKER_SOURCE : `(${cueWorkerMain.toString()})()`;
 
 /** Worker threads each instantiating the compiled cue.wasm (the portable fallback). */
 export class WasmRunnerFactory implements CueRunnerFactory {
