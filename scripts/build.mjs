@@ -47,28 +47,30 @@ for (const name of existsSync(join(root, 'libs')) ? readdirSync(join(root, 'libs
 // The status page's assets, which the hub serves from dist/ui.
 run(process.execPath, [join(root, 'apps', 'ui', 'build.mjs')]);
 
-// The `flotilla` bin (package.json) is the CLI bundled into one file: a
-// command starts without resolving and reading hundreds of modules, which
-// took half of a cold `project build`.
-const cliMain = join(root, 'dist', 'apps', 'cli', 'src', 'main.js');
+// The `flotilla` bin (package.json) is the CLI bundled into one file from
+// the TypeScript sources: a command starts without resolving and reading
+// hundreds of modules, and esbuild keeps only what the CLI imports (tsc's
+// CommonJS barrels would evaluate every module of each lib). The CLI's
+// suites run this bundle, so what they test is what ships.
+const cliMain = join(root, 'apps', 'cli', 'src', 'main.ts');
 if (existsSync(cliMain)) {
   const { buildSync } = await import('esbuild');
-  const options = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning' };
+  const options = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning', tsconfig: join(root, 'tsconfig.json') };
   // The CUE wasm worker runs from source text; the bundle's own copy of that
   // function would call esbuild's name helper, which the worker lacks.
-  const workerMain = join(root, 'dist', 'libs', 'cue', 'src', 'worker-main.js');
   const worker = buildSync({
     ...options,
-    stdin: { contents: `require(${JSON.stringify(workerMain)}).cueWorkerMain();`, resolveDir: root },
+    stdin: { contents: "import { cueWorkerMain } from './libs/cue/src/worker-main';\ncueWorkerMain();\n", resolveDir: root, loader: 'ts' },
     minify: true,
     write: false,
   });
   const define = { FLOTILLA_CUE_WORKER_SOURCE: JSON.stringify(worker.outputFiles[0].text) };
-  // Minified (names kept, for stack traces and error classes): half the bytes
-  // to read and to hash against the code cache on every command.
-  buildSync({ ...options, entryPoints: [cliMain], outfile: join(root, 'dist', 'cli', 'cli.js'), minify: true, keepNames: true, define });
+  // Minified (names kept, for stack traces and error classes): fewer bytes to
+  // read and to check against the code cache on every command. undici (half
+  // the bundle) stays a package: only commands that reach an API server load it.
+  buildSync({ ...options, entryPoints: [cliMain], outfile: join(root, 'dist', 'cli', 'cli.js'), minify: true, keepNames: true, define, external: ['undici'] });
   // The bin itself is a small launcher that loads cli.js with a V8 code cache.
   const bin = join(root, 'dist', 'cli', 'flotilla.js');
-  buildSync({ ...options, entryPoints: [join(root, 'dist', 'apps', 'cli', 'src', 'launcher.js')], outfile: bin });
+  buildSync({ ...options, entryPoints: [join(root, 'apps', 'cli', 'src', 'launcher.ts')], outfile: bin });
   chmodSync(bin, 0o755);
 }
