@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CueEngineError, CueEvaluationError, CueInputError } from './errors';
 import { stringifyExactJson } from '@flotilla/json';
-import { reachableFiles, toGoFile, toGoFiles } from './files';
+import { reachableFiles, toGoFile, toGoFiles, toRawGoFiles } from './files';
 import { defaultCueEngineOptions, type CueEngineOptions } from './options';
 import type {
   AttributeField,
@@ -146,7 +146,7 @@ export class CueEngine {
   /** Loads a package (or `entries`) from the tree, fills, checks and exports. */
   evaluate(req: EvaluateRequest, call: CallOptions = {}): Promise<EvaluateResult> {
     const payload = {
-      files: toGoFiles(reachableFiles(req.files, req.entries)),
+      files: toRawGoFiles(reachableFiles(req.files, req.entries)),
       dir: req.dir,
       package: req.package,
       entries: req.entries,
@@ -200,7 +200,7 @@ export class CueEngine {
 
   /** Fields carrying `@<name>(...)`, found in the sources (no evaluation). */
   listAttributes(req: ListAttributesRequest, call: CallOptions = {}): Promise<AttributeField[]> {
-    return this.run<AttributeField[]>('listAttributes', { files: toGoFiles(req.files), name: req.name }, call);
+    return this.run<AttributeField[]>('listAttributes', { files: toRawGoFiles(req.files), name: req.name }, call);
   }
 
   /** Replaces field values in one file's source, keeping labels and markers; returns the new text. */

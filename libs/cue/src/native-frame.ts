@@ -17,8 +17,8 @@ export function encodeRequestFrame(id: number, op: string, payload: unknown): Re
   if (Array.isArray(files)) {
     let offset = 0;
     const refs = (files as GoFile[]).map((f) => {
-      if (f.text === undefined) return f;
-      const bytes = Buffer.from(f.text, 'utf8');
+      if (f.text === undefined && f.bytes === undefined) return f;
+      const bytes = f.bytes ? Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength) : Buffer.from(f.text!, 'utf8');
       blob.push(bytes);
       const ref = { path: f.path, blob: [offset, bytes.length] };
       offset += bytes.length;

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { jsonFiles } from './files';
 import type { CueEngineOptions } from './options';
 import type { CueRunner, CueRunnerFactory, RunnerEvents } from './runner';
 import type { WasmModule } from './wasm-types';
@@ -37,7 +38,7 @@ export class WasmRunnerFactory implements CueRunnerFactory {
     worker.postMessage(init);
     return {
       call(id, op, payload) {
-        const msg: WorkerCall = { type: 'call', id, op, payload };
+        const msg: WorkerCall = { type: 'call', id, op, payload: jsonFiles(payload) };
         worker.postMessage(msg);
       },
       ref: () => worker.ref(),
