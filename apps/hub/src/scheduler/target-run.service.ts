@@ -5,6 +5,7 @@ import { agentReportIdOf } from '../agents/agent-target-runner';
 import { AgentSessions } from '../agents/agent-sessions';
 import { ClustersRepository } from '../repositories/clusters.repository';
 import { Clock } from '../common/clock';
+import { linkedSignal } from '../common/linked-signal';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { CredentialsService } from '../credentials/credentials.service';
@@ -183,104 +184,109 @@ export class TargetRunService {
     if (agentRun) void starting.then((s) => s || notStarted.abort(new Error('the lease was lost before the run started')), (err: unknown) => notStarted.abort(err));
     else if (!(await starting)) return 'lost';
 
-    const signal = AbortSignal.any(agentGone ? [shutdown, keeper.signal, agentGone, notStarted.signal] : [shutdown, keeper.signal]);
-    const context = { project: { name: project.name, namespace: project.namespace, source: project.sourceRepository }, cluster: cluster.name, revision: revision ?? '' };
-    // the service events are decided from the instances' past runs, read once, and only for a Project with a sink
-    const histories = instanceHistories(project.cdeventsSink ? await this.cdevents.pastRuns(target.id) : []);
-    // progress notes go out one after the other, so an older one never lands last;
-    // a note asked for while one waits to go is that one: it takes the progress as it is when it goes
-    const progress = new RunProgress(revision ?? project.sourceTag);
-    let noted = Promise.resolve();
-    let queued = false;
-    const note = () => {
-      if (queued) return noted;
-      queued = true;
-      noted = noted
-        .then(async () => {
-          queued = false;
-          await this.batched.progress(lease, { conditions: progress.conditions(target.conditions, this.clock.now()), components: progress.snapshot() });
-        })
-        .catch((err: unknown) => this.logger.warn({ target: target.id, err: err instanceof Error ? err.message : String(err) }, 'progress not written'));
-      return noted;
-    };
-    const hooks = {
-      instanceWaiting: deleting
-        ? undefined
-        : async (component: string, instance: { name: string; namespace: string }, objects: string[], timeoutMs: number) => {
-            progress.waiting(component, instance, objects, timeoutMs);
-            await note();
-          },
-      instanceApplied: async (i: ReportInstance) => {
-        if (!deleting && i.action === 'applied') {
-          progress.applied(i);
-          void note();
-        }
-        this.metrics.observeInstance(context, i);
-        const text = instanceEventText(i);
-        const cdevent = project.cdeventsSink ? serviceEventOf(histories, i, revision) : undefined;
-        await this.events.record({ projectId: project.id, clusterName: cluster.name, ...text, ...(revision ? { revision } : {}), component: i.component, instance: i.name, namespace: i.namespace, ...(cdevent ? { cdevent } : {}) });
-      },
-    };
-    let report: RunReport;
+    const linked = linkedSignal(agentGone ? [shutdown, keeper.signal, agentGone, notStarted.signal] : [shutdown, keeper.signal]);
+    const signal = linked.signal;
     try {
-      const input = await this.input(project, cluster, target, lease.epoch, digest, signal);
-      // the run's instance events go out through its own connection, with its Project as read for it
-      const endScope = this.eventSink.duringRun({ projectId: project.id, clusterName: cluster.name, project: { name: project.name, namespace: project.namespace }, kube: input.kube ?? null });
+      const context = { project: { name: project.name, namespace: project.namespace, source: project.sourceRepository }, cluster: cluster.name, revision: revision ?? '' };
+      // the service events are decided from the instances' past runs, read once, and only for a Project with a sink
+      const histories = instanceHistories(project.cdeventsSink ? await this.cdevents.pastRuns(target.id) : []);
+      // progress notes go out one after the other, so an older one never lands last;
+      // a note asked for while one waits to go is that one: it takes the progress as it is when it goes
+      const progress = new RunProgress(revision ?? project.sourceTag);
+      let noted = Promise.resolve();
+      let queued = false;
+      const note = () => {
+        if (queued) return noted;
+        queued = true;
+        noted = noted
+          .then(async () => {
+            queued = false;
+            await this.batched.progress(lease, { conditions: progress.conditions(target.conditions, this.clock.now()), components: progress.snapshot() });
+          })
+          .catch((err: unknown) => this.logger.warn({ target: target.id, err: err instanceof Error ? err.message : String(err) }, 'progress not written'));
+        return noted;
+      };
+      const hooks = {
+        instanceWaiting: deleting
+          ? undefined
+          : async (component: string, instance: { name: string; namespace: string }, objects: string[], timeoutMs: number) => {
+              progress.waiting(component, instance, objects, timeoutMs);
+              await note();
+            },
+        instanceApplied: async (i: ReportInstance) => {
+          if (!deleting && i.action === 'applied') {
+            progress.applied(i);
+            void note();
+          }
+          this.metrics.observeInstance(context, i);
+          const text = instanceEventText(i);
+          const cdevent = project.cdeventsSink ? serviceEventOf(histories, i, revision) : undefined;
+          await this.events.record({ projectId: project.id, clusterName: cluster.name, ...text, ...(revision ? { revision } : {}), component: i.component, instance: i.name, namespace: i.namespace, ...(cdevent ? { cdevent } : {}) });
+        },
+      };
+      let report: RunReport;
       try {
-        report = deleting ? await this.runner.deleteInstances(input, hooks) : await this.runner.reconcile({ ...input, digest: digest! }, hooks);
-      } finally {
-        endScope();
-        input.kube?.release();
+        const input = await this.input(project, cluster, target, lease.epoch, digest, signal);
+        // the run's instance events go out through its own connection, with its Project as read for it
+        const endScope = this.eventSink.duringRun({ projectId: project.id, clusterName: cluster.name, project: { name: project.name, namespace: project.namespace }, kube: input.kube ?? null });
+        try {
+          report = deleting ? await this.runner.deleteInstances(input, hooks) : await this.runner.reconcile({ ...input, digest: digest! }, hooks);
+        } finally {
+          endScope();
+          input.kube?.release();
+        }
+      } catch (err) {
+        // the runner never throws; should it, the run still ends with a report
+        const failed = failedRunResult(
+          { project: engineProject(project), cluster: { name: cluster.name, group: cluster.groupName } },
+          new UnexpectedRunError(`run failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }),
+          this.clock.now(),
+        );
+        report = buildRunReport(failed, this.schedule(project, target), deleting ? 'delete' : 'reconcile');
       }
-    } catch (err) {
-      // the runner never throws; should it, the run still ends with a report
-      const failed = failedRunResult(
-        { project: engineProject(project), cluster: { name: cluster.name, group: cluster.groupName } },
-        new UnexpectedRunError(`run failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }),
-        this.clock.now(),
-      );
-      report = buildRunReport(failed, this.schedule(project, target), deleting ? 'delete' : 'reconcile');
-    }
-    const started = await starting;
-    if (!started) return 'lost';
-    this.metrics.observeRun(report.ok, report.durationMs / 1000);
-    await noted; // the last progress note is in before the result replaces it
+      const started = await starting;
+      if (!started) return 'lost';
+      this.metrics.observeRun(report.ok, report.durationMs / 1000);
+      await noted; // the last progress note is in before the result replaces it
 
-    if (signal.aborted) {
-      // Shutdown or a lost lease: no result is written; the next holder runs it again.
-      const reason = signal.reason instanceof Error ? signal.reason.message : 'the hub is shutting down';
-      const held = await this.leases.abandonRun(lease, started.id, `run interrupted before its result was written: ${reason}`);
-      if (!held) this.metrics.leasesLost.inc();
-      return held ? 'released' : 'lost';
-    }
+      if (signal.aborted) {
+        // Shutdown or a lost lease: no result is written; the next holder runs it again.
+        const reason = signal.reason instanceof Error ? signal.reason.message : 'the hub is shutting down';
+        const held = await this.leases.abandonRun(lease, started.id, `run interrupted before its result was written: ${reason}`);
+        if (!held) this.metrics.leasesLost.inc();
+        return held ? 'released' : 'lost';
+      }
 
-    if (deleting && report.ok) {
-      const end = await this.finishDeletion(lease, project, cluster);
-      if (end !== 'kept') return end;
-      // the removal was called off during the run: the result is stored and the Target reconciles again at once
-    }
-    if (hold && report.ok) {
-      await this.noteHeld(project, cluster, target, hold);
-      const message = `${hold}; correcting drift on ${report.revision ?? target.lastAppliedRevision} meanwhile`;
-      report = { ...report, conditions: [...report.conditions.filter((c) => c.type !== 'Reconciling'), condition('Reconciling', 'True', 'RolloutWaiting', message, this.clock.now(), target.conditions)] };
-    }
+      if (deleting && report.ok) {
+        const end = await this.finishDeletion(lease, project, cluster);
+        if (end !== 'kept') return end;
+        // the removal was called off during the run: the result is stored and the Target reconciles again at once
+      }
+      if (hold && report.ok) {
+        await this.noteHeld(project, cluster, target, hold);
+        const message = `${hold}; correcting drift on ${report.revision ?? target.lastAppliedRevision} meanwhile`;
+        report = { ...report, conditions: [...report.conditions.filter((c) => c.type !== 'Reconciling'), condition('Reconciling', 'True', 'RolloutWaiting', message, this.clock.now(), target.conditions)] };
+      }
 
-    let committed: (() => void) | undefined;
-    const outcome = { runId: started.id, startedAt: started.startedAt, report, observedGeneration: project.generation, agentReportId: agentReportIdOf(report) };
-    const held = await this.batched.finishRun(lease, outcome, async (m) => {
-      const joined = this.uow.join(m);
-      committed = joined.committed;
-      await this.recordOutcome(project, cluster, target, report, revision, joined.tx);
-    });
-    committed?.();
-    if (!held) {
-      this.metrics.leasesLost.inc();
-      return 'lost';
+      let committed: (() => void) | undefined;
+      const outcome = { runId: started.id, startedAt: started.startedAt, report, observedGeneration: project.generation, agentReportId: agentReportIdOf(report) };
+      const held = await this.batched.finishRun(lease, outcome, async (m) => {
+        const joined = this.uow.join(m);
+        committed = joined.committed;
+        await this.recordOutcome(project, cluster, target, report, revision, joined.tx);
+      });
+      committed?.();
+      if (!held) {
+        this.metrics.leasesLost.inc();
+        return 'lost';
+      }
+      for (const warning of report.warnings) this.logger.warn({ project: project.name, cluster: cluster.name, warning }, 'run warning');
+      if (!report.ok) return 'failed';
+      if (project.rolloutGroups.length > 0 && revision) await this.advanceWaves(project, cluster, revision);
+      return 'succeeded';
+    } finally {
+      linked.unlink();
     }
-    for (const warning of report.warnings) this.logger.warn({ project: project.name, cluster: cluster.name, warning }, 'run warning');
-    if (!report.ok) return 'failed';
-    if (project.rolloutGroups.length > 0 && revision) await this.advanceWaves(project, cluster, revision);
-    return 'succeeded';
   }
 
   /**
