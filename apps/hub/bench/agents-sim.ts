@@ -10,11 +10,15 @@ import { SimulatedAgent, type SimulatedIdentity } from '../test/simulated-agent'
 const [address, identityFile, caFile] = process.argv.slice(3);
 const identities = readFileSync(identityFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SimulatedIdentity);
 const caPem = readFileSync(caFile, 'utf8');
+// a real agent reports once it has applied, seconds after the assignment; reports made the instant an
+// assignment arrives held up, in this process and in the hub, the very messages being timed
+const applyMs = Number(process.env.BENCH_APPLY_MS ?? 2000);
 const say = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
 async function main(): Promise<void> {
   const started = Date.now();
   const agents = identities.map(() => new SimulatedAgent(address, caPem));
+  if (applyMs > 0) for (const a of agents) a.applyMs = () => applyMs * (0.5 + Math.random());
   let greeted = 0;
   const waiting = new Map<string, { at: number; acked: number[]; count: number }>();
   agents.forEach((a, i) => {

@@ -32,6 +32,8 @@ export class SimulatedAgent {
   readonly unacked = new Map<string, ReportMessage>();
   /** answer assignments with reports (off: only ack) */
   answer = true;
+  /** how long applying takes before the report goes (unset: reported at once) */
+  applyMs: (() => number) | undefined;
   ended: Error | undefined;
   /** answers dry-run diffs; unset, it answers as an agent that predates them */
   diffAnswer: ((request: DryRunDiff) => DiffResult) | undefined;
@@ -154,9 +156,13 @@ export class SimulatedAgent {
       this.send({ body: { $case: 'ack', value: { targetId: a.targetId, generation: a.generation } } });
       this.acked.add(`${a.targetId}@${a.generation}`);
       if (this.answer) {
-        const r = this.reportFor(a, !this.failing.has(a.digest));
-        this.unacked.set(r.reportId, r);
-        this.send({ body: { $case: 'report', value: r } });
+        const answer = () => {
+          const r = this.reportFor(a, !this.failing.has(a.digest));
+          this.unacked.set(r.reportId, r);
+          this.send({ body: { $case: 'report', value: r } });
+        };
+        if (this.applyMs) setTimeout(answer, this.applyMs());
+        else answer();
       }
     } else if (body?.$case === 'change' && body.value.change?.$case === 'removedTargetId') {
       this.assignments.delete(body.value.change.value);
