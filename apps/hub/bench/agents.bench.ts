@@ -115,6 +115,10 @@ async function main(): Promise<void> {
   const connected = await next('connected');
   phases.push({ phase: 'connect', from: beforeConnect, to: cpu() });
   const { rss: rssConnected, heapUsed: heapConnected } = process.memoryUsage();
+  // under node --expose-gc: what stays of it after a full collection (the connections' live memory, not their garbage)
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const afterGc = gc ? process.memoryUsage() : undefined;
   // BENCH_HEAP_SNAPSHOT=<file>: the hub's heap with every agent connected (what each connection keeps)
   if (process.env.BENCH_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT);
   const res = await fetch(`${await app.getUrl()}/api/v1/projects`.replace('[::1]', '127.0.0.1'), {
@@ -154,6 +158,8 @@ async function main(): Promise<void> {
   console.log(`client certificates signed: ${AGENTS} in ${signMs} ms (${(signMs / AGENTS).toFixed(2)} ms each, inserts included)`);
   console.log(`all connected (mutual TLS) and holding their assignment set: ${connected.ms} ms`);
   console.log(`hub RSS: ${mib(rssConnected)} with all connected, ${mib(peakRss)} peak (goal < 1024 MiB); V8 heap used ${mib(heapConnected)} connected, ${mib(peakHeap)} peak`);
+  if (afterGc) console.log(`after a full GC with all connected: RSS ${mib(afterGc.rss)}, V8 heap used ${mib(afterGc.heapUsed)}`);
+  else console.log('(run under node --expose-gc for the live memory after a full GC)');
   console.log('| digest | digest→every agent holds it p50 | p99 (goal < 2000 ms) | max | reports stored/s |');
   console.log('|---|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.digest} | ${r.p50} ms | ${r.p99} ms | ${r.max} ms | ${r.reportsPerSecond} |`);
