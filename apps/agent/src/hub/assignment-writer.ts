@@ -1,5 +1,5 @@
 import type { Assignment } from '@flotilla/agent-protocol';
-import type { ObjectClient } from '@flotilla/kube';
+import { defaultWaitOptions, type ObjectClient, targetOf, waitForTermination, WaitTimeoutError } from '@flotilla/kube';
 import type { Logger } from '../logging/logger';
 import { DELETION_POLICY_ANNOTATION, HUB_MANAGED_BY, HUB_TARGET_ANNOTATION, PROJECT_API_VERSION, PROJECT_KIND, RECONCILE_REQUESTED_ANNOTATION, type ProjectResource } from '../project/project-resource';
 import { MANAGED_BY_LABEL, projectResourceOf } from './assignment-resource';
@@ -7,7 +7,6 @@ import { MANAGED_BY_LABEL, projectResourceOf } from './assignment-resource';
 const FIELD_MANAGER = 'flotilla-agent-hub';
 /** How long a replaced Project may take to go (its finalizer only lets go of the instances). */
 const REPLACE_DEADLINE_MS = 60_000;
-const REPLACE_POLL_MS = 200;
 
 /** The fields the CRD keeps immutable: a change of them needs a new resource. */
 const fixedPart = (p: ProjectResource) => JSON.stringify([p.spec?.source?.repository ?? '', p.spec?.source?.tag ?? '', p.spec?.source?.path ?? '', p.spec?.serviceAccountName ?? '']);
@@ -51,10 +50,11 @@ export class AssignmentWriter {
       await this.client.patch(address, { metadata: { annotations: { [DELETION_POLICY_ANNOTATION]: 'Orphan' } } }, 'merge', { fieldManager: FIELD_MANAGER });
       await this.client.delete(address);
     }
-    const deadline = Date.now() + REPLACE_DEADLINE_MS;
-    while (await this.client.getOptional(address)) {
-      if (Date.now() > deadline) throw new Error(`Project ${address.namespace}/${address.name} did not go within ${REPLACE_DEADLINE_MS / 1000}s, so it cannot be recreated with the hub's new source`);
-      await new Promise((resolve) => setTimeout(resolve, REPLACE_POLL_MS));
+    try {
+      await waitForTermination(this.client, [targetOf(p)], { ...defaultWaitOptions(), initialIntervalMs: 200, intervalMs: 1_000, timeoutMs: REPLACE_DEADLINE_MS });
+    } catch (err) {
+      if (!(err instanceof WaitTimeoutError)) throw err;
+      throw new Error(`Project ${address.namespace}/${address.name} did not go within ${REPLACE_DEADLINE_MS / 1000}s, so it cannot be recreated with the hub's new source`, { cause: err });
     }
   }
 

@@ -246,19 +246,19 @@ export class SourcePoller {
     const revision = `${source.tag}@${digest}`;
     const project = await this.projects.findById(source.id);
     if (!project) return;
-    const message = source.digest ? `${source.repository}:${source.tag} moved to ${digest}` : `${source.repository}:${source.tag} resolved to ${digest}`;
+    let held: string | undefined;
     if (project.rolloutGroups.length === 0) {
       // no waves: nothing to decide per Target, and a fleet's Targets are not read on the way to their runs
       await this.targets.advanceProject(project.id, revision);
-      await this.events.record({ projectId: project.id, clusterName: null, type: 'Normal', reason: 'NewRevision', message, revision });
-      return;
+    } else {
+      const targets = await this.targets.forProject(project.id);
+      const members = targets.map((t) => ({ id: t.id, group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));
+      const advancing = targetsToAdvance(project.rolloutGroups, revision, members);
+      await this.targets.advanceTo(advancing, revision);
+      held = heldBack(project.rolloutGroups, revision, members, new Set(advancing));
     }
-    const targets = await this.targets.forProject(project.id);
-    const members = targets.map((t) => ({ id: t.id, group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));
-    const advancing = targetsToAdvance(project.rolloutGroups, revision, members);
-    await this.targets.advanceTo(advancing, revision);
+    const message = source.digest ? `${source.repository}:${source.tag} moved to ${digest}` : `${source.repository}:${source.tag} resolved to ${digest}`;
     await this.events.record({ projectId: project.id, clusterName: null, type: 'Normal', reason: 'NewRevision', message, revision });
-    const held = heldBack(project.rolloutGroups, revision, members, new Set(advancing));
     if (held) await this.events.record({ projectId: project.id, clusterName: null, type: 'Normal', reason: 'RolloutWaiting', message: held, revision });
   }
 }
