@@ -1,5 +1,5 @@
 import { getEventListeners } from 'node:events';
-import { linkedSignal } from './linked-signal';
+import { dependantCount, linkedSignal } from './linked-signal';
 
 describe('linkedSignal', () => {
   it('aborts with the reason of the first source that aborts', () => {
@@ -19,16 +19,29 @@ describe('linkedSignal', () => {
     expect(linkedSignal([new AbortController().signal, a.signal]).signal.reason).toBe('gone');
   });
 
-  it('leaves no listener on a long-lived source once unlinked, or once it aborted', () => {
+  it('adds one listener to a long-lived source however many signals it feeds, and forgets them once unlinked or aborted', () => {
     const shutdown = new AbortController();
     const runs = Array.from({ length: 50 }, () => linkedSignal([shutdown.signal, new AbortController().signal]));
-    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(50);
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(1);
+    expect(dependantCount(shutdown.signal)).toBe(50);
     for (const r of runs) r.unlink();
-    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
+    expect(dependantCount(shutdown.signal)).toBe(0);
 
     const lease = new AbortController();
     linkedSignal([shutdown.signal, lease.signal]);
     lease.abort();
-    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
+    expect(dependantCount(shutdown.signal)).toBe(0);
+  });
+
+  it('aborts every signal still linked to a source when it aborts, and none that was unlinked', () => {
+    const shutdown = new AbortController();
+    const kept = Array.from({ length: 3 }, () => linkedSignal([shutdown.signal]));
+    const unlinked = linkedSignal([shutdown.signal]);
+    unlinked.unlink();
+    shutdown.abort(new Error('stopping'));
+    expect(kept.map((k) => (k.signal.reason as Error).message)).toEqual(['stopping', 'stopping', 'stopping']);
+    expect(unlinked.signal.aborted).toBe(false);
+    // a signal linked after the source aborted is aborted at once
+    expect(linkedSignal([shutdown.signal]).signal.aborted).toBe(true);
   });
 });

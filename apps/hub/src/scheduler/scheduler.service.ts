@@ -1,5 +1,4 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { AgentSessions } from '../agents/agent-sessions';
 import { HUB_CONFIG } from '../config/config.module';
@@ -51,8 +50,6 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly agents: AgentSessions,
     private readonly batched: BatchedRunWrites,
   ) {
-    // every run in flight listens for shutdown
-    setMaxListeners(0, this.shutdown.signal);
     wakeup.onWake(() => this.wake());
   }
 
