@@ -84,12 +84,6 @@ export class AgentSession {
     return true;
   }
 
-  /** The run waiting for `generation` of the Target gives up with `err` (its assignment could not be recorded). */
-  stopWaiting(targetId: string, generation: number, err: Error): void {
-    const waiter = this.waiters.get(targetId);
-    if (waiter?.generation === generation) waiter.reject(err);
-  }
-
   /** Ends the stream (revocation, a newer stream of the same agent, shutdown, silence). */
   close(reason: string): void {
     if (this.ended.signal.aborted) return;

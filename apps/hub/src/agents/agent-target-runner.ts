@@ -1,6 +1,4 @@
 import { buildRunReport, failedRunResult, UnexpectedRunError, type ProjectDiff, type RunReport } from '@flotilla/engine';
-import { Coalescer } from '../common/coalescer';
-import type { LeaseBatchRepository } from '../scheduler/lease-batch.repository';
 import type { TargetDiffInput, TargetRunHooks, TargetRunInput, TargetRunner } from '../scheduler/target-runner';
 import type { AgentSessions } from './agent-sessions';
 import { assignmentOf } from './assignment';
@@ -20,19 +18,10 @@ export function agentReportIdOf(report: RunReport): string | undefined {
  * go away meanwhile, the run's signal aborts and the run is abandoned.
  */
 export class AgentTargetRunner implements TargetRunner {
-  /** the assignments sent, written in batches: a digest sends thousands at once */
-  private readonly sent: Coalescer<{ targetId: string; generation: number; digest: string | null }, void>;
-
   constructor(
     private readonly sessions: AgentSessions,
-    batch: LeaseBatchRepository,
     private readonly runTimeoutMs: number,
-  ) {
-    this.sent = new Coalescer(async (rows) => {
-      await batch.recordAssignments(rows);
-      return rows.map(() => undefined);
-    }, { windowMs: 10, maxItems: 1000 });
-  }
+  ) {}
 
   reconcile(input: TargetRunInput & { digest: string }, _hooks: TargetRunHooks): Promise<RunReport> {
     return this.dispatch(input, input.digest, false);
@@ -47,11 +36,10 @@ export class AgentTargetRunner implements TargetRunner {
       const session = this.sessions.get(input.owner);
       if (!session) throw new Error(`the agent of cluster ${input.cluster.name} is not connected to this hub replica`);
       const { id, epoch } = input.target;
-      // the assignment the agent holds, for the full set sent when it reconnects (fenced by the lease); written
-      // while the assignment travels, not before, so a fleet's acks do not queue behind these batches.
-      // Should the write fail, the run fails without waiting for the report and the next run sends it again.
+      // what the agent holds is recorded with the run's start (the scheduler's), for the full set sent
+      // when it reconnects; should that write fail, the run's signal ends this wait
       const waiting = session.waitForReport(id, epoch, input.signal, this.runTimeoutMs);
-      waiting.catch(() => undefined); // awaited after the write; an agent gone meanwhile is no unhandled rejection
+      waiting.catch(() => undefined); // should the send throw, the wait's end is nobody's unhandled rejection
       session.send({
         body: {
           $case: 'change',
@@ -73,12 +61,6 @@ export class AgentTargetRunner implements TargetRunner {
           },
         },
       });
-      try {
-        await this.sent.add({ targetId: id, generation: epoch, digest: digest || null });
-      } catch (err) {
-        session.stopWaiting(id, epoch, err instanceof Error ? err : new Error(String(err)));
-        throw err;
-      }
       const { report, reportId } = await waiting;
       reportIds.set(report, reportId);
       return report;

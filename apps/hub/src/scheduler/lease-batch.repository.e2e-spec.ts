@@ -129,14 +129,22 @@ describe('LeaseBatchRepository on PostgreSQL', () => {
     expect(rows.find((r) => r.id === b.targetId)!.s).toBeLessThan(61);
   });
 
-  it('records the assignment sent only under the lease epoch it was sent with', async () => {
-    const [a, b] = await claimed(2);
-    await batch.recordAssignments([
-      { targetId: a.targetId, generation: a.epoch, digest: 'sha256:aa' },
-      { targetId: b.targetId, generation: b.epoch - 1, digest: 'sha256:bb' },
-    ]);
+  it('records an agent run\'s assignment with its start, under the lease epoch, in the batch and the single write alike', async () => {
+    const [a, b, c, push] = await claimed(4);
+    const stale = { ...b, epoch: b.epoch - 1 };
+    expect(await batch.startRuns([
+      { lease: a, row: { ...start, agentDigest: 'sha256:aa' } },
+      { lease: stale, row: { ...start, agentDigest: 'sha256:bb' } },
+      { lease: push, row: start },
+    ])).toEqual([expect.objectContaining({ id: expect.any(String) }), null, expect.objectContaining({ id: expect.any(String) })]);
+    expect(await leases.startRun(c, { ...start, agentDigest: null })).not.toBeNull();
     const rows: Array<{ id: string; agent_generation: number | null; agent_digest: string | null }> = await database.ds.query(`SELECT id, agent_generation, agent_digest FROM targets`);
-    expect(rows.find((r) => r.id === a.targetId)).toMatchObject({ agent_generation: a.epoch, agent_digest: 'sha256:aa' });
-    expect(rows.find((r) => r.id === b.targetId)).toMatchObject({ agent_generation: null, agent_digest: null });
+    const row = (id: string) => rows.find((r) => r.id === id);
+    expect(row(a.targetId)).toMatchObject({ agent_generation: a.epoch, agent_digest: 'sha256:aa' });
+    // a lease no longer held records nothing; a run without an assignment leaves what was recorded
+    expect(row(b.targetId)).toMatchObject({ agent_generation: null, agent_digest: null });
+    expect(row(push.targetId)).toMatchObject({ agent_generation: null, agent_digest: null });
+    // a deletion's assignment carries no digest: its generation is still what the agent holds
+    expect(row(c.targetId)).toMatchObject({ agent_generation: c.epoch, agent_digest: null });
   });
 });

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { ReportComponent } from '@flotilla/engine';
-import type { Condition, TargetPhase } from '../database/entities';
-import { type Lease, type RunOutcome, rowsOf } from './lease.repository';
+import type { Condition } from '../database/entities';
+import { type Lease, type RunOutcome, type RunStartRow, rowsOf } from './lease.repository';
 
 export interface RunStart {
   lease: Lease;
-  row: { generation: number; revision: string | null; trigger: string; conditions: Condition[]; phase: TargetPhase; startedAt?: Date };
+  row: RunStartRow;
 }
 
 export interface RunFinish {
@@ -40,9 +40,10 @@ export class LeaseBatchRepository {
       const starting = items.filter((i) => held.has(i.lease.targetId));
       if (starting.length === 0) return items.map(() => null);
       await m.query(
-        `UPDATE targets t SET phase = CASE WHEN t.removal_requested_at IS NOT NULL THEN 'Deleting' ELSE x.phase END, conditions = x.conditions
-         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, phase text, conditions jsonb) WHERE t.id = x.id`,
-        [json(starting.map((i) => ({ id: i.lease.targetId, phase: i.row.phase, conditions: i.row.conditions })))],
+        `UPDATE targets t SET phase = CASE WHEN t.removal_requested_at IS NOT NULL THEN 'Deleting' ELSE x.phase END, conditions = x.conditions,
+           agent_generation = CASE WHEN x.assigned THEN x.epoch ELSE t.agent_generation END, agent_digest = CASE WHEN x.assigned THEN x.agent_digest ELSE t.agent_digest END
+         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, phase text, conditions jsonb, assigned boolean, epoch int, agent_digest text) WHERE t.id = x.id`,
+        [json(starting.map((i) => ({ id: i.lease.targetId, phase: i.row.phase, conditions: i.row.conditions, assigned: i.row.agentDigest !== undefined, epoch: i.lease.epoch, agent_digest: i.row.agentDigest ?? null })))],
       );
       const inserted: Array<{ id: string; target_id: string; started_at: Date }> = await m.query(
         `INSERT INTO runs (target_id, generation, revision, trigger, lease_owner, started_at, result)
@@ -151,17 +152,6 @@ export class LeaseBatchRepository {
     );
     const held = new Set(rows.map((r) => r.id));
     return leases.map((l) => held.has(l.targetId));
-  }
-
-  /** The assignment each agent holds (for the full set sent when it reconnects), fenced by the lease epoch. */
-  async recordAssignments(rows: ReadonlyArray<{ targetId: string; generation: number; digest: string | null }>): Promise<void> {
-    await this.ds.query(
-      // locked in id order first, as every batch here locks: a join's own order deadlocked with them
-      `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, epoch int, digest text)),
-       l AS (SELECT t.id FROM targets t JOIN x ON t.id = x.id AND t.lease_epoch = x.epoch ORDER BY t.id FOR UPDATE OF t)
-       UPDATE targets t SET agent_generation = x.epoch, agent_digest = x.digest FROM l JOIN x ON x.id = l.id WHERE t.id = l.id`,
-      [json(rows.map((r) => ({ id: r.targetId, epoch: r.generation, digest: r.digest })))],
-    );
   }
 
   /** Locks the rows whose lease is held as given, in id order; their ids. */

@@ -35,6 +35,18 @@ export function rowsOf<T>(res: unknown): T[] {
   return res as T[];
 }
 
+/** A run's start on its Target and Run row. */
+export interface RunStartRow {
+  generation: number;
+  revision: string | null;
+  trigger: string;
+  conditions: Condition[];
+  phase: TargetPhase;
+  startedAt?: Date;
+  /** an agent cluster's run: the digest its assignment carries (the lease epoch is its generation), kept for the full set sent when the agent reconnects */
+  agentDigest?: string | null;
+}
+
 /**
  * Leases on Targets in PostgreSQL. Claims skip rows another replica is
  * claiming (`FOR UPDATE SKIP LOCKED`) and rows whose lease is still valid;
@@ -157,15 +169,17 @@ export class LeaseRepository {
   }
 
   /** Starts a Run row and marks the Target Reconciling, if the lease is still held; null otherwise. */
-  async startRun(lease: Lease, row: { generation: number; revision: string | null; trigger: string; conditions: Condition[]; phase: TargetPhase; startedAt?: Date }): Promise<{ id: string; startedAt: Date } | null> {
+  async startRun(lease: Lease, row: RunStartRow): Promise<{ id: string; startedAt: Date } | null> {
     return this.ds.transaction(async (m) => {
       if (!(await this.holds(m, lease))) return null;
       // a removal asked for since the Target was read keeps it Deleting, so the run's end makes it due again
-      await m.query(`UPDATE targets SET phase = CASE WHEN removal_requested_at IS NOT NULL THEN 'Deleting' ELSE $2 END, conditions = $3::jsonb WHERE id = $1`, [
-        lease.targetId,
-        row.phase,
-        JSON.stringify(row.conditions),
-      ]);
+      const assigned = row.agentDigest !== undefined;
+      await m.query(
+        `UPDATE targets SET phase = CASE WHEN removal_requested_at IS NOT NULL THEN 'Deleting' ELSE $2 END, conditions = $3::jsonb,
+           agent_generation = CASE WHEN $4 THEN $5::int ELSE agent_generation END, agent_digest = CASE WHEN $4 THEN $6 ELSE agent_digest END
+         WHERE id = $1`,
+        [lease.targetId, row.phase, JSON.stringify(row.conditions), assigned, lease.epoch, row.agentDigest ?? null],
+      );
       const inserted: Array<{ id: string; started_at: Date }> = await m.query(
         `INSERT INTO runs (target_id, generation, revision, trigger, lease_owner, started_at, result)
          VALUES ($1, $2, $3, $4, $5, COALESCE($6, clock_timestamp()), 'Running') RETURNING id, started_at`,

@@ -42,10 +42,10 @@ export class SchedulerModule {
       providers: [
         {
           provide: TARGET_RUNNER,
-          inject: [HUB_CONFIG, HUB_LOGGER, AgentSessions, LeaseBatchRepository],
+          inject: [HUB_CONFIG, HUB_LOGGER, AgentSessions],
           // push clusters' Targets to the engine (or the runner a test passes), agent clusters' to their agents
-          useFactory: (config: HubConfig, logger: Logger, sessions: AgentSessions, batch: LeaseBatchRepository) =>
-            new ModeRoutingRunner(options.targetRunner ?? new EngineTargetRunner(defaultEngineRunnerOptions(config.dataDir), undefined, logger), new AgentTargetRunner(sessions, batch, config.agents.runTimeoutMs)),
+          useFactory: (config: HubConfig, logger: Logger, sessions: AgentSessions) =>
+            new ModeRoutingRunner(options.targetRunner ?? new EngineTargetRunner(defaultEngineRunnerOptions(config.dataDir), undefined, logger), new AgentTargetRunner(sessions, config.agents.runTimeoutMs)),
         },
         { provide: TAG_RESOLVER, useValue: options.tagResolver ?? new OciTagResolver() },
         { provide: SchedulerMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new SchedulerMetrics(registry) },

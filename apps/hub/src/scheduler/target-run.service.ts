@@ -177,6 +177,8 @@ export class TargetRunService {
       trigger,
       phase: deleting ? 'Deleting' : 'Reconciling',
       conditions: deleting ? this.deletingStatus(project, cluster, target) : reconcilingStatus(this.clock.now(), target.conditions, revision ?? project.sourceTag),
+      // the assignment the agent is sent below (its generation: the lease epoch), for the full set on reconnect
+      ...(agentRun ? { agentDigest: digest || null } : {}),
     });
     // an agent's assignment goes out while its Run row waits for its batch, so the agent's ack does not wait
     // on the fleet's writes; a row that could not be started (lease lost) stops the wait for the report
