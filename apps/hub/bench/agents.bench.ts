@@ -94,7 +94,9 @@ async function main(): Promise<void> {
   const pgData = join(work, 'postgres', 'data');
   const cpu = () => ({ hub: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, sim: cpuSeconds(sim.pid!), pg: postgresCpuSeconds(pgData), ticks: app.get(SchedulerService).completedTicks, at: Date.now() });
   const phases: Array<{ phase: string; from: ReturnType<typeof cpu>; to: ReturnType<typeof cpu> }> = [];
-  const sim = spawn(process.execPath, [join(ROOT, 'scripts/run-ts.mjs'), join(__dirname, 'agents-sim.ts'), address, identityFile, caFile], { stdio: ['pipe', 'pipe', 'inherit'] });
+  // BENCH_SIM_PROFILE=<dir>: the simulator's CPU profile, written when it exits
+  const simProfile = process.env.BENCH_SIM_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SIM_PROFILE}`] : [];
+  const sim = spawn(process.execPath, [...simProfile, join(ROOT, 'scripts/run-ts.mjs'), join(__dirname, 'agents-sim.ts'), address, identityFile, caFile], { stdio: ['pipe', 'pipe', 'inherit'] });
   const events: Array<Record<string, unknown>> = [];
   const waiters: Array<() => void> = [];
   createInterface({ input: sim.stdout! }).on('line', (l) => {
