@@ -17,6 +17,8 @@ export class AgentGoneError extends Error {
   }
 }
 
+let nextSlot = 0;
+
 interface Waiter {
   generation: number;
   resolve(r: AwaitedReport): void;
@@ -34,6 +36,8 @@ export class AgentSession {
   private readonly waiters = new Map<string, Waiter>();
   lastSeen = Date.now();
   readonly openedAt = Date.now();
+  /** a number of its own, to spread the sessions' periodic work (heartbeats) evenly */
+  readonly slot = nextSlot++;
 
   constructor(
     readonly identity: AgentIdentity,
