@@ -163,14 +163,14 @@ export class TargetRunService {
     const deleting = deletesInstances(project, target);
     const revision = digest ? formatRevision(project.sourceTag, digest) : null;
     const trigger = runTrigger({ ...target, deleting }, revision ?? '');
+    const agentRun = cluster.mode === 'agent';
     // an agent that goes away mid-run: the run is abandoned, and runs again once it is back
-    const agentGone = cluster.mode === 'agent' ? this.agents.get(cluster.id)?.closed : undefined;
-    if (cluster.mode === 'agent' && !agentGone) {
+    const agentGone = agentRun ? this.agents.get(cluster.id)?.closed : undefined;
+    if (agentRun && !agentGone) {
       await this.leases.release(lease);
       return 'released';
     }
     // a digest starts a fleet's runs together (thousands for agents): their writes go in batches
-    const agentRun = cluster.mode === 'agent';
     const starting = this.batched.startRun(lease, {
       generation: project.generation,
       revision,
