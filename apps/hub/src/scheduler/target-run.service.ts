@@ -1,4 +1,4 @@
-import { buildRunReport, condition, failedRunResult, formatRevision, revisionDigest, instanceEventText, reconcilingStatus, UnexpectedRunError, type ProjectSpec, type ReportContext, type ReportInstance, type RunReport } from '@flotilla/engine';
+import { buildRunReport, condition, failedRunResult, formatRevision, instanceEventText, reconcilingStatus, UnexpectedRunError, type ProjectSpec, type ReportContext, type ReportInstance, type RunReport } from '@flotilla/engine';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { agentReportIdOf } from '../agents/agent-target-runner';
@@ -25,7 +25,8 @@ import { ClusterEventSink } from './cluster-event-sink';
 import { openKubeConnection, pushConnection } from './push-connection';
 import { RunConnection } from './run-connection';
 import { RunProgress } from './run-progress';
-import { holdMessage, rolloutGate, targetsToAdvance } from './rollout';
+import { targetsToAdvance } from './rollout';
+import { deletesInstances, needsMembers, type PlannedRun, planRun } from './run-plan';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { openRegistryCredentials } from './sources/registry-credentials';
 import { type KubeRequestEvent, TARGET_RUNNER, type TargetRunInput, type TargetRunner } from './target-runner';
@@ -88,8 +89,12 @@ export class TargetRunService {
     return out;
   }
 
-  /** `facts`: read with readFacts after the claim, or here when absent (null: the Target was gone then). */
-  async run(claim: ClaimedTarget, keeper: LeaseKeeper, shutdown: AbortSignal, facts?: RunFacts | null): Promise<RunEnd> {
+  /**
+   * `facts`: read with readFacts after the claim, or here when absent (null: the Target was gone then).
+   * `sent`: the plan whose assignment went to the agent ahead of the run (AgentSendAhead), decided on
+   * rows read a moment before the facts: the run carries out what the agent was told.
+   */
+  async run(claim: ClaimedTarget, keeper: LeaseKeeper, shutdown: AbortSignal, facts?: RunFacts | null, sent?: PlannedRun): Promise<RunEnd> {
     if (claim.takenOverFrom) {
       this.metrics.leaseTakeovers.inc();
       const abandoned = await this.leases.abandonRuns(claim.targetId, claim.takenOverFrom, claim.owner);
@@ -103,40 +108,24 @@ export class TargetRunService {
     }
     if (!facts) return 'released'; // removed meanwhile
     const { target, project, cluster } = facts;
-    const deleting = deletesInstances(project, target);
-
-    let digest = project.sourceDigest;
-    if (!deleting) {
-      if (!digest) {
-        // The poller has not resolved the tag yet (or it failed): show why and look again soon.
-        const message = project.sourceError ?? `waiting for ${project.sourceRepository}:${project.sourceTag} to be resolved`;
-        const ready = condition('Ready', 'False', project.sourceError ? 'SourceResolveFailed' : 'SourcePending', message, this.clock.now(), target.conditions);
-        // a failed resolution is retried by the poller, not by every tick
-        const wait = project.sourceError ? this.config.scheduler.sourcePollMs : this.config.scheduler.tickMs;
-        await this.leases.release(claim, { nextRunAt: new Date(this.clock.now().getTime() + wait), conditions: [ready] });
-        return 'waiting';
-      }
-      const revision = formatRevision(project.sourceTag, digest);
-      if (project.rolloutGroups.length > 0) {
-        // a Target being removed is no longer part of any wave
-        const siblings = (facts.members ?? (await this.targets.forProject(project.id))).filter((t) => t.id !== target.id && !t.removalRequestedAt);
-        const members = siblings.map((t) => ({ group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));
-        const gate = rolloutGate(project.rolloutGroups, cluster.groupName, revision, members);
-        if (!gate.open) {
-          const pinned = revisionDigest(target.lastAppliedRevision);
-          const message = holdMessage(revision, gate.waitingFor ?? '');
-          if (!pinned) {
-            const conditions = [condition('Ready', 'False', 'RolloutWaiting', message, this.clock.now(), target.conditions)];
-            await this.noteHeld(project, cluster, target, message);
-            await this.leases.release(claim, { nextRunAt: new Date(this.clock.now().getTime() + project.intervalSeconds * 1000), phase: 'Pending', conditions });
-            return 'waiting';
-          }
-          digest = pinned; // keep the revision it has, correcting drift, until its wave opens
-          return this.execute(keeper, target, project, cluster, digest, shutdown, message);
-        }
-      }
+    const members = !sent && needsMembers(project, target) ? (facts.members ?? (await this.targets.forProject(project.id))) : [];
+    const plan = sent ?? planRun(project, cluster.groupName, target, members);
+    if (plan.kind === 'pending') {
+      // The poller has not resolved the tag yet (or it failed): show why and look again soon.
+      const message = project.sourceError ?? `waiting for ${project.sourceRepository}:${project.sourceTag} to be resolved`;
+      const ready = condition('Ready', 'False', project.sourceError ? 'SourceResolveFailed' : 'SourcePending', message, this.clock.now(), target.conditions);
+      // a failed resolution is retried by the poller, not by every tick
+      const wait = project.sourceError ? this.config.scheduler.sourcePollMs : this.config.scheduler.tickMs;
+      await this.leases.release(claim, { nextRunAt: new Date(this.clock.now().getTime() + wait), conditions: [ready] });
+      return 'waiting';
     }
-    return this.execute(keeper, target, project, cluster, digest, shutdown);
+    if (plan.kind === 'held') {
+      const conditions = [condition('Ready', 'False', 'RolloutWaiting', plan.message, this.clock.now(), target.conditions)];
+      await this.noteHeld(project, cluster, target, plan.message);
+      await this.leases.release(claim, { nextRunAt: new Date(this.clock.now().getTime() + project.intervalSeconds * 1000), phase: 'Pending', conditions });
+      return 'waiting';
+    }
+    return this.execute(keeper, target, project, cluster, plan, shutdown);
   }
 
   /** While instances are deleted the Target is no longer Ready on what it applied. */
@@ -158,9 +147,9 @@ export class TargetRunService {
    * successful run then says so in `Reconciling` (it has not reached the
    * Project's revision yet) rather than only `Ready`.
    */
-  private async execute(keeper: LeaseKeeper, target: TargetEntity, project: ProjectEntity, cluster: ClusterEntity, digest: string | null, shutdown: AbortSignal, hold?: string): Promise<RunEnd> {
+  private async execute(keeper: LeaseKeeper, target: TargetEntity, project: ProjectEntity, cluster: ClusterEntity, plan: PlannedRun, shutdown: AbortSignal): Promise<RunEnd> {
     const lease = keeper.lease;
-    const deleting = deletesInstances(project, target);
+    const { deleting, digest, hold } = plan;
     const revision = digest ? formatRevision(project.sourceTag, digest) : null;
     const trigger = runTrigger({ ...target, deleting }, revision ?? '');
     const agentRun = cluster.mode === 'agent';
@@ -366,12 +355,8 @@ export class TargetRunService {
   }
 }
 
-/** The Project is being deleted, or the cluster left its targets and its instances go with the Target. */
-function deletesInstances(project: ProjectEntity, target: TargetEntity): boolean {
-  return project.deletionRequestedAt !== null || target.removalRequestedAt !== null;
-}
-
-function engineProject(p: ProjectEntity): ProjectSpec & { overwriteOwnership: boolean } {
+/** The Project as the engine (and an agent's assignment) sees it. */
+export function engineProject(p: ProjectEntity): ProjectSpec & { overwriteOwnership: boolean } {
   return {
     name: p.name,
     namespace: p.namespace,
