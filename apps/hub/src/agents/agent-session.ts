@@ -19,8 +19,12 @@ export class AgentGoneError extends Error {
 
 let nextSlot = 0;
 
-interface Waiter {
+/** A report of one assignment that a run of this replica will store. */
+interface Expectation {
   generation: number;
+  /** a report was handed over: a second one is not this run's to store */
+  answered: boolean;
+  report: Promise<AwaitedReport>;
   resolve(r: AwaitedReport): void;
   reject(err: Error): void;
 }
@@ -32,8 +36,8 @@ interface Waiter {
  */
 export class AgentSession {
   private readonly ended = new AbortController();
-  /** runs of this replica waiting for a report, by Target id */
-  private readonly waiters = new Map<string, Waiter>();
+  /** reports runs of this replica wait for (or will), by Target id */
+  private readonly expected = new Map<string, Expectation>();
   lastSeen = Date.now();
   readonly openedAt = Date.now();
   /** a number of its own, to spread the sessions' periodic work (heartbeats) evenly */
@@ -55,36 +59,60 @@ export class AgentSession {
   }
 
   /**
+   * Marks the report of assignment `generation` of the Target (or of a later
+   * one) as the one a run of this replica stores, before the assignment goes
+   * out: an agent may answer before the run starts waiting. Replaces the
+   * expectation of an older assignment.
+   */
+  expectReport(targetId: string, generation: number): void {
+    const previous = this.expected.get(targetId);
+    if (previous?.generation === generation) return;
+    previous?.reject(new AgentGoneError('a newer assignment replaced this one'));
+    let resolve!: (r: AwaitedReport) => void;
+    let reject!: (err: Error) => void;
+    const report = new Promise<AwaitedReport>((ok, fail) => ((resolve = ok), (reject = fail)));
+    report.catch(() => undefined); // a run that never came to wait for it: nobody's unhandled rejection
+    this.expected.set(targetId, { generation, answered: false, report, resolve, reject });
+    if (this.ended.signal.aborted) reject(this.goneBeforeReport());
+  }
+
+  /** Whether the report of exactly this assignment is expected (its assignment went out already). */
+  expects(targetId: string, generation: number): boolean {
+    return this.expected.get(targetId)?.generation === generation;
+  }
+
+  /**
    * Waits for the agent's report of assignment `generation` (or a later
-   * one) of the Target; rejects when the stream ends, `signal` aborts or
-   * `timeoutMs` passes.
+   * one) of the Target, expected from now on if it was not yet; rejects when
+   * the stream ends, `signal` aborts or `timeoutMs` passes.
    */
   waitForReport(targetId: string, generation: number, signal: AbortSignal, timeoutMs: number): Promise<AwaitedReport> {
+    this.expectReport(targetId, generation);
+    const expectation = this.expected.get(targetId)!;
     return new Promise<AwaitedReport>((resolve, reject) => {
-      const timer = setTimeout(() => done(new AgentGoneError(`no report from the agent of cluster ${this.identity.clusterName} within ${timeoutMs} ms`)), timeoutMs);
-      const abort = () => done(new AgentGoneError(`the agent of cluster ${this.identity.clusterName} disconnected before it reported`));
-      const done = (err: Error | undefined, r?: AwaitedReport) => {
+      const timer = setTimeout(() => expectation.reject(new AgentGoneError(`no report from the agent of cluster ${this.identity.clusterName} within ${timeoutMs} ms`)), timeoutMs);
+      const abort = () => expectation.reject(this.goneBeforeReport());
+      const done = () => {
         clearTimeout(timer);
         signal.removeEventListener('abort', abort);
-        this.ended.signal.removeEventListener('abort', abort);
-        if (this.waiters.get(targetId) === waiter) this.waiters.delete(targetId);
-        if (err) reject(err);
-        else resolve(r!);
+        // taken: a later report of it is stored as a run of its own
+        if (this.expected.get(targetId) === expectation) this.expected.delete(targetId);
       };
-      const waiter: Waiter = { generation, resolve: (r) => done(undefined, r), reject: (e) => done(e) };
-      this.waiters.get(targetId)?.reject(new AgentGoneError('a newer assignment replaced this one'));
-      this.waiters.set(targetId, waiter);
-      if (signal.aborted || this.ended.signal.aborted) return abort();
+      expectation.report.then(
+        (r) => (done(), resolve(r)),
+        (err: Error) => (done(), reject(err)),
+      );
+      if (signal.aborted) return abort();
       signal.addEventListener('abort', abort, { once: true });
-      this.ended.signal.addEventListener('abort', abort, { once: true });
     });
   }
 
-  /** True when a waiting run took the report (it stores it); false: nobody waits for it here. */
+  /** True when a run of this replica takes the report (it stores it); false: nobody waits for it here. */
   offerReport(targetId: string, generation: number, report: AwaitedReport): boolean {
-    const waiter = this.waiters.get(targetId);
-    if (!waiter || generation < waiter.generation) return false;
-    waiter.resolve(report);
+    const expectation = this.expected.get(targetId);
+    if (!expectation || expectation.answered || generation < expectation.generation) return false;
+    expectation.answered = true;
+    expectation.resolve(report);
     return true;
   }
 
@@ -92,10 +120,16 @@ export class AgentSession {
   close(reason: string): void {
     if (this.ended.signal.aborted) return;
     this.ended.abort(new AgentGoneError(reason));
+    for (const expectation of this.expected.values()) expectation.reject(this.goneBeforeReport());
+    this.expected.clear();
     try {
       this.stream.end();
     } catch {
       // already gone
     }
+  }
+
+  private goneBeforeReport(): AgentGoneError {
+    return new AgentGoneError(`the agent of cluster ${this.identity.clusterName} disconnected before it reported`);
   }
 }

@@ -1,7 +1,7 @@
 import { buildRunReport, failedRunResult, UnexpectedRunError, type ProjectDiff, type RunReport } from '@flotilla/engine';
 import type { TargetDiffInput, TargetRunHooks, TargetRunInput, TargetRunner } from '../scheduler/target-runner';
 import type { AgentSessions } from './agent-sessions';
-import { assignmentOf } from './assignment';
+import { assignmentChange } from './assignment';
 
 /** Which report id an agent's run report came with, so the hub stores a replayed one once. */
 const reportIds = new WeakMap<RunReport, string>();
@@ -36,31 +36,27 @@ export class AgentTargetRunner implements TargetRunner {
       const session = this.sessions.get(input.owner);
       if (!session) throw new Error(`the agent of cluster ${input.cluster.name} is not connected to this hub replica`);
       const { id, epoch } = input.target;
+      // sent already when the scheduler sent its claim's assignments ahead (AgentSendAhead)
+      const sent = session.expects(id, epoch);
       // what the agent holds is recorded with the run's start (the scheduler's), for the full set sent
       // when it reconnects; should that write fail, the run's signal ends this wait
       const waiting = session.waitForReport(id, epoch, input.signal, this.runTimeoutMs);
       waiting.catch(() => undefined); // should the send throw, the wait's end is nobody's unhandled rejection
-      session.send({
-        body: {
-          $case: 'change',
-          value: {
-            change: {
-              $case: 'assignment',
-              value: assignmentOf({
-                targetId: id,
-                generation: epoch,
-                project: input.project,
-                cluster: input.cluster,
-                digest,
-                intervalSeconds: Math.round(input.schedule.intervalMs / 1000),
-                suspend: false,
-                delete: deleting,
-                registryCredentials: input.registryCredentials,
-              }),
-            },
-          },
-        },
-      });
+      if (!sent) {
+        session.send(
+          assignmentChange({
+            targetId: id,
+            generation: epoch,
+            project: input.project,
+            cluster: input.cluster,
+            digest,
+            intervalSeconds: Math.round(input.schedule.intervalMs / 1000),
+            suspend: false,
+            delete: deleting,
+            registryCredentials: input.registryCredentials,
+          }),
+        );
+      }
       const { report, reportId } = await waiting;
       reportIds.set(report, reportId);
       return report;

@@ -1,4 +1,4 @@
-import type { Assignment, RegistryCredentials } from '@flotilla/agent-protocol';
+import type { Assignment, ConnectResponse, RegistryCredentials } from '@flotilla/agent-protocol';
 import type { ProjectRegistryCredentials } from '@flotilla/engine';
 
 /** What the hub knows of one Target on an agent cluster, to tell the agent. */
@@ -34,6 +34,11 @@ export function assignmentOf(f: AssignmentFacts): Assignment {
     delete: f.delete,
     registryCredentials: f.registryCredentials ? registryCredentialsOf(f.registryCredentials) : undefined,
   };
+}
+
+/** The hub message that gives the agent one assignment (new, or changed). */
+export function assignmentChange(f: AssignmentFacts): ConnectResponse {
+  return { body: { $case: 'change', value: { change: { $case: 'assignment', value: assignmentOf(f) } } } };
 }
 
 function registryCredentialsOf(c: ProjectRegistryCredentials): RegistryCredentials {
