@@ -220,6 +220,9 @@ describe('connected agents on the hub', () => {
     }
     const runs = await eventually('stored', async () => ((await runsOn(digest('c')))[0]?.result === 'Succeeded' ? runsOn(digest('c')) : undefined));
     expect(runs).toHaveLength(1);
+    // sent once, ahead of the run (AgentSendAhead): the run found it sent and only waited for the report
+    const sent = a.received.filter((m) => m.body?.$case === 'change' && m.body.value.change?.$case === 'assignment' && m.body.value.change.value.digest === digest('c'));
+    expect(sent).toHaveLength(1);
   });
 
   it('cuts off the agent of a reset or deleted cluster', async () => {

@@ -11,6 +11,8 @@ import { HUB_LOGGER } from '../logging/logging.module';
 import type { Logger } from 'pino';
 import { ClusterEventSink } from './cluster-event-sink';
 import { defaultEngineRunnerOptions, EngineTargetRunner } from './engine-adapter';
+import { AgentSendAhead } from './agent-send-ahead';
+import { AssignmentTargetsRepository } from './assignment-targets.repository';
 import { BatchedRunWrites } from './batched-run-writes';
 import { LeaseBatchRepository } from './lease-batch.repository';
 import { LeaseRepository } from './lease.repository';
@@ -57,6 +59,8 @@ export class SchedulerModule {
         SourcePoller,
         TargetRunService,
         SchedulerService,
+        AgentSendAhead,
+        AssignmentTargetsRepository,
         RunWakeup,
         RunTriggers,
       ],

@@ -1,6 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { AgentSessions } from '../agents/agent-sessions';
+import { AgentSendAhead } from './agent-send-ahead';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { HUB_LOGGER } from '../logging/logging.module';
@@ -8,6 +9,7 @@ import { LeaseKeeper } from './lease-keeper';
 import { BatchedRunWrites } from './batched-run-writes';
 import { type ClaimedTarget, LeaseRepository } from './lease.repository';
 import { RunWakeup } from './run-wakeup';
+import type { PlannedRun } from './run-plan';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { SourcePoller } from './sources/source-poller';
 import { type RunEnd, type RunFacts, TargetRunService } from './target-run.service';
@@ -49,6 +51,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     wakeup: RunWakeup,
     private readonly agents: AgentSessions,
     private readonly batched: BatchedRunWrites,
+    private readonly sendAhead: AgentSendAhead,
   ) {
     wakeup.onWake(() => this.wake());
   }
@@ -131,14 +134,26 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     this.tickDone();
   }
 
-  /** Starts the runs of a claim, renewed from the claim on (agent runs' renewals in batches), with their facts read at once. */
+  /**
+   * Starts the runs of a claim, renewed from the claim on (agent runs' renewals in batches), with their
+   * facts read at once; agent runs' assignments go out first (AgentSendAhead).
+   */
   private async startClaimed(claimed: readonly ClaimedTarget[], agents: boolean): Promise<void> {
     const ttl = this.config.scheduler.leaseTtlMs;
     const keepers = claimed.map((claim) => new LeaseKeeper(agents ? this.batched : this.leases, claim, ttl, this.renewalFailed(claim)));
+    let sent = new Map<string, PlannedRun>();
+    if (agents && claimed.length > 0) {
+      sent = await this.sendAhead.send(claimed).catch((err: unknown) => {
+        this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'assignments not sent ahead; each run sends its own');
+        return sent;
+      });
+      // a turn of the event loop first: the sockets get those writes now, not after thousands of runs are set up
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     const facts = await this.factsOf(claimed);
     claimed.forEach((claim, i) => {
       if (agents) this.agentRuns.add(claim.targetId);
-      this.start(claim, keepers[i], facts ? (facts.get(claim.targetId) ?? null) : undefined);
+      this.start(claim, keepers[i], facts ? (facts.get(claim.targetId) ?? null) : undefined, sent.get(claim.targetId));
     });
   }
 
@@ -156,9 +171,9 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /** Runs a claimed Target; its lease is renewed by `keeper` from the claim on, so nothing before the run starts can let it lapse. */
-  private start(claim: ClaimedTarget, keeper: LeaseKeeper, facts?: RunFacts | null): void {
+  private start(claim: ClaimedTarget, keeper: LeaseKeeper, facts?: RunFacts | null, sent?: PlannedRun): void {
     const run: Promise<RunEnd> = this.runs
-      .run(claim, keeper, this.shutdown.signal, facts)
+      .run(claim, keeper, this.shutdown.signal, facts, sent)
       .catch((err: unknown) => {
         this.logger.error({ target: claim.targetId, err: err instanceof Error ? err.message : String(err) }, 'target run failed unexpectedly');
         return 'failed' as const;
