@@ -160,7 +160,7 @@ async function main(): Promise<void> {
   console.log(`client certificates signed: ${AGENTS} in ${signMs} ms (${(signMs / AGENTS).toFixed(2)} ms each, inserts included)`);
   console.log(`all connected (mutual TLS) and holding their assignment set: ${connected.ms} ms`);
   console.log(`hub RSS: ${mib(rssConnected)} with all connected, ${mib(peakRss)} peak (goal < 1024 MiB); V8 heap used ${mib(heapConnected)} connected, ${mib(peakHeap)} peak`);
-  if (afterGc) console.log(`after a full GC with all connected: RSS ${mib(afterGc.rss)}, V8 heap used ${mib(afterGc.heapUsed)}`);
+  if (afterGc) console.log(`after a full GC with all connected: RSS ${mib(afterGc.rss)}, V8 heap used ${mib(afterGc.heapUsed)} of ${mib(afterGc.heapTotal)} reserved, external ${mib(afterGc.external)} (array buffers ${mib(afterGc.arrayBuffers)})`);
   else console.log('(run under node --expose-gc for the live memory after a full GC)');
   console.log('| digest | digest→every agent holds it p50 | p99 (goal < 2000 ms) | max | reports stored/s |');
   console.log('|---|---|---|---|---|');
