@@ -25,7 +25,7 @@ export class AssignmentTargetsRepository {
     const res = await this.ds.query(
       `SELECT t.id, t.project_id, t.removal_requested_at, t.last_applied_revision, c.id AS cluster_id, c.name AS cluster_name, c.group_name, c.mode
        FROM targets t JOIN clusters c ON c.id = t.cluster_id
-       WHERE t.id IN (SELECT unnest(string_to_array($1, ','))::uuid)`,
+       WHERE t.id = ANY(string_to_array($1, ',')::uuid[])`,
       [ids.join(',')],
     );
     type Row = { id: string; project_id: string; removal_requested_at: Date | null; last_applied_revision: string | null; cluster_id: string; cluster_name: string; group_name: string; mode: 'push' | 'agent' };

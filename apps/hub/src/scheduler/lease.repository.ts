@@ -64,27 +64,24 @@ export class LeaseRepository {
    * still running; never claimed again here, even if their lease ran out.
    */
   async claim(owner: string, limit: number, ttlMs: number, inFlight: readonly string[] = [], agentClusters: readonly string[] = []): Promise<ClaimedTarget[]> {
-    return this.claimWhere(`(c.mode = 'push' OR t.cluster_id IN (SELECT id FROM agent_clusters))`, owner, limit, ttlMs, inFlight, agentClusters);
+    return this.claimWhere(`(c.mode = 'push' OR t.cluster_id = ANY(string_to_array($5, ',')::uuid[]))`, owner, limit, ttlMs, inFlight, agentClusters);
   }
 
   /** As claim, only Targets of the given agent clusters (their runs have a limit of their own). */
   async claimForAgents(owner: string, limit: number, ttlMs: number, inFlight: readonly string[], agentClusters: readonly string[]): Promise<ClaimedTarget[]> {
     if (agentClusters.length === 0) return [];
-    return this.claimWhere(`c.mode = 'agent' AND t.cluster_id IN (SELECT id FROM agent_clusters)`, owner, limit, ttlMs, inFlight, agentClusters);
+    return this.claimWhere(`c.mode = 'agent' AND t.cluster_id = ANY(string_to_array($5, ',')::uuid[])`, owner, limit, ttlMs, inFlight, agentClusters);
   }
 
   private async claimWhere(clusterFilter: string, owner: string, limit: number, ttlMs: number, inFlight: readonly string[], agentClusters: readonly string[]): Promise<ClaimedTarget[]> {
     if (limit <= 0) return [];
     const res = await this.ds.query(
       // The candidates are chosen without locks, then locked on targets alone (locking through the
-      // joins rechecks the join for each row a concurrent run write updated). The id lists filter
-      // targets' own columns as uuids: with statistics from before a fleet's Targets existed the
-      // planner nests loops, and a filter on the cluster side, as text, then ran once per Target
-      // and cluster pair: seconds per claim at 2,000 agents. The lists are rows to hash, not arrays:
-      // `= ANY(array)` compares each Target with every element, 10,000 × 10,000 at 10,000 agents.
-      `WITH agent_clusters AS MATERIALIZED (SELECT unnest(string_to_array($5, ','))::uuid AS id),
-       in_flight AS MATERIALIZED (SELECT unnest(string_to_array($4, ','))::uuid AS id),
-       candidates AS MATERIALIZED (
+      // joins rechecks the join for each row a concurrent run write updated). The id lists are
+      // filters on targets' own columns as uuid arrays, which PostgreSQL (14+) hashes: joined as rows
+      // instead, the planner's guess of their size made it rescan them once per Target
+      // (nested loops, 10,000 × 10,000 rows and seconds per claim at 10,000 agents).
+      `WITH candidates AS MATERIALIZED (
          SELECT t.id
          FROM targets t
          JOIN projects p ON p.id = t.project_id
@@ -93,7 +90,7 @@ export class LeaseRepository {
            AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
            AND (p.suspend = false OR p.deletion_requested_at IS NOT NULL OR t.removal_requested_at IS NOT NULL)
            AND ${clusterFilter}
-           AND NOT EXISTS (SELECT 1 FROM in_flight f WHERE f.id = t.id)
+           AND NOT (t.id = ANY(string_to_array($4, ',')::uuid[]))
          ORDER BY t.next_run_at, t.id
          LIMIT $2
        ), due AS (
