@@ -65,15 +65,21 @@ export class AgentSession {
    * expectation of an older assignment.
    */
   expectReport(targetId: string, generation: number): void {
+    this.expectation(targetId, generation);
+  }
+
+  private expectation(targetId: string, generation: number): Expectation {
     const previous = this.expected.get(targetId);
-    if (previous?.generation === generation) return;
+    if (previous?.generation === generation) return previous;
     previous?.reject(new AgentGoneError('a newer assignment replaced this one'));
     let resolve!: (r: AwaitedReport) => void;
     let reject!: (err: Error) => void;
     const report = new Promise<AwaitedReport>((ok, fail) => ((resolve = ok), (reject = fail)));
     report.catch(() => undefined); // a run that never came to wait for it: nobody's unhandled rejection
-    this.expected.set(targetId, { generation, answered: false, report, resolve, reject });
+    const expectation = { generation, answered: false, report, resolve, reject };
+    this.expected.set(targetId, expectation);
     if (this.ended.signal.aborted) reject(this.goneBeforeReport());
+    return expectation;
   }
 
   /** Whether the report of exactly this assignment is expected (its assignment went out already). */
@@ -87,8 +93,7 @@ export class AgentSession {
    * the stream ends, `signal` aborts or `timeoutMs` passes.
    */
   waitForReport(targetId: string, generation: number, signal: AbortSignal, timeoutMs: number): Promise<AwaitedReport> {
-    this.expectReport(targetId, generation);
-    const expectation = this.expected.get(targetId)!;
+    const expectation = this.expectation(targetId, generation);
     return new Promise<AwaitedReport>((resolve, reject) => {
       const timer = setTimeout(() => expectation.reject(new AgentGoneError(`no report from the agent of cluster ${this.identity.clusterName} within ${timeoutMs} ms`)), timeoutMs);
       const abort = () => expectation.reject(this.goneBeforeReport());

@@ -42,9 +42,9 @@ export class AgentSendAhead {
     const credentials = await this.registryCredentials([...projects.values()]);
     for (const target of targets) {
       const project = projects.get(target.projectId);
+      // only agent clusters have sessions; waves need all the Project's Targets: those runs decide and send for themselves
       const session = this.sessions.get(target.cluster.id);
-      // waves need all the Project's Targets: those runs decide and send for themselves
-      if (!project || !session || target.cluster.mode !== 'agent' || needsMembers(project, target)) continue;
+      if (!project || !session || needsMembers(project, target)) continue;
       const plan = planRun(project, target.cluster.groupName, target, []);
       const registryCredentials = project.registryCredentialId ? credentials.get(project.registryCredentialId) : undefined;
       if (plan.kind !== 'run' || registryCredentials === null) continue;

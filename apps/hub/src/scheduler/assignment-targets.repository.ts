@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { rowsOf } from './lease.repository';
 
 /** What an agent's assignment needs of its Target and cluster. */
 export interface AssignmentTarget {
@@ -8,7 +7,7 @@ export interface AssignmentTarget {
   projectId: string;
   removalRequestedAt: Date | null;
   lastAppliedRevision: string | null;
-  cluster: { id: string; name: string; groupName: string; mode: 'push' | 'agent' };
+  cluster: { id: string; name: string; groupName: string };
 }
 
 /**
@@ -22,19 +21,19 @@ export class AssignmentTargetsRepository {
 
   async read(ids: readonly string[]): Promise<AssignmentTarget[]> {
     if (ids.length === 0) return [];
-    const res = await this.ds.query(
-      `SELECT t.id, t.project_id, t.removal_requested_at, t.last_applied_revision, c.id AS cluster_id, c.name AS cluster_name, c.group_name, c.mode
+    type Row = { id: string; project_id: string; removal_requested_at: Date | null; last_applied_revision: string | null; cluster_id: string; cluster_name: string; group_name: string };
+    const rows: Row[] = await this.ds.query(
+      `SELECT t.id, t.project_id, t.removal_requested_at, t.last_applied_revision, t.cluster_id, c.name AS cluster_name, c.group_name
        FROM targets t JOIN clusters c ON c.id = t.cluster_id
        WHERE t.id = ANY(string_to_array($1, ',')::uuid[])`,
       [ids.join(',')],
     );
-    type Row = { id: string; project_id: string; removal_requested_at: Date | null; last_applied_revision: string | null; cluster_id: string; cluster_name: string; group_name: string; mode: 'push' | 'agent' };
-    return rowsOf<Row>(res).map((r) => ({
+    return rows.map((r) => ({
       id: r.id,
       projectId: r.project_id,
       removalRequestedAt: r.removal_requested_at,
       lastAppliedRevision: r.last_applied_revision,
-      cluster: { id: r.cluster_id, name: r.cluster_name, groupName: r.group_name, mode: r.mode },
+      cluster: { id: r.cluster_id, name: r.cluster_name, groupName: r.group_name },
     }));
   }
 }

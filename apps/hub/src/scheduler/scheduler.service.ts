@@ -141,20 +141,23 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
   private async startClaimed(claimed: readonly ClaimedTarget[], agents: boolean): Promise<void> {
     const ttl = this.config.scheduler.leaseTtlMs;
     const keepers = claimed.map((claim) => new LeaseKeeper(agents ? this.batched : this.leases, claim, ttl, this.renewalFailed(claim)));
-    let sent = new Map<string, PlannedRun>();
-    if (agents && claimed.length > 0) {
-      sent = await this.sendAhead.send(claimed).catch((err: unknown) => {
-        this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'assignments not sent ahead; each run sends its own');
-        return sent;
-      });
-      // a turn of the event loop first: the sockets get those writes now, not after thousands of runs are set up
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    const sent = agents && claimed.length > 0 ? await this.sendAssignmentsAhead(claimed) : new Map<string, PlannedRun>();
     const facts = await this.factsOf(claimed);
     claimed.forEach((claim, i) => {
       if (agents) this.agentRuns.add(claim.targetId);
       this.start(claim, keepers[i], facts ? (facts.get(claim.targetId) ?? null) : undefined, sent.get(claim.targetId));
     });
+  }
+
+  /** The plans whose assignments went out, by Target id; the sockets get those writes before the runs are set up. */
+  private async sendAssignmentsAhead(claimed: readonly ClaimedTarget[]): Promise<Map<string, PlannedRun>> {
+    const sent = await this.sendAhead.send(claimed).catch((err: unknown) => {
+      this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'assignments not sent ahead; each run sends its own');
+      return new Map<string, PlannedRun>();
+    });
+    // a turn of the event loop: the writes leave now, not after thousands of runs are set up in this one
+    await new Promise((resolve) => setImmediate(resolve));
+    return sent;
   }
 
   /** The claimed Targets' facts in a few reads for the whole claim; if those fail, each run reads its own. */
