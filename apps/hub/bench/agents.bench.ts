@@ -5,7 +5,11 @@
 // it (p50, p99) and the reports the hub stored per second. Goals: p99 < 2 s,
 // hub RSS < 1 GiB. Each simulated agent reports BENCH_APPLY_MS (default 2000,
 // ±50%) after its assignment, as a real one applies first; 0: at once.
-import { spawn } from 'node:child_process';
+// The agents are a Go program (agents-sim-go) by default: here they share the
+// hub's two cores, where a real fleet's agents run on machines of their own,
+// so the cheaper their messages the less they take from the hub.
+// BENCH_SIM=node runs them on Node's grpc-js instead, for comparison.
+import { spawn, spawnSync } from 'node:child_process';
 import { certificateFingerprint, newAgentKeyRequest } from '@flotilla/agent-protocol';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,8 +27,10 @@ import type { TagResolver } from '../src/scheduler/sources/tag-resolver';
 import { cpuSeconds, postgresCpuSeconds } from './cpu-times';
 import { samplePostgres } from './pg-sampler';
 import { startProfile } from './profile';
+import { reportOf } from '../test/simulated-agent';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
+const SIM = process.env.BENCH_SIM ?? 'go';
 const DIGESTS = Number(process.env.BENCH_DIGESTS ?? 3);
 const TOKEN = 'bench-admin-token-0123456789abcdef';
 const ROOT = resolve(__dirname, '../../..');
@@ -94,9 +100,7 @@ async function main(): Promise<void> {
   const pgData = join(work, 'postgres', 'data');
   const cpu = () => ({ hub: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, sim: cpuSeconds(sim.pid!), pg: postgresCpuSeconds(pgData), ticks: app.get(SchedulerService).completedTicks, at: Date.now() });
   const phases: Array<{ phase: string; from: ReturnType<typeof cpu>; to: ReturnType<typeof cpu> }> = [];
-  // BENCH_SIM_PROFILE=<dir>: the simulator's CPU profile, written when it exits
-  const simProfile = process.env.BENCH_SIM_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SIM_PROFILE}`] : [];
-  const sim = spawn(process.execPath, [...simProfile, join(ROOT, 'scripts/run-ts.mjs'), join(__dirname, 'agents-sim.ts'), address, identityFile, caFile], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const sim = spawnSimulator(work, address, identityFile, caFile);
   const events: Array<Record<string, unknown>> = [];
   const waiters: Array<() => void> = [];
   createInterface({ input: sim.stdout! }).on('line', (l) => {
@@ -156,7 +160,7 @@ async function main(): Promise<void> {
   const pgSamples = await pgSampler?.stop();
 
   const mib = (b: number) => `${Math.round(b / 1024 / 1024)} MiB`;
-  console.log(`\nbench:agents — ${AGENTS} agents, one hub (in this process), PostgreSQL ${pg.endpoint.url.replace(/:[^:@]*@/, ':***@')}; agents report ${process.env.BENCH_APPLY_MS ?? 2000} ms (±50%) after an assignment`);
+  console.log(`\nbench:agents — ${AGENTS} agents (${SIM === 'go' ? 'Go, grpc-go' : 'Node, grpc-js'}), one hub (in this process), PostgreSQL ${pg.endpoint.url.replace(/:[^:@]*@/, ':***@')}; agents report ${process.env.BENCH_APPLY_MS ?? 2000} ms (±50%) after an assignment`);
   console.log(`client certificates signed: ${AGENTS} in ${signMs} ms (${(signMs / AGENTS).toFixed(2)} ms each, inserts included)`);
   console.log(`all connected (mutual TLS) and holding their assignment set: ${connected.ms} ms`);
   console.log(`hub RSS: ${mib(rssConnected)} with all connected, ${mib(peakRss)} peak (goal < 1024 MiB); V8 heap used ${mib(heapConnected)} connected, ${mib(peakHeap)} peak`);
@@ -182,6 +186,38 @@ async function main(): Promise<void> {
   await app.close();
   await pg.stop();
   rmSync(work, { recursive: true, force: true });
+}
+
+/** The simulated agents' process: the Go program, or with BENCH_SIM=node the Node one. */
+function spawnSimulator(work: string, address: string, identityFile: string, caFile: string) {
+  if (SIM === 'node') {
+    // BENCH_SIM_PROFILE=<dir>: the simulator's CPU profile, written when it exits
+    const simProfile = process.env.BENCH_SIM_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SIM_PROFILE}`] : [];
+    return spawn(process.execPath, [...simProfile, join(ROOT, 'scripts/run-ts.mjs'), join(__dirname, 'agents-sim.ts'), address, identityFile, caFile], { stdio: ['pipe', 'pipe', 'inherit'] });
+  }
+  if (SIM !== 'go') throw new Error(`BENCH_SIM=${SIM}: go or node`);
+  const build = spawnSync(process.execPath, [join(__dirname, 'agents-sim-go/build.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (build.status !== 0) throw new Error(`the Go simulator did not build (exit ${build.status})`);
+  const binary = build.stdout.trim().split('\n').pop()!;
+  const templateFile = join(work, 'report-template.json');
+  writeFileSync(templateFile, reportTemplate());
+  return spawn(binary, [address, identityFile, caFile, templateFile], { stdio: ['pipe', 'pipe', 'inherit'] });
+}
+
+/**
+ * The engine's reports of a successful apply and a successful deletion, one per line, for an assignment of
+ * markers the Go simulator fills in (agents-sim-go/report.go).
+ */
+function reportTemplate(): string {
+  const marked = {
+    targetId: '', generation: 0, projectName: '__PROJECT_NAME__', projectNamespace: '__PROJECT_NAMESPACE__', repository: '__SOURCE__', tag: '__TAG__', path: '',
+    digest: '__DIGEST__', serviceAccountName: '', annotations: {}, clusterName: '__CLUSTER_NAME__', clusterGroup: '__CLUSTER_GROUP__', intervalSeconds: 600, suspend: false, delete: false, registryCredentials: undefined,
+  };
+  const line = (deleting: boolean) => {
+    const report = reportOf({ ...marked, delete: deleting }, true);
+    return JSON.stringify(report).replaceAll(report.startedAt, '__NOW__');
+  };
+  return `${line(false)}\n${line(true)}\n`;
 }
 
 /** Until every agent's report of `digest` is stored. */
