@@ -220,11 +220,13 @@ function reportTemplate(): string {
   return `${line(false)}\n${line(true)}\n`;
 }
 
-/** Until every agent's report of `digest` is stored. */
+/** Until every agent's report of `digest` is stored; fails past BENCH_STORE_TIMEOUT_MS (5 minutes) rather than wait forever on reports the hub refused. */
 async function everyTargetAt(db: Client, digest: string): Promise<void> {
+  const deadline = Date.now() + Number(process.env.BENCH_STORE_TIMEOUT_MS ?? 300_000);
   for (;;) {
     const n = Number((await db.query(`SELECT count(*) AS n FROM targets WHERE last_applied_revision = $1`, [`stable@${digest}`])).rows[0].n);
     if (n >= AGENTS) return;
+    if (Date.now() > deadline) throw new Error(`reports of ${digest} stored for ${n} of ${AGENTS} Targets before the deadline (BENCH_STORE_TIMEOUT_MS)`);
     // not more often: at 10,000 agents this count was a tenth of PostgreSQL's work during a digest
     await new Promise((r) => setTimeout(r, 500));
   }

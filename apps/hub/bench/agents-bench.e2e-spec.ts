@@ -1,0 +1,30 @@
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+
+// `npm run bench:agents` at a few agents: the Go simulator builds from the Go
+// code generated off proto/, connects over mutual TLS, holds each digest and
+// reports it with a RunReport the hub accepts (the bench waits until every
+// Target stored the digest's report). A protocol change that the Go side
+// missed fails here rather than in the next measurement.
+
+const ROOT = resolve(__dirname, '../../..');
+
+function runBench(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  return new Promise((done, fail) => {
+    const bench = spawn(process.execPath, [join(ROOT, 'scripts/run-ts.mjs'), join(__dirname, 'agents.bench.ts')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    bench.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    bench.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    bench.on('error', fail);
+    bench.on('exit', (code) => done({ code, out }));
+  });
+}
+
+describe('bench:agents with the Go simulator', () => {
+  it('connects every agent, delivers two digests and stores every report', async () => {
+    const { code, out } = await runBench({ BENCH_AGENTS: '5', BENCH_DIGESTS: '2', BENCH_APPLY_MS: '0', BENCH_SIM: 'go', BENCH_STORE_TIMEOUT_MS: '60000' });
+    expect({ code, tail: out.slice(-3000) }).toEqual({ code: 0, tail: expect.stringContaining('| #2 |') });
+    expect(out).toContain('5 agents (Go, grpc-go)');
+    expect(out).toMatch(/all connected \(mutual TLS\) and holding their assignment set: \d+ ms/);
+  }, 300_000);
+});
