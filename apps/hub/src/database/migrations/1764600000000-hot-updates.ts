@@ -6,7 +6,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * and every index of the table gets a new entry; with room, PostgreSQL keeps
  * it on the page and leaves the indexes alone (a HOT update). A claim
  * rewrites every Target of a page at once, so targets keep half of each page
- * free: at 10,000 agents the claim of a new digest's Targets took less than
+ * free: at 10,000 agents the claim of a new digest's Targets took about
  * half as long. Rows written before this take the room as vacuum frees pages.
  */
 export class HotUpdates1764600000000 implements MigrationInterface {
