@@ -12,7 +12,6 @@ import (
 type fleet struct {
 	mu           sync.Mutex
 	out          *output
-	size         int
 	greeted      []bool
 	greetedCount int
 	onAllGreeted func()
@@ -27,14 +26,14 @@ type digestTiming struct {
 }
 
 func newFleet(size int, out *output) *fleet {
-	return &fleet{out: out, size: size, greeted: make([]bool, size), timing: map[string]*digestTiming{}}
+	return &fleet{out: out, greeted: make([]bool, size), timing: map[string]*digestTiming{}}
 }
 
 // time starts timing a digest from `at`, when the hub's source began to serve it.
 func (f *fleet) time(digest string, at time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.timing[digest] = &digestTiming{at: at, held: make([]time.Duration, f.size), counted: make([]bool, f.size)}
+	f.timing[digest] = &digestTiming{at: at, held: make([]time.Duration, len(f.greeted)), counted: make([]bool, len(f.greeted))}
 }
 
 func (f *fleet) greet(agent int) {
@@ -45,7 +44,7 @@ func (f *fleet) greet(agent int) {
 	}
 	f.greeted[agent] = true
 	f.greetedCount++
-	if f.greetedCount == f.size {
+	if f.greetedCount == len(f.greeted) {
 		f.onAllGreeted()
 	}
 }
@@ -62,7 +61,7 @@ func (f *fleet) holds(agent int, digest string) {
 	t.counted[agent] = true
 	t.held[agent] = now.Sub(t.at)
 	t.count++
-	if t.count < f.size {
+	if t.count < len(t.held) {
 		return
 	}
 	delete(f.timing, digest)
@@ -75,5 +74,5 @@ func (f *fleet) holds(agent int, digest string) {
 func (f *fleet) counts() (greeted, total int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.greetedCount, f.size
+	return f.greetedCount, len(f.greeted)
 }

@@ -55,7 +55,7 @@ func main() {
 		must(err)
 	}
 
-	out := newOutput()
+	out := &output{}
 	fleet := newFleet(len(identities), out)
 	started := time.Now()
 	agents := make([]*agent, len(identities))
@@ -146,20 +146,14 @@ func readIdentities(file string) []identity {
 }
 
 // output writes JSON lines to stdout from any goroutine.
-type output struct {
-	mu sync.Mutex
-	w  *bufio.Writer
-}
-
-func newOutput() *output { return &output{w: bufio.NewWriter(os.Stdout)} }
+type output struct{ mu sync.Mutex }
 
 func (o *output) say(v any) {
 	line, err := json.Marshal(v)
 	must(err)
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.w.Write(append(line, '\n'))
-	o.w.Flush()
+	os.Stdout.Write(append(line, '\n'))
 }
 
 func must(err error) {
