@@ -205,6 +205,8 @@ describe('connected agents on the hub', () => {
     const a = edge1;
     const { targetId } = [...a.assignments.values()][0];
     const runsOn = async (d: string) => ((await hub.call('GET', '/api/v1/projects/web/targets/edge-1/runs?limit=100')).body.items as Array<{ revision: string; result: string }>).filter((r) => r.revision === `stable@${d}`);
+    const advanceClaims = async () => Number(/^flotilla_scheduler_claims_total\{by="advance"\} (\d+)/m.exec((await hub.call('GET', '/metrics', { token: null })).text)?.[1] ?? 0);
+    const claimedBefore = await advanceClaims();
     // while this transaction holds runs in SHARE mode no Run row can be inserted: the ack must not wait for one
     const q = hub.app.get(DataSource).createQueryRunner();
     await q.connect();
@@ -223,6 +225,8 @@ describe('connected agents on the hub', () => {
     // sent once, ahead of the run (AgentSendAhead): the run found it sent and only waited for the report
     const sent = a.received.filter((m) => m.body?.$case === 'change' && m.body.value.change?.$case === 'assignment' && m.body.value.change.value.digest === digest('c'));
     expect(sent).toHaveLength(1);
+    // claimed by the digest's advance itself (the Project has no waves), not by a later tick
+    expect((await advanceClaims()) - claimedBefore).toBe(1);
   });
 
   it('cuts off the agent of a reset or deleted cluster', async () => {

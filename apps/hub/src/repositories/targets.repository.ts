@@ -15,6 +15,9 @@ export interface TargetFilter {
   labelSelector?: LabelSelector;
 }
 
+/** The Targets a new revision ($2) of a Project without waves ($1) advances: all but the Suspended, the Deleting and those on it. */
+export const PROJECT_ADVANCES = `project_id = $1 AND last_applied_revision IS DISTINCT FROM $2 AND phase NOT IN ('Suspended', 'Deleting')`;
+
 // Any fixed 64-bit number names the lock; distinct from the migration lock.
 const MEMBERSHIP_LOCK = '7380676954236969314';
 
@@ -241,7 +244,7 @@ export class TargetsRepository {
    */
   async advanceProject(projectId: string, revision: string): Promise<void> {
     await this.updateInIdOrder(
-      `project_id = $1 AND last_applied_revision IS DISTINCT FROM $2 AND phase NOT IN ('Suspended', 'Deleting')`,
+      PROJECT_ADVANCES,
       [projectId, revision],
       'next_run_at = LEAST(t.next_run_at, now()), advance_to_revision = $2',
       [],

@@ -73,6 +73,37 @@ describe('LeaseRepository and wave advance on PostgreSQL', () => {
     expect((await leases.claim('hub-2', 10, 60_000)).map((c) => c.targetId)).toEqual([ids.a]);
   });
 
+  it("advances a Project's Targets and, in the same write, claims its free ones on this replica's agent clusters", async () => {
+    const ids = await seed(['held', 'running', 'free1', 'free2', 'elsewhere', 'current']);
+    const [{ project_id: projectId }] = await database.ds.query(`SELECT project_id FROM targets WHERE id = $1`, [ids.held]);
+    const clusterOf = new Map<string, string>((await database.ds.query(`SELECT id, cluster_id FROM targets`)).map((r: { id: string; cluster_id: string }) => [r.id, r.cluster_id]));
+    await database.ds.query(`UPDATE targets SET next_run_at = now() + interval '1 hour'`);
+    await database.ds.query(`UPDATE targets SET lease_owner = 'hub-2', lease_expires_at = now() + interval '1 minute', lease_epoch = 4 WHERE id = $1`, [ids.held]);
+    await database.ds.query(`UPDATE targets SET last_applied_revision = $2 WHERE id = $1`, [ids.current, R2]);
+    // 'elsewhere' is connected to another replica
+    const agentClusters = ['held', 'running', 'free1', 'free2', 'current'].map((n) => clusterOf.get(ids[n])!);
+    const terms = { owner: 'hub-1', ttlMs: 60_000, agentClusters, inFlight: [ids.running] };
+
+    const claimed = await leases.advanceProjectClaiming(projectId, R2, { ...terms, limit: 10 });
+    expect(claimed.map((c) => c.targetId).sort()).toEqual([ids.free1, ids.free2].sort());
+    expect(claimed.map((c) => [c.owner, c.epoch, c.takenOverFrom])).toEqual([['hub-1', 1, null], ['hub-1', 1, null]]);
+    for (const name of ['held', 'running', 'free1', 'free2', 'elsewhere']) expect(await row(ids[name])).toMatchObject({ due: true });
+    expect(await row(ids.current)).toMatchObject({ due: false });
+    const [held] = await database.ds.query(`SELECT lease_owner, lease_epoch, advance_to_revision FROM targets WHERE id = $1`, [ids.held]);
+    expect(held).toEqual({ lease_owner: 'hub-2', lease_epoch: 4, advance_to_revision: R2 });
+    // what it left is the tick's to claim
+    expect((await leases.claim('hub-1', 10, 60_000, [ids.running])).map((c) => c.targetId)).toEqual([ids.elsewhere]);
+  });
+
+  it('claims no more with an advance than its limit, in id order', async () => {
+    const ids = Object.values(await seed(['a', 'b', 'c']));
+    const [{ project_id: projectId }] = await database.ds.query(`SELECT project_id FROM targets WHERE id = $1`, [ids[0]]);
+    const agentClusters = (await database.ds.query(`SELECT cluster_id FROM targets`)).map((r: { cluster_id: string }) => r.cluster_id);
+    const claimed = await leases.advanceProjectClaiming(projectId, R2, { owner: 'hub-1', ttlMs: 60_000, agentClusters, inFlight: [], limit: 2 });
+    expect(claimed.map((c) => c.targetId)).toEqual([...ids].sort().slice(0, 2));
+    expect(await leases.advanceProjectClaiming(projectId, R2, { owner: 'hub-1', ttlMs: 60_000, agentClusters, inFlight: [], limit: 0 })).toEqual([]);
+  });
+
   it('a wave opening never makes due a Target that has just finished on that revision', async () => {
     const ids = await seed(['prod']);
     const [lease] = await leases.claim('hub-1', 1, 60_000);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { ReportComponent, RunReport } from '@flotilla/engine';
 import type { Condition, TargetPhase } from '../database/entities';
+import { PROJECT_ADVANCES } from '../repositories/targets.repository';
 
 /** A Target this replica holds: `epoch` fences every write of its run. */
 export interface Lease {
@@ -27,6 +28,17 @@ export interface RunOutcome {
   agentReportId?: string;
   /** a run the agent made on its own ended then, not when the hub heard of it */
   finishedAt?: Date;
+}
+
+/** What a claim made with a Project's advance may take (LeaseRepository.advanceProjectClaiming). */
+export interface AdvanceClaimTerms {
+  owner: string;
+  ttlMs: number;
+  /** the agent clusters whose Targets may be claimed: those connected to this replica */
+  agentClusters: readonly string[];
+  /** Targets this replica is running: never claimed again here */
+  inFlight: readonly string[];
+  limit: number;
 }
 
 /** UPDATE results come back as [rows, count] from node-postgres and as rows from PGlite. */
@@ -71,6 +83,41 @@ export class LeaseRepository {
   async claimForAgents(owner: string, limit: number, ttlMs: number, inFlight: readonly string[], agentClusters: readonly string[]): Promise<ClaimedTarget[]> {
     if (agentClusters.length === 0) return [];
     return this.claimWhere(`c.mode = 'agent' AND t.cluster_id = ANY(string_to_array($5, ',')::uuid[])`, owner, limit, ttlMs, inFlight, agentClusters);
+  }
+
+  /**
+   * TargetsRepository.advanceProject, and in the same statement the claim a
+   * tick would make next of the advanced Targets on `terms.agentClusters`:
+   * free leases, not in flight here, up to `terms.limit`, in id order. A new
+   * digest's agent Targets are then written once, not advanced and claimed
+   * in two passes (at 10,000 agents each pass took a quarter of a second or more).
+   */
+  async advanceProjectClaiming(projectId: string, revision: string, terms: AdvanceClaimTerms): Promise<ClaimedTarget[]> {
+    const res = await this.ds.query(
+      // locked in id order, as every batch of many Targets is (see TargetsRepository.updateInIdOrder)
+      `WITH locked AS MATERIALIZED (
+         SELECT id, cluster_id, lease_owner, lease_expires_at FROM targets WHERE ${PROJECT_ADVANCES} ORDER BY id FOR UPDATE
+       ), chosen AS (
+         SELECT id, lease_owner AS prev_owner FROM locked
+         WHERE cluster_id = ANY(string_to_array($3, ',')::uuid[])
+           AND (lease_expires_at IS NULL OR lease_expires_at < now())
+           AND NOT (id = ANY(string_to_array($4, ',')::uuid[]))
+         ORDER BY id
+         LIMIT $5
+       )
+       UPDATE targets t
+       SET next_run_at = LEAST(t.next_run_at, now()), advance_to_revision = $2, updated_at = CURRENT_TIMESTAMP,
+           lease_owner = CASE WHEN c.id IS NULL THEN t.lease_owner ELSE $6 END,
+           lease_expires_at = CASE WHEN c.id IS NULL THEN t.lease_expires_at ELSE now() + $7 * interval '1 millisecond' END,
+           lease_epoch = CASE WHEN c.id IS NULL THEN t.lease_epoch ELSE t.lease_epoch + 1 END
+       FROM locked l LEFT JOIN chosen c ON c.id = l.id
+       WHERE t.id = l.id
+       RETURNING t.id, t.lease_epoch, c.id IS NOT NULL AS claimed, c.prev_owner`,
+      [projectId, revision, terms.agentClusters.join(','), terms.inFlight.join(','), Math.max(0, terms.limit), terms.owner, terms.ttlMs],
+    );
+    return rowsOf<{ id: string; lease_epoch: number; claimed: boolean; prev_owner: string | null }>(res)
+      .filter((r) => r.claimed)
+      .map((r) => ({ targetId: r.id, owner: terms.owner, epoch: Number(r.lease_epoch), takenOverFrom: r.prev_owner }));
   }
 
   private async claimWhere(clusterFilter: string, owner: string, limit: number, ttlMs: number, inFlight: readonly string[], agentClusters: readonly string[]): Promise<ClaimedTarget[]> {

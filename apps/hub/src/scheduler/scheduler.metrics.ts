@@ -30,6 +30,7 @@ export class SchedulerMetrics {
   readonly leasesLost: Counter;
   readonly tagResolutions: Counter<'result'>;
   readonly ticks: Counter;
+  readonly claims: Counter<'by'>;
   /** last info labels per instance, so a changed label set replaces the old series */
   private readonly infoSeries = new Map<string, InfoLabels>();
 
@@ -62,6 +63,7 @@ export class SchedulerMetrics {
     this.leaseTakeovers = new Counter({ name: 'flotilla_scheduler_lease_takeovers_total', help: 'Targets claimed after another replica let its lease expire', registers });
     this.leasesLost = new Counter({ name: 'flotilla_scheduler_leases_lost_total', help: 'Runs of this replica that lost their lease before writing a result', registers });
     this.ticks = new Counter({ name: 'flotilla_scheduler_ticks_total', help: 'Scheduler ticks that ran to the end (claims made or nothing due)', registers });
+    this.claims = new Counter({ name: 'flotilla_scheduler_claims_total', help: 'Targets claimed to run, by who claimed them: a tick, or a new digest\'s advance (agent Targets of this replica)', labelNames: ['by'], registers });
     this.tagResolutions = new Counter({ name: 'flotilla_source_tag_resolutions_total', help: 'Registry tag resolutions by the source poller, by result', labelNames: ['result'], registers });
   }
 

@@ -18,6 +18,7 @@ import { LeaseBatchRepository } from './lease-batch.repository';
 import { LeaseRepository } from './lease.repository';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { RunTriggers } from './run-triggers';
+import { AdvanceClaims } from './advance-claims';
 import { RunWakeup } from './run-wakeup';
 import { SchedulerService } from './scheduler.service';
 import { SourcePoller } from './sources/source-poller';
@@ -63,6 +64,7 @@ export class SchedulerModule {
         AssignmentTargetsRepository,
         RunWakeup,
         RunTriggers,
+        AdvanceClaims,
       ],
       exports: [SchedulerService, RunTriggers, TARGET_RUNNER, LeaseRepository, RunWakeup],
     };

@@ -7,7 +7,8 @@ import type { HubConfig } from '../config/hub-config';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { LeaseKeeper } from './lease-keeper';
 import { BatchedRunWrites } from './batched-run-writes';
-import { type ClaimedTarget, LeaseRepository } from './lease.repository';
+import { type AdvanceClaimTerms, type ClaimedTarget, LeaseRepository } from './lease.repository';
+import { AdvanceClaims } from './advance-claims';
 import { RunWakeup } from './run-wakeup';
 import type { PlannedRun } from './run-plan';
 import { SchedulerMetrics } from './scheduler.metrics';
@@ -34,6 +35,8 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
   private readonly agentRuns = new Set<string>();
   /** the last agent claim took every free agent slot: a run that ends makes room for more */
   private agentsFull = false;
+  /** agent slots held for claims made with a new digest's advance, until their runs are counted */
+  private agentSlotsHeld = 0;
   private readonly shutdown = new AbortController();
   /** a trigger arrived while a tick was running: that tick may have claimed before it committed, so tick again */
   private woken = false;
@@ -52,8 +55,10 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly agents: AgentSessions,
     private readonly batched: BatchedRunWrites,
     private readonly sendAhead: AgentSendAhead,
+    advanceClaims: AdvanceClaims,
   ) {
     wakeup.onWake(() => this.wake());
+    advanceClaims.register({ terms: () => this.advanceClaimTerms(), take: (terms, claimed) => this.takeAdvanceClaims(terms, claimed) });
   }
 
   /** A trigger committed: claim now rather than at the next tick (when the loop runs). */
@@ -121,17 +126,48 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     this.metrics.queueDepth.set(await this.leases.queueDepth());
     const ttl = this.config.scheduler.leaseTtlMs;
     const free = this.config.scheduler.concurrency - (this.inFlight.size - this.agentRuns.size);
-    if (!this.stopping && free > 0) await this.startClaimed(await this.leases.claim(this.owner, free, ttl, [...this.inFlight.keys()]), false);
+    if (!this.stopping && free > 0) {
+      const claimed = await this.leases.claim(this.owner, free, ttl, [...this.inFlight.keys()]);
+      this.metrics.claims.inc({ by: 'tick' }, claimed.length);
+      await this.startClaimed(claimed, false);
+    }
     // agent runs only wait for their agents: they have a limit of their own, and their reads and writes go in batches
-    const agentFree = this.config.agents.maxRuns - this.agentRuns.size;
+    const agentFree = this.config.agents.maxRuns - this.agentRuns.size - this.agentSlotsHeld;
     const clusters = this.agents.clusterIds();
     if (!this.stopping && agentFree > 0 && clusters.length > 0) {
       const claimed = await this.leases.claimForAgents(this.owner, agentFree, ttl, [...this.inFlight.keys()], clusters);
       this.agentsFull = claimed.length === agentFree;
+      this.metrics.claims.inc({ by: 'tick' }, claimed.length);
       await this.startClaimed(claimed, true);
     }
     this.metrics.runsInFlight.set(this.inFlight.size);
     this.tickDone();
+  }
+
+  /** What a new digest's advance may claim for this replica's agents: every free agent slot, held until its runs start. */
+  private advanceClaimTerms(): AdvanceClaimTerms | undefined {
+    if (!this.config.scheduler.enabled || this.stopping) return undefined;
+    const limit = this.config.agents.maxRuns - this.agentRuns.size - this.agentSlotsHeld;
+    const agentClusters = this.agents.clusterIds();
+    if (limit <= 0 || agentClusters.length === 0) return undefined;
+    this.agentSlotsHeld += limit;
+    return { owner: this.owner, ttlMs: this.config.scheduler.leaseTtlMs, agentClusters, inFlight: [...this.inFlight.keys()], limit };
+  }
+
+  private takeAdvanceClaims(terms: AdvanceClaimTerms, claimed: readonly ClaimedTarget[]): void {
+    if (claimed.length === 0) {
+      this.agentSlotsHeld -= terms.limit;
+      return;
+    }
+    this.metrics.claims.inc({ by: 'advance' }, claimed.length);
+    this.startClaimed(claimed, true)
+      .catch((err: unknown) => this.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'starting the runs an advance claimed failed'))
+      .finally(() => {
+        this.agentSlotsHeld -= terms.limit;
+        // every free slot taken: a run that ends makes room for more (as after a tick's full claim)
+        if (claimed.length === terms.limit) this.agentsFull = true;
+        this.metrics.runsInFlight.set(this.inFlight.size);
+      });
   }
 
   /**
