@@ -247,7 +247,7 @@ export class SourcePoller {
     this.logger.warn({ project: members.map((m) => m.name), err: message }, 'tag resolution failed');
   }
 
-  /** Advances every Target of a Project without waves; those this replica's agents hold are claimed in the same write. */
+  /** Advances every Target of a Project without waves; those on agents connected to this replica are claimed in the same write. */
   private async advanceProject(project: ProjectEntity, revision: string): Promise<void> {
     // suspension and deletion have claim rules of their own: the tick's claim applies them
     const claimant = project.suspend || project.deletionRequestedAt ? undefined : this.advanceClaims.current;
