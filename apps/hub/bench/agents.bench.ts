@@ -22,6 +22,7 @@ import { AgentCa } from '../src/agents/agent-ca.service';
 import { AgentGrpcServer } from '../src/agents/agent-grpc.server';
 import { createHubApp } from '../src/app';
 import { SchedulerService } from '../src/scheduler/scheduler.service';
+import { SchedulerMetrics } from '../src/scheduler/scheduler.metrics';
 import { defaultAgentServerConfig, defaultHubConfig, defaultSchedulerConfig } from '../src/config/hub-config';
 import type { TagResolver } from '../src/scheduler/sources/tag-resolver';
 import { cpuSeconds, postgresCpuSeconds } from './cpu-times';
@@ -150,8 +151,8 @@ async function main(): Promise<void> {
   // BENCH_PG_SAMPLE=1: which statements PostgreSQL is running during the digests
   const pgSampler = process.env.BENCH_PG_SAMPLE ? await samplePostgres(pg.endpoint.url) : undefined;
   const rows: Array<{ digest: string; p50: number; p99: number; max: number; reportsPerSecond: number; seenMs: number; byAdvance: number }> = [];
-  const metricsUrl = `${await app.getUrl()}/metrics`.replace('[::1]', '127.0.0.1');
-  const advanceClaims = async () => Number(/^flotilla_scheduler_claims_total\{by="advance"\} (\d+)/m.exec(await (await fetch(metricsUrl)).text())?.[1] ?? 0);
+  const claims = app.get(SchedulerMetrics).claims;
+  const advanceClaims = async () => (await claims.get()).values.find((v) => v.labels.by === 'advance')?.value ?? 0;
   for (let d = 1; d <= DIGESTS; d++) {
     const digest = `sha256:${String(d).repeat(64).slice(0, 64)}`;
     const runsBefore = Number((await db.query(`SELECT count(*) AS n FROM runs WHERE result = 'Succeeded'`)).rows[0].n);

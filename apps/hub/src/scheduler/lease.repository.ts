@@ -47,6 +47,17 @@ export function rowsOf<T>(res: unknown): T[] {
   return res as T[];
 }
 
+/** What a claim's UPDATE returns for each Target it took. */
+interface ClaimRow {
+  id: string;
+  lease_epoch: number;
+  prev_owner: string | null;
+}
+
+function claimsOf(rows: readonly ClaimRow[], owner: string): ClaimedTarget[] {
+  return rows.map((r) => ({ targetId: r.id, owner, epoch: Number(r.lease_epoch), takenOverFrom: r.prev_owner }));
+}
+
 /** A run's start on its Target and Run row. */
 export interface RunStartRow {
   generation: number;
@@ -115,9 +126,7 @@ export class LeaseRepository {
        RETURNING t.id, t.lease_epoch, c.id IS NOT NULL AS claimed, c.prev_owner`,
       [projectId, revision, terms.agentClusters.join(','), terms.inFlight.join(','), Math.max(0, terms.limit), terms.owner, terms.ttlMs],
     );
-    return rowsOf<{ id: string; lease_epoch: number; claimed: boolean; prev_owner: string | null }>(res)
-      .filter((r) => r.claimed)
-      .map((r) => ({ targetId: r.id, owner: terms.owner, epoch: Number(r.lease_epoch), takenOverFrom: r.prev_owner }));
+    return claimsOf(rowsOf<ClaimRow & { claimed: boolean }>(res).filter((r) => r.claimed), terms.owner);
   }
 
   private async claimWhere(clusterFilter: string, owner: string, limit: number, ttlMs: number, inFlight: readonly string[], agentClusters: readonly string[]): Promise<ClaimedTarget[]> {
@@ -154,12 +163,7 @@ export class LeaseRepository {
        RETURNING t.id, t.lease_epoch, due.prev_owner`,
       [owner, limit, ttlMs, inFlight.join(','), agentClusters.join(',')],
     );
-    return rowsOf<{ id: string; lease_epoch: number; prev_owner: string | null }>(res).map((r) => ({
-      targetId: r.id,
-      owner,
-      epoch: Number(r.lease_epoch),
-      takenOverFrom: r.prev_owner,
-    }));
+    return claimsOf(rowsOf<ClaimRow>(res), owner);
   }
 
   /**

@@ -132,7 +132,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
       await this.startClaimed(claimed, false);
     }
     // agent runs only wait for their agents: they have a limit of their own, and their reads and writes go in batches
-    const agentFree = this.config.agents.maxRuns - this.agentRuns.size - this.agentSlotsHeld;
+    const agentFree = this.freeAgentSlots();
     const clusters = this.agents.clusterIds();
     if (!this.stopping && agentFree > 0 && clusters.length > 0) {
       const claimed = await this.leases.claimForAgents(this.owner, agentFree, ttl, [...this.inFlight.keys()], clusters);
@@ -144,10 +144,14 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     this.tickDone();
   }
 
+  private freeAgentSlots(): number {
+    return this.config.agents.maxRuns - this.agentRuns.size - this.agentSlotsHeld;
+  }
+
   /** What a new digest's advance may claim for this replica's agents: every free agent slot, held until its runs start. */
   private advanceClaimTerms(): AdvanceClaimTerms | undefined {
     if (!this.config.scheduler.enabled || this.stopping) return undefined;
-    const limit = this.config.agents.maxRuns - this.agentRuns.size - this.agentSlotsHeld;
+    const limit = this.freeAgentSlots();
     const agentClusters = this.agents.clusterIds();
     if (limit <= 0 || agentClusters.length === 0) return undefined;
     this.agentSlotsHeld += limit;
