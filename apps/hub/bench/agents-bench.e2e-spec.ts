@@ -26,5 +26,8 @@ describe('bench:agents with the Go simulator', () => {
     expect({ code, tail: out.slice(-3000) }).toEqual({ code: 0, tail: expect.stringContaining('| #2 |') });
     expect(out).toContain('5 agents (Go, grpc-go)');
     expect(out).toMatch(/all connected \(mutual TLS\) and holding their assignment set: \d+ ms/);
+    // the compiled hub's own process, read from /proc
+    const rss = /hub RSS: (\d+) MiB before the agents, (\d+) MiB with all connected/.exec(out);
+    expect(Number(rss?.[2])).toBeGreaterThan(50);
   }, 300_000);
 });

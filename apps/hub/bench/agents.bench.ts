@@ -1,115 +1,125 @@
 // `npm run bench:agents`: BENCH_AGENTS simulated agents (default 10,000)
-// from a separate process, one connection each, against one hub on a real
-// PostgreSQL. Prints the time for all to connect and get their assignment
-// set, the hub's peak RSS, the time from a new digest to every agent holding
-// it (p50, p99) and the reports the hub stored per second. Goals: p99 < 2 s,
-// hub RSS < 1 GiB. Each simulated agent reports BENCH_APPLY_MS (default 2000,
-// ±50%) after its assignment, as a real one applies first; 0: at once.
+// from a separate process, one connection each, against one hub as
+// `npm start` runs it (dist/apps/hub/src/main.js, a process of its own) on a
+// real PostgreSQL and registry. Prints the time for all to connect and get
+// their assignment set, the hub's RSS (read from /proc: only the hub, none of
+// the bench), the time from a new digest to every agent holding it (p50,
+// p99) and the reports the hub stored per second. Goals: p99 < 2 s, hub RSS
+// < 1 GiB. A digest is a push of the Project's tag followed by the signed
+// CDEvent `artifact published` a CI step sends (the hub's receiver), so the
+// timing starts when the tag moved. Each simulated agent reports
+// BENCH_APPLY_MS (default 2000, ±50%) after its assignment, as a real one
+// applies first; 0: at once.
 // The agents are a Go program (agents-sim-go) by default: here they share the
 // hub's two cores, where a real fleet's agents run on machines of their own,
 // so the cheaper their messages the less they take from the hub.
 // BENCH_SIM=node runs them on Node's grpc-js instead, for comparison.
 import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { certificateFingerprint, newAgentKeyRequest } from '@flotilla/agent-protocol';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { signBody, toHttpMessage, type CDEvent } from '@flotilla/cdevents';
+import { pushArtifact, RegistryClient } from '@flotilla/oci';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { writeHeapSnapshot } from 'node:v8';
 import { Client } from 'pg';
+import { freePort } from '../../../test/harness/ports';
 import { startPostgres } from '../../../test/harness/postgres';
-import { AgentCa } from '../src/agents/agent-ca.service';
-import { AgentGrpcServer } from '../src/agents/agent-grpc.server';
-import { createHubApp } from '../src/app';
-import { SchedulerService } from '../src/scheduler/scheduler.service';
-import { SchedulerMetrics } from '../src/scheduler/scheduler.metrics';
-import { defaultAgentServerConfig, defaultHubConfig, defaultSchedulerConfig } from '../src/config/hub-config';
-import type { TagResolver } from '../src/scheduler/sources/tag-resolver';
-import { cpuSeconds, postgresCpuSeconds } from './cpu-times';
+import { startRegistry } from '../../../test/harness/registry';
+import { HubProcess } from '../../../test/e2e/support/hub-process';
+import { CertificateAuthority } from '../src/agents/certificate-authority';
+import { cpuSeconds, postgresCpuSeconds, residentBytes } from './cpu-times';
 import { samplePostgres } from './pg-sampler';
-import { startProfile } from './profile';
 import { reportOf } from '../test/simulated-agent';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
 const SIM = process.env.BENCH_SIM ?? 'go';
 const DIGESTS = Number(process.env.BENCH_DIGESTS ?? 3);
 const TOKEN = 'bench-admin-token-0123456789abcdef';
+const EVENTS_SECRET = 'bench-events-secret-0123456789abcdef';
 const ROOT = resolve(__dirname, '../../..');
-
-class BenchResolver implements TagResolver {
-  digest = `sha256:${'0'.repeat(64)}`;
-  /** when a poll first got the current digest: the rest of a digest's time is the hub's fan-out */
-  seenAt: number | undefined;
-  async resolve(): Promise<string> {
-    this.seenAt ??= Date.now();
-    return this.digest;
-  }
-
-  set(digest: string): void {
-    this.digest = digest;
-    this.seenAt = undefined;
-  }
-}
+/** What the bench started, stopped in reverse when it ends, failed or not (a hub left behind holds a gigabyte). */
+const teardown: Array<() => Promise<unknown> | void> = [];
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'bench-agents-'));
+  teardown.push(() => rmSync(work, { recursive: true, force: true }));
   const pg = await startPostgres(work);
-  const resolver = new BenchResolver();
-  let peakRss = 0;
-  let peakHeap = 0;
-  const sample = setInterval(() => {
-    const m = process.memoryUsage();
-    peakRss = Math.max(peakRss, m.rss);
-    peakHeap = Math.max(peakHeap, m.heapUsed);
-  }, 100);
-  const app = await createHubApp(
+  teardown.push(() => pg.stop());
+  const registry = await startRegistry(work, 'registry');
+  teardown.push(() => registry.stop());
+  const repository = `oci://${registry.endpoint.host}/bench/project`;
+  const pushRevision = revisionPusher(new RegistryClient(), repository, work);
+  let digest = await pushRevision(0);
+
+  // the operator's agent CA (files the hub reads): the bench signs the agents' certificates with it, outside the hub
+  const ca = await CertificateAuthority.create('Flotilla bench agent CA');
+  writeFileSync(join(work, 'agent-ca.pem'), ca.certPem);
+  writeFileSync(join(work, 'agent-ca.key'), ca.keyPem, { mode: 0o600 });
+  const [agentPort, eventsPort] = [await freePort(), await freePort()];
+  // BENCH_PROFILE=<dir>: the hub's CPU profile of the whole run, written when it stops (open it in Chrome DevTools)
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const hub = new HubProcess(
+    'bench',
     {
-      ...defaultHubConfig(),
-      host: '127.0.0.1',
-      port: 0,
-      dataDir: work,
-      databaseUrl: pg.endpoint.url,
-      logLevel: 'error',
-      adminToken: TOKEN,
-      scheduler: { ...defaultSchedulerConfig(), hubId: 'bench', tickMs: 200, sourcePollMs: 300, concurrency: Number(process.env.BENCH_CONCURRENCY ?? 2000), leaseTtlMs: 60_000 },
-      agents: { ...defaultAgentServerConfig('127.0.0.1'), port: 0, heartbeatMs: 10_000, heartbeatTimeoutMs: 60_000 },
+      DATABASE_URL: pg.endpoint.url,
+      LOG_LEVEL: 'warn',
+      FLOTILLA_ADMIN_TOKEN: TOKEN,
+      FLOTILLA_AGENT_PORT: String(agentPort),
+      FLOTILLA_AGENT_CA_CERT_FILE: join(work, 'agent-ca.pem'),
+      FLOTILLA_AGENT_CA_KEY_FILE: join(work, 'agent-ca.key'),
+      FLOTILLA_AGENT_HEARTBEAT: '10s',
+      FLOTILLA_AGENT_HEARTBEAT_TIMEOUT: '60s',
+      FLOTILLA_LEASE_TTL: '60s',
+      FLOTILLA_SCHEDULER_TICK: '200ms',
+      FLOTILLA_EVENTS_PORT: String(eventsPort),
+      FLOTILLA_EVENTS_SECRETS: EVENTS_SECRET,
     },
-    { scheduler: { tagResolver: resolver }, announce: () => undefined },
+    profile,
   );
-  await app.listen(0, '127.0.0.1');
-  const address = `127.0.0.1:${app.get(AgentGrpcServer).port}`;
+  teardown.push(() => rmSync(hub.dataDir, { recursive: true, force: true }), () => hub.stop());
+  const hubUrl = await hub.url;
+  const hubPid = hub.pid!;
+  const metric = metricReader(hubUrl);
+
+  // the hub's highest RSS in each phase, sampled every 100 ms
+  const peaks: Array<{ phase: string; rss: number }> = [];
+  const enter = (phase: string) => peaks.push({ phase, rss: 0 });
+  enter('start');
+  const sample = setInterval(() => {
+    const peak = peaks[peaks.length - 1];
+    peak.rss = Math.max(peak.rss, residentBytes(hubPid));
+  }, 100);
 
   // the clusters and their agents' certificates, written straight into the database (the API would take minutes).
   // One key for all: each certificate still names its own cluster, and the hub knows an agent by the certificate's fingerprint
   const db = new Client({ connectionString: pg.endpoint.url });
   await db.connect();
-  const ca = app.get(AgentCa);
+  teardown.push(() => db.end());
   const key = await newAgentKeyRequest();
   const identities: string[] = [];
-  const signStarted = Date.now();
   for (let i = 0; i < AGENTS; i += 1000) {
     const names = Array.from({ length: Math.min(1000, AGENTS - i) }, (_, j) => `edge-${i + j}`);
     const clusters = (await db.query(`INSERT INTO clusters (name, group_name, mode) SELECT n, 'bench', 'agent' FROM unnest($1::text[]) AS n RETURNING id, name`, [names])).rows as Array<{ id: string; name: string }>;
     const certs = [];
-    for (const c of clusters) certs.push((await ca.ca.signAgent(key.csrPem, c, 24 * 3600_000)).pem);
+    for (const c of clusters) certs.push((await ca.signAgent(key.csrPem, c, 24 * 3600_000)).pem);
     await db.query(`INSERT INTO agent_links (cluster_id, cert_fingerprint, cert_expires_at) SELECT id, fp, now() + interval '1 day' FROM unnest($1::uuid[], $2::text[]) AS t(id, fp)`, [
       clusters.map((c) => c.id),
       certs.map((p) => certificateFingerprint(p)),
     ]);
     identities.push(...certs.map((certPem) => JSON.stringify({ keyPem: key.keyPem, certPem })));
   }
-  const signMs = Date.now() - signStarted;
   const identityFile = join(work, 'identities');
   writeFileSync(identityFile, identities.join('\n'));
-  identities.length = 0; // the hub's RSS is measured in this process: its agents' keys are not the hub's
-  const caFile = join(work, 'agent-ca.pem');
-  writeFileSync(caFile, ca.certPem);
+  const rssIdle = residentBytes(hubPid);
 
-  // CPU seconds of the hub (this process), the simulator and PostgreSQL: which of them a phase waits on
+  // CPU seconds of the hub, the simulator and PostgreSQL: which of them a phase waits on
   const pgData = join(work, 'postgres', 'data');
-  const cpu = () => ({ hub: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, sim: cpuSeconds(sim.pid!), pg: postgresCpuSeconds(pgData), ticks: app.get(SchedulerService).completedTicks, at: Date.now() });
-  const phases: Array<{ phase: string; from: ReturnType<typeof cpu>; to: ReturnType<typeof cpu> }> = [];
-  const sim = spawnSimulator(work, address, identityFile, caFile);
+  const cpu = async () => ({ hub: cpuSeconds(hubPid), sim: cpuSeconds(sim.pid!), pg: postgresCpuSeconds(pgData), ticks: await metric('flotilla_scheduler_ticks_total'), at: Date.now() });
+  const phases: Array<{ phase: string; from: Awaited<ReturnType<typeof cpu>>; to: Awaited<ReturnType<typeof cpu>> }> = [];
+  const sim = spawnSimulator(work, `127.0.0.1:${agentPort}`, identityFile, join(work, 'agent-ca.pem'));
+  teardown.push(() => void sim.kill());
   const events: Array<Record<string, unknown>> = [];
   const waiters: Array<() => void> = [];
   createInterface({ input: sim.stdout! }).on('line', (l) => {
@@ -126,61 +136,57 @@ async function main(): Promise<void> {
       look();
     });
 
-  const beforeConnect = cpu();
+  enter('connect');
+  const beforeConnect = await cpu();
   const connected = await next('connected');
-  phases.push({ phase: 'connect', from: beforeConnect, to: cpu() });
-  const { rss: rssConnected, heapUsed: heapConnected } = process.memoryUsage();
-  // under node --expose-gc: what stays of it after a full collection (the connections' live memory, not their garbage)
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
-  const afterGc = gc ? process.memoryUsage() : undefined;
-  // BENCH_HEAP_SNAPSHOT=<file>: the hub's heap with every agent connected (what each connection keeps)
-  if (process.env.BENCH_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT);
-  const res = await fetch(`${await app.getUrl()}/api/v1/projects`.replace('[::1]', '127.0.0.1'), {
+  phases.push({ phase: 'connect', from: beforeConnect, to: await cpu() });
+  const rssConnected = residentBytes(hubPid);
+  const heapConnected = { used: await metric('nodejs_heap_size_used_bytes'), total: await metric('nodejs_heap_size_total_bytes') };
+
+  enter('first rollout');
+  const res = await fetch(`${hubUrl}/api/v1/projects`, {
     method: 'POST',
     headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench', namespace: 'bench', source: { repository: 'oci://registry.example/bench', tag: 'stable' }, targets: { groups: ['bench'] } }),
+    body: JSON.stringify({ name: 'bench', namespace: 'bench', source: { repository, tag: 'stable' }, targets: { groups: ['bench'] } }),
   });
   if (res.status !== 201) throw new Error(`project: ${res.status} ${await res.text()}`);
   // the Project's first digest stored everywhere before a new one is timed: a digest
   // that lands while the first runs are out measures those runs too (a Target runs once at a time)
-  await everyTargetAt(db, resolver.digest);
+  await everyTargetAt(db, digest);
+  enter('digests');
 
-  // BENCH_PROFILE=<file>: the hub's CPU profile of the digest phase (open it in Chrome DevTools)
-  const profile = process.env.BENCH_PROFILE ? await startProfile() : undefined;
   // BENCH_PG_SAMPLE=1: which statements PostgreSQL is running during the digests
   const pgSampler = process.env.BENCH_PG_SAMPLE ? await samplePostgres(pg.endpoint.url) : undefined;
-  const rows: Array<{ digest: string; p50: number; p99: number; max: number; reportsPerSecond: number; seenMs: number; byAdvance: number }> = [];
-  const claims = app.get(SchedulerMetrics).claims;
-  const advanceClaims = async () => (await claims.get()).values.find((v) => v.labels.by === 'advance')?.value ?? 0;
+  const rows: Array<{ digest: string; p50: number; p99: number; max: number; reportsPerSecond: number; resolvedMs: number; byAdvance: number }> = [];
+  const advanceClaims = () => metric('flotilla_scheduler_claims_total', 'by="advance"');
   for (let d = 1; d <= DIGESTS; d++) {
-    const digest = `sha256:${String(d).repeat(64).slice(0, 64)}`;
     const runsBefore = Number((await db.query(`SELECT count(*) AS n FROM runs WHERE result = 'Succeeded'`)).rows[0].n);
     const claimedBefore = await advanceClaims();
+    const before = await cpu();
+    digest = await pushRevision(d);
     const at = Date.now();
-    const before = cpu();
-    resolver.set(digest);
     sim.stdin!.write(`${JSON.stringify({ digest, at })}\n`);
+    await announce(eventsPort, registry.endpoint.host);
     const acked = await next('acked');
     await everyTargetAt(db, digest);
-    phases.push({ phase: `digest #${d}`, from: before, to: cpu() });
+    phases.push({ phase: `digest #${d}`, from: before, to: await cpu() });
     const stored = Number((await db.query(`SELECT count(*) AS n FROM runs WHERE result = 'Succeeded'`)).rows[0].n) - runsBefore;
-    rows.push({ digest: `#${d}`, p50: acked.p50 as number, p99: acked.p99 as number, max: acked.max as number, reportsPerSecond: Math.round(stored / ((Date.now() - at) / 1000)), seenMs: resolver.seenAt! - at, byAdvance: (await advanceClaims()) - claimedBefore });
+    // when the hub resolved the tag on the CDEvent (no poll is due meanwhile: the default interval is a minute)
+    const resolved = (await db.query(`SELECT source_checked_at AS t FROM projects WHERE name = 'bench' AND source_digest = $1`, [digest])).rows[0]?.t as Date | undefined;
+    rows.push({ digest: `#${d}`, p50: acked.p50 as number, p99: acked.p99 as number, max: acked.max as number, reportsPerSecond: Math.round(stored / ((Date.now() - at) / 1000)), resolvedMs: resolved ? resolved.getTime() - at : NaN, byAdvance: (await advanceClaims()) - claimedBefore });
   }
   clearInterval(sample);
-  if (profile) await profile.stop(process.env.BENCH_PROFILE!);
   const pgSamples = await pgSampler?.stop();
 
   const mib = (b: number) => `${Math.round(b / 1024 / 1024)} MiB`;
-  console.log(`\nbench:agents — ${AGENTS} agents (${SIM === 'go' ? 'Go, grpc-go' : 'Node, grpc-js'}), one hub (in this process), PostgreSQL ${pg.endpoint.url.replace(/:[^:@]*@/, ':***@')}; agents report ${process.env.BENCH_APPLY_MS ?? 2000} ms (±50%) after an assignment`);
-  console.log(`client certificates signed: ${AGENTS} in ${signMs} ms (${(signMs / AGENTS).toFixed(2)} ms each, inserts included)`);
+  console.log(`\nbench:agents — ${AGENTS} agents (${SIM === 'go' ? 'Go, grpc-go' : 'Node, grpc-js'}), one hub (dist, its own process), PostgreSQL ${pg.endpoint.url.replace(/:[^:@]*@/, ':***@')}; agents report ${process.env.BENCH_APPLY_MS ?? 2000} ms (±50%) after an assignment`);
   console.log(`all connected (mutual TLS) and holding their assignment set: ${connected.ms} ms`);
-  console.log(`hub RSS: ${mib(rssConnected)} with all connected, ${mib(peakRss)} peak (goal < 1024 MiB); V8 heap used ${mib(heapConnected)} connected, ${mib(peakHeap)} peak`);
-  if (afterGc) console.log(`after a full GC with all connected: RSS ${mib(afterGc.rss)}, V8 heap used ${mib(afterGc.heapUsed)} of ${mib(afterGc.heapTotal)} reserved, external ${mib(afterGc.external)} (array buffers ${mib(afterGc.arrayBuffers)})`);
-  else console.log('(run under node --expose-gc for the live memory after a full GC)');
-  console.log('| digest | digest→every agent holds it p50 | p99 (goal < 2000 ms) | max | of which the poll (300 ms) | reports stored/s | agent Targets claimed by the advance |');
+  const peakRss = Math.max(...peaks.filter((p) => p.phase !== 'start').map((p) => p.rss));
+  console.log(`hub RSS: ${mib(rssIdle)} before the agents, ${mib(rssConnected)} with all connected, ${mib(peakRss)} peak serving them (goal < 1024 MiB); V8 heap used ${mib(heapConnected.used)} of ${mib(heapConnected.total)} with all connected`);
+  console.log(`hub RSS peaks by phase: ${peaks.map((p) => `${p.phase} ${mib(p.rss)}`).join(', ')}`);
+  console.log('| digest | digest→every agent holds it p50 | p99 (goal < 2000 ms) | max | of which the hub resolving the tag | reports stored/s | agent Targets claimed by the advance |');
   console.log('|---|---|---|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.digest} | ${r.p50} ms | ${r.p99} ms | ${r.max} ms | ${r.seenMs} ms | ${r.reportsPerSecond} | ${r.byAdvance} |`);
+  for (const r of rows) console.log(`| ${r.digest} | ${r.p50} ms | ${r.p99} ms | ${r.max} ms | ${r.resolvedMs} ms | ${r.reportsPerSecond} | ${r.byAdvance} |`);
   console.log('\nCPU seconds per phase (2 cores: a phase of s seconds has 2·s to give)');
   console.log('| phase | wall | hub | simulator | PostgreSQL | scheduler ticks |');
   console.log('|---|---|---|---|---|---|');
@@ -194,10 +200,40 @@ async function main(): Promise<void> {
 
   sim.stdin!.end();
   await new Promise((r) => sim.on('exit', r));
-  await db.end();
-  await app.close();
-  await pg.stop();
-  rmSync(work, { recursive: true, force: true });
+}
+
+/** Pushes revision n of the Project under its tag `stable` (each its own content: its own digest); returns the digest. */
+function revisionPusher(client: RegistryClient, repository: string, work: string): (n: number) => Promise<string> {
+  return async (n) => {
+    const dir = join(work, `revision-${n}`);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'bench.cue'), `// revision ${n}\n`);
+    return (await pushArtifact(client, repository, dir, { tags: ['stable'], contentType: 'generic', annotations: {} })).digest;
+  };
+}
+
+/** The signed CDEvent `artifact published` a CI step sends after moving the tag: the hub resolves it now. */
+async function announce(port: number, registryHost: string): Promise<void> {
+  const event: CDEvent = {
+    context: { specversion: '0.5.1', id: randomUUID(), source: '/bench/ci', type: 'dev.cdevents.artifact.published.0.3.0', timestamp: new Date().toISOString() },
+    subject: { id: `pkg:oci/project?repository_url=${encodeURIComponent(`${registryHost}/bench/project`)}&tag=stable`, content: {} },
+  };
+  const { headers, body } = toHttpMessage(event, 'binary');
+  const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body, headers: { ...headers, 'x-flotilla-signature': signBody(EVENTS_SECRET, body) } });
+  if (res.status !== 202) throw new Error(`the hub's CDEvents receiver answered ${res.status}: ${await res.text()}`);
+}
+
+/** One value of the hub's /metrics (the sample with `labels` among its labels when given); 0 when absent. */
+function metricReader(hubUrl: string): (name: string, labels?: string) => Promise<number> {
+  return async (name, labels) => {
+    const text = await (await fetch(`${hubUrl}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    for (const line of text.split('\n')) {
+      if (!line.startsWith(name)) continue;
+      const m = /^(\w+)(\{[^}]*\})? (\S+)$/.exec(line);
+      if (m && m[1] === name && (!labels || (m[2] ?? '').includes(labels))) return Number(m[3]);
+    }
+    return 0;
+  };
 }
 
 /** The simulated agents' process: the Go program, or with BENCH_SIM=node the Node one. */
@@ -244,7 +280,12 @@ async function everyTargetAt(db: Client, digest: string): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
+async function tearDown(): Promise<void> {
+  for (const step of teardown.reverse()) await step();
+}
+
+main().then(tearDown, async (err: unknown) => {
   console.error(err);
+  await tearDown().catch((e: unknown) => console.error(e));
   process.exit(1);
 });

@@ -1,5 +1,6 @@
-// CPU seconds spent by processes, from /proc (Linux): where a benchmark's
-// time goes between the hub, its load generator and PostgreSQL.
+// CPU seconds spent by processes and their resident memory, from /proc
+// (Linux): where a benchmark's time goes between the hub, its load generator
+// and PostgreSQL, and what the hub's own process holds.
 import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on every Linux the benches run on
@@ -55,4 +56,14 @@ export function descendantCpuSeconds(pid: number, into = new Map<string, number>
     descendantCpuSeconds(child, into);
   }
   return into;
+}
+
+/** VmRSS of a process in bytes (0 when it is gone). */
+export function residentBytes(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
 }

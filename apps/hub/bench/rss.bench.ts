@@ -18,19 +18,10 @@ import { HubProcess } from '../../../test/e2e/support/hub-process';
 import { shopProjectFiles } from '../../../test/e2e/fixtures/projects';
 import { projectRepository, publishProject, publishWebapp } from '../../../test/e2e/support/publish';
 import { adminClient, prepareTenant, uniqueName } from '../../../test/e2e/support/spoke';
+import { residentBytes } from './cpu-times';
 
 const REST_S = Number(process.env.BENCH_REST_S ?? 10);
 const MiB = 1024 * 1024;
-
-/** VmRSS of a process in bytes (0 when it is gone). */
-function rssOf(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
 
 /** Pids whose parent is `pid`. */
 function childrenOf(pid: number): number[] {
@@ -104,8 +95,8 @@ async function main(): Promise<void> {
         const helperRss: number[] = [];
         for (let s = 0; s < REST_S; s++) {
           await new Promise((r) => setTimeout(r, 1000));
-          hubRss.push(rssOf(hub.pid!));
-          helperRss.push(childrenOf(hub.pid!).reduce((n, pid) => n + rssOf(pid), 0));
+          hubRss.push(residentBytes(hub.pid!));
+          helperRss.push(childrenOf(hub.pid!).reduce((n, pid) => n + residentBytes(pid), 0));
         }
         // where the hub's memory is, from its own default metrics
         const metrics = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();

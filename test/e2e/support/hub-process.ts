@@ -22,6 +22,8 @@ export class HubProcess {
   constructor(
     readonly id: string,
     env: Record<string, string>,
+    /** flags for node itself before the hub's script (a benchmark's profiler) */
+    nodeFlags: readonly string[] = [],
   ) {
     if (!existsSync(HUB_MAIN)) throw new Error(`${HUB_MAIN} is missing: run \`npm run build\` first (npm test does)`);
     const dataDir = mkdtempSync(join(tmpdir(), `flotilla-e2e-${id}-`));
@@ -29,7 +31,7 @@ export class HubProcess {
     this.logFile = join(dataDir, 'hub.log');
     this.log = createWriteStream(this.logFile);
     // Only what the hub needs: no inherited FLOTILLA_* or DATABASE_URL from the developer's shell.
-    this.child = spawn(process.execPath, [HUB_MAIN], {
+    this.child = spawn(process.execPath, [...nodeFlags, HUB_MAIN], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dataDir, PORT: '0', FLOTILLA_AGENT_PORT: '0', HOST: '127.0.0.1', FLOTILLA_DATA_DIR: dataDir, FLOTILLA_HUB_ID: id, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
