@@ -17,7 +17,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { certificateFingerprint, newAgentKeyRequest } from '@flotilla/agent-protocol';
-import { signBody, toHttpMessage, type CDEvent } from '@flotilla/cdevents';
+import { SIGNATURE_HEADER, signBody, toHttpMessage, type CDEvent } from '@flotilla/cdevents';
 import { pushArtifact, RegistryClient } from '@flotilla/oci';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -73,6 +73,8 @@ async function main(): Promise<void> {
       FLOTILLA_AGENT_HEARTBEAT_TIMEOUT: '60s',
       FLOTILLA_LEASE_TTL: '60s',
       FLOTILLA_SCHEDULER_TICK: '200ms',
+      // the CDEvent resolves each new digest: no poll in between to blur when
+      FLOTILLA_SOURCE_POLL_INTERVAL: '1h',
       FLOTILLA_EVENTS_PORT: String(eventsPort),
       FLOTILLA_EVENTS_SECRETS: EVENTS_SECRET,
     },
@@ -171,7 +173,7 @@ async function main(): Promise<void> {
     await everyTargetAt(db, digest);
     phases.push({ phase: `digest #${d}`, from: before, to: await cpu() });
     const stored = Number((await db.query(`SELECT count(*) AS n FROM runs WHERE result = 'Succeeded'`)).rows[0].n) - runsBefore;
-    // when the hub resolved the tag on the CDEvent (no poll is due meanwhile: the default interval is a minute)
+    // when the hub resolved the tag on the CDEvent
     const resolved = (await db.query(`SELECT source_checked_at AS t FROM projects WHERE name = 'bench' AND source_digest = $1`, [digest])).rows[0]?.t as Date | undefined;
     rows.push({ digest: `#${d}`, p50: acked.p50 as number, p99: acked.p99 as number, max: acked.max as number, reportsPerSecond: Math.round(stored / ((Date.now() - at) / 1000)), resolvedMs: resolved ? resolved.getTime() - at : NaN, byAdvance: (await advanceClaims()) - claimedBefore });
   }
@@ -219,7 +221,7 @@ async function announce(port: number, registryHost: string): Promise<void> {
     subject: { id: `pkg:oci/project?repository_url=${encodeURIComponent(`${registryHost}/bench/project`)}&tag=stable`, content: {} },
   };
   const { headers, body } = toHttpMessage(event, 'binary');
-  const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body, headers: { ...headers, 'x-flotilla-signature': signBody(EVENTS_SECRET, body) } });
+  const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body, headers: { ...headers, [SIGNATURE_HEADER]: signBody(EVENTS_SECRET, body) } });
   if (res.status !== 202) throw new Error(`the hub's CDEvents receiver answered ${res.status}: ${await res.text()}`);
 }
 
