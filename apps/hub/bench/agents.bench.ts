@@ -15,11 +15,9 @@
 // so the cheaper their messages the less they take from the hub.
 // BENCH_SIM=node runs them on Node's grpc-js instead, for comparison.
 import { spawn, spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { certificateFingerprint, newAgentKeyRequest } from '@flotilla/agent-protocol';
-import { SIGNATURE_HEADER, signBody, toHttpMessage, type CDEvent } from '@flotilla/cdevents';
-import { pushArtifact, RegistryClient } from '@flotilla/oci';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { RegistryClient } from '@flotilla/oci';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -28,7 +26,9 @@ import { freePort } from '../../../test/harness/ports';
 import { startPostgres } from '../../../test/harness/postgres';
 import { startRegistry } from '../../../test/harness/registry';
 import { HubProcess } from '../../../test/e2e/support/hub-process';
+import { publishProject } from '../../../test/e2e/support/publish';
 import { CertificateAuthority } from '../src/agents/certificate-authority';
+import { sendArtifactPublished } from './artifact-published';
 import { cpuSeconds, postgresCpuSeconds, residentBytes } from './cpu-times';
 import { samplePostgres } from './pg-sampler';
 import { reportOf } from '../test/simulated-agent';
@@ -49,8 +49,11 @@ async function main(): Promise<void> {
   teardown.push(() => pg.stop());
   const registry = await startRegistry(work, 'registry');
   teardown.push(() => registry.stop());
-  const repository = `oci://${registry.endpoint.host}/bench/project`;
-  const pushRevision = revisionPusher(new RegistryClient(), repository, work);
+  const image = { registry: registry.endpoint.host, repository: 'bench/project' };
+  const repository = `oci://${image.registry}/${image.repository}`;
+  const oci = new RegistryClient();
+  // each revision its own content: its own digest under the tag
+  const pushRevision = (n: number) => publishProject(oci, repository, { 'bench.cue': `// revision ${n}\n` }, 'stable');
   let digest = await pushRevision(0);
 
   // the operator's agent CA (files the hub reads): the bench signs the agents' certificates with it, outside the hub
@@ -83,7 +86,6 @@ async function main(): Promise<void> {
   teardown.push(() => rmSync(hub.dataDir, { recursive: true, force: true }), () => hub.stop());
   const hubUrl = await hub.url;
   const hubPid = hub.pid!;
-  const metric = metricReader(hubUrl);
 
   // the hub's highest RSS in each phase, sampled every 100 ms
   const peaks: Array<{ phase: string; rss: number }> = [];
@@ -118,8 +120,12 @@ async function main(): Promise<void> {
 
   // CPU seconds of the hub, the simulator and PostgreSQL: which of them a phase waits on
   const pgData = join(work, 'postgres', 'data');
-  const cpu = async () => ({ hub: cpuSeconds(hubPid), sim: cpuSeconds(sim.pid!), pg: postgresCpuSeconds(pgData), ticks: await metric('flotilla_scheduler_ticks_total'), at: Date.now() });
-  const phases: Array<{ phase: string; from: Awaited<ReturnType<typeof cpu>>; to: Awaited<ReturnType<typeof cpu>> }> = [];
+  // with the hub's metrics of the same moment: its ticks, and the Targets its advance claimed
+  const measure = async () => {
+    const metric = await scrapeMetrics(hubUrl);
+    return { hub: cpuSeconds(hubPid), sim: cpuSeconds(sim.pid!), pg: postgresCpuSeconds(pgData), ticks: metric('flotilla_scheduler_ticks_total'), advanceClaims: metric('flotilla_scheduler_claims_total', 'by="advance"'), at: Date.now() };
+  };
+  const phases: Array<{ phase: string; from: Awaited<ReturnType<typeof measure>>; to: Awaited<ReturnType<typeof measure>> }> = [];
   const sim = spawnSimulator(work, `127.0.0.1:${agentPort}`, identityFile, join(work, 'agent-ca.pem'));
   teardown.push(() => void sim.kill());
   const events: Array<Record<string, unknown>> = [];
@@ -139,11 +145,12 @@ async function main(): Promise<void> {
     });
 
   enter('connect');
-  const beforeConnect = await cpu();
+  const beforeConnect = await measure();
   const connected = await next('connected');
-  phases.push({ phase: 'connect', from: beforeConnect, to: await cpu() });
+  phases.push({ phase: 'connect', from: beforeConnect, to: await measure() });
   const rssConnected = residentBytes(hubPid);
-  const heapConnected = { used: await metric('nodejs_heap_size_used_bytes'), total: await metric('nodejs_heap_size_total_bytes') };
+  const metric = await scrapeMetrics(hubUrl);
+  const heapConnected = { used: metric('nodejs_heap_size_used_bytes'), total: metric('nodejs_heap_size_total_bytes') };
 
   enter('first rollout');
   const res = await fetch(`${hubUrl}/api/v1/projects`, {
@@ -160,22 +167,21 @@ async function main(): Promise<void> {
   // BENCH_PG_SAMPLE=1: which statements PostgreSQL is running during the digests
   const pgSampler = process.env.BENCH_PG_SAMPLE ? await samplePostgres(pg.endpoint.url) : undefined;
   const rows: Array<{ digest: string; p50: number; p99: number; max: number; reportsPerSecond: number; resolvedMs: number; byAdvance: number }> = [];
-  const advanceClaims = () => metric('flotilla_scheduler_claims_total', 'by="advance"');
   for (let d = 1; d <= DIGESTS; d++) {
     const runsBefore = Number((await db.query(`SELECT count(*) AS n FROM runs WHERE result = 'Succeeded'`)).rows[0].n);
-    const claimedBefore = await advanceClaims();
-    const before = await cpu();
+    const before = await measure();
     digest = await pushRevision(d);
     const at = Date.now();
     sim.stdin!.write(`${JSON.stringify({ digest, at })}\n`);
-    await announce(eventsPort, registry.endpoint.host);
+    await sendArtifactPublished(eventsPort, EVENTS_SECRET, image, 'stable');
     const acked = await next('acked');
     await everyTargetAt(db, digest);
-    phases.push({ phase: `digest #${d}`, from: before, to: await cpu() });
+    const after = await measure();
+    phases.push({ phase: `digest #${d}`, from: before, to: after });
     const stored = Number((await db.query(`SELECT count(*) AS n FROM runs WHERE result = 'Succeeded'`)).rows[0].n) - runsBefore;
     // when the hub resolved the tag on the CDEvent
     const resolved = (await db.query(`SELECT source_checked_at AS t FROM projects WHERE name = 'bench' AND source_digest = $1`, [digest])).rows[0]?.t as Date | undefined;
-    rows.push({ digest: `#${d}`, p50: acked.p50 as number, p99: acked.p99 as number, max: acked.max as number, reportsPerSecond: Math.round(stored / ((Date.now() - at) / 1000)), resolvedMs: resolved ? resolved.getTime() - at : NaN, byAdvance: (await advanceClaims()) - claimedBefore });
+    rows.push({ digest: `#${d}`, p50: acked.p50 as number, p99: acked.p99 as number, max: acked.max as number, reportsPerSecond: Math.round(stored / ((Date.now() - at) / 1000)), resolvedMs: resolved ? resolved.getTime() - at : NaN, byAdvance: after.advanceClaims - before.advanceClaims });
   }
   clearInterval(sample);
   const pgSamples = await pgSampler?.stop();
@@ -204,32 +210,11 @@ async function main(): Promise<void> {
   await new Promise((r) => sim.on('exit', r));
 }
 
-/** Pushes revision n of the Project under its tag `stable` (each its own content: its own digest); returns the digest. */
-function revisionPusher(client: RegistryClient, repository: string, work: string): (n: number) => Promise<string> {
-  return async (n) => {
-    const dir = join(work, `revision-${n}`);
-    mkdirSync(dir);
-    writeFileSync(join(dir, 'bench.cue'), `// revision ${n}\n`);
-    return (await pushArtifact(client, repository, dir, { tags: ['stable'], contentType: 'generic', annotations: {} })).digest;
-  };
-}
-
-/** The signed CDEvent `artifact published` a CI step sends after moving the tag: the hub resolves it now. */
-async function announce(port: number, registryHost: string): Promise<void> {
-  const event: CDEvent = {
-    context: { specversion: '0.5.1', id: randomUUID(), source: '/bench/ci', type: 'dev.cdevents.artifact.published.0.3.0', timestamp: new Date().toISOString() },
-    subject: { id: `pkg:oci/project?repository_url=${encodeURIComponent(`${registryHost}/bench/project`)}&tag=stable`, content: {} },
-  };
-  const { headers, body } = toHttpMessage(event, 'binary');
-  const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body, headers: { ...headers, [SIGNATURE_HEADER]: signBody(EVENTS_SECRET, body) } });
-  if (res.status !== 202) throw new Error(`the hub's CDEvents receiver answered ${res.status}: ${await res.text()}`);
-}
-
-/** One value of the hub's /metrics (the sample with `labels` among its labels when given); 0 when absent. */
-function metricReader(hubUrl: string): (name: string, labels?: string) => Promise<number> {
-  return async (name, labels) => {
-    const text = await (await fetch(`${hubUrl}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
-    for (const line of text.split('\n')) {
+/** The hub's /metrics read once: a sample's value by name (and labels among its labels when given); 0 when absent. */
+async function scrapeMetrics(hubUrl: string): Promise<(name: string, labels?: string) => number> {
+  const lines = (await (await fetch(`${hubUrl}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text()).split('\n');
+  return (name, labels) => {
+    for (const line of lines) {
       if (!line.startsWith(name)) continue;
       const m = /^(\w+)(\{[^}]*\})? (\S+)$/.exec(line);
       if (m && m[1] === name && (!labels || (m[2] ?? '').includes(labels))) return Number(m[3]);

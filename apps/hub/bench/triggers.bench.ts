@@ -24,9 +24,8 @@ import { startRegistry } from '../../../test/harness/registry';
 import { SchedulerService } from '../src/scheduler/scheduler.service';
 import { pushImage, RecordingRunner } from '../test/scheduler-fixtures';
 import { startBenchHub } from './bench-hub';
+import { sendArtifactPublished } from './artifact-published';
 import { freePort } from '../../../test/harness/ports';
-import { signBody, toHttpMessage, type CDEvent } from '@flotilla/cdevents';
-import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -53,16 +52,7 @@ async function main(): Promise<void> {
   const eventsPort = await freePort();
   const secret = 'bench-receiver-secret-0123456789';
   const { app, call } = await startBenchHub({ dataDir: work, databaseUrl: pg.endpoint.url, runner, scheduler: { tickMs: 2000, sourcePollMs: 60_000 }, cdevents: { receiverPort: eventsPort, receiverSecrets: [secret] } });
-  /** A signed `artifact published` naming the bench repository, as a CI step would send it. */
-  const announce = async (): Promise<void> => {
-    const event: CDEvent = {
-      context: { specversion: '0.5.1', id: randomUUID(), source: '/bench/ci', type: 'dev.cdevents.artifact.published.0.3.0', timestamp: new Date().toISOString() },
-      subject: { id: `pkg:oci/triggers?repository_url=${encodeURIComponent(`${image.registry}/${image.repository}`)}&tag=stable`, content: {} },
-    };
-    const { headers, body } = toHttpMessage(event, 'binary');
-    const res = await fetch(`http://127.0.0.1:${eventsPort}/`, { method: 'POST', body, headers: { ...headers, 'x-flotilla-signature': signBody(secret, body) } });
-    if (res.status !== 202) throw new Error(`receiver answered ${res.status}: ${await res.text()}`);
-  };
+  const announce = () => sendArtifactPublished(eventsPort, secret, image, 'stable');
   const scheduler = app.get(SchedulerService);
 
   /** ms from `t0` (epoch ms) to the start of the next run of `project` on `digest`, once it has ended. */
