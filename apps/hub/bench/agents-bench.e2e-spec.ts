@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 // code generated off proto/, connects over mutual TLS, holds each digest and
 // reports it with a RunReport the hub accepts (the bench waits until every
 // Target stored the digest's report). A protocol change that the Go side
-// missed fails here rather than in the next measurement.
+// missed fails here rather than in the next measurement. The transport floor
+// the hub's memory is set against holds the same agents first.
 
 const ROOT = resolve(__dirname, '../../..');
 
@@ -29,5 +30,8 @@ describe('bench:agents with the Go simulator', () => {
     // the compiled hub's own process, read from /proc
     const rss = /hub RSS: (\d+) MiB before the agents, (\d+) MiB with all connected/.exec(out);
     expect(Number(rss?.[2])).toBeGreaterThan(50);
+    // the same agents held by the transport floor first, its RSS read from its own process
+    const floor = /transport floor \(.*\): (\d+) MiB before, (\d+) MiB with all connected \(\d+ ms\), -?[\d.]+ KiB per agent; the hub -?[\d.]+ KiB per agent/.exec(out);
+    expect(Number(floor?.[2])).toBeGreaterThan(50);
   }, 300_000);
 });

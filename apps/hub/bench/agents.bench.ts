@@ -14,13 +14,15 @@
 // hub's two cores, where a real fleet's agents run on machines of their own,
 // so the cheaper their messages the less they take from the hub.
 // BENCH_SIM=node runs them on Node's grpc-js instead, for comparison.
-import { spawn, spawnSync } from 'node:child_process';
+// Before the hub, the same agents connect to the transport floor
+// (transport-floor.ts: the agent service on grpc-js with the hub's TLS and
+// options and no hub work); its RSS per agent is the reference the hub's is
+// set against.
 import { certificateFingerprint, newAgentKeyRequest } from '@flotilla/agent-protocol';
 import { RegistryClient } from '@flotilla/oci';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../../../test/harness/ports';
 import { startPostgres } from '../../../test/harness/postgres';
@@ -31,14 +33,14 @@ import { CertificateAuthority } from '../src/agents/certificate-authority';
 import { sendArtifactPublished } from './artifact-published';
 import { cpuSeconds, postgresCpuSeconds, residentBytes } from './cpu-times';
 import { samplePostgres } from './pg-sampler';
-import { reportOf } from '../test/simulated-agent';
+import { startSimulator } from './agents-simulator';
+import { measureTransportFloor } from './transport-floor-measure';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
 const SIM = process.env.BENCH_SIM ?? 'go';
 const DIGESTS = Number(process.env.BENCH_DIGESTS ?? 3);
 const TOKEN = 'bench-admin-token-0123456789abcdef';
 const EVENTS_SECRET = 'bench-events-secret-0123456789abcdef';
-const ROOT = resolve(__dirname, '../../..');
 /** What the bench started, stopped in reverse when it ends, failed or not (a hub left behind holds a gigabyte). */
 const teardown: Array<() => Promise<unknown> | void> = [];
 
@@ -63,6 +65,8 @@ async function main(): Promise<void> {
   const [agentPort, eventsPort] = [await freePort(), await freePort()];
   // BENCH_PROFILE=<dir>: the hub's CPU profile of the whole run, written when it stops (open it in Chrome DevTools)
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  // BENCH_HUB_FLAGS='--flag …': more node flags for the hub (V8 heap settings, --heapsnapshot-signal=SIGUSR2)
+  profile.push(...(process.env.BENCH_HUB_FLAGS ?? '').split(' ').filter(Boolean));
   const hub = new HubProcess(
     'bench',
     {
@@ -116,37 +120,24 @@ async function main(): Promise<void> {
   }
   const identityFile = join(work, 'identities');
   writeFileSync(identityFile, identities.join('\n'));
-  const rssIdle = residentBytes(hubPid);
 
   // CPU seconds of the hub, the simulator and PostgreSQL: which of them a phase waits on
   const pgData = join(work, 'postgres', 'data');
   // with the hub's metrics of the same moment: its ticks, and the Targets its advance claimed
   const measure = async () => {
     const metric = await scrapeMetrics(hubUrl);
-    return { hub: cpuSeconds(hubPid), sim: cpuSeconds(sim.pid!), pg: postgresCpuSeconds(pgData), ticks: metric('flotilla_scheduler_ticks_total'), advanceClaims: metric('flotilla_scheduler_claims_total', 'by="advance"'), at: Date.now() };
+    return { hub: cpuSeconds(hubPid), sim: cpuSeconds(sim.process.pid!), pg: postgresCpuSeconds(pgData), ticks: metric('flotilla_scheduler_ticks_total'), advanceClaims: metric('flotilla_scheduler_claims_total', 'by="advance"'), at: Date.now() };
   };
   const phases: Array<{ phase: string; from: Awaited<ReturnType<typeof measure>>; to: Awaited<ReturnType<typeof measure>> }> = [];
-  const sim = spawnSimulator(work, `127.0.0.1:${agentPort}`, identityFile, join(work, 'agent-ca.pem'));
-  teardown.push(() => void sim.kill());
-  const events: Array<Record<string, unknown>> = [];
-  const waiters: Array<() => void> = [];
-  createInterface({ input: sim.stdout! }).on('line', (l) => {
-    events.push(JSON.parse(l) as Record<string, unknown>);
-    for (const w of waiters.splice(0)) w();
-  });
-  const next = (event: string) =>
-    new Promise<Record<string, unknown>>((done) => {
-      const look = () => {
-        const i = events.findIndex((e) => e.event === event);
-        if (i >= 0) done(events.splice(i, 1)[0]);
-        else waiters.push(look);
-      };
-      look();
-    });
+  // the same agents against the transport floor first: what they cost any grpc-js server, the hub's reference
+  const floor = await measureTransportFloor({ simulator: SIM, work, identityFile, caCertFile: join(work, 'agent-ca.pem'), caKeyFile: join(work, 'agent-ca.key') });
+  const sim = startSimulator(SIM, work, `127.0.0.1:${agentPort}`, identityFile, join(work, 'agent-ca.pem'));
+  teardown.push(() => sim.stop());
+  const rssIdle = residentBytes(hubPid);
 
   enter('connect');
   const beforeConnect = await measure();
-  const connected = await next('connected');
+  const connected = await sim.next('connected');
   phases.push({ phase: 'connect', from: beforeConnect, to: await measure() });
   const rssConnected = residentBytes(hubPid);
   const metric = await scrapeMetrics(hubUrl);
@@ -172,9 +163,9 @@ async function main(): Promise<void> {
     const before = await measure();
     digest = await pushRevision(d);
     const at = Date.now();
-    sim.stdin!.write(`${JSON.stringify({ digest, at })}\n`);
+    sim.timeDigest(digest, at);
     await sendArtifactPublished(eventsPort, EVENTS_SECRET, image, 'stable');
-    const acked = await next('acked');
+    const acked = await sim.next('acked');
     await everyTargetAt(db, digest);
     const after = await measure();
     phases.push({ phase: `digest #${d}`, from: before, to: after });
@@ -191,6 +182,12 @@ async function main(): Promise<void> {
   console.log(`all connected (mutual TLS) and holding their assignment set: ${connected.ms} ms`);
   const peakRss = Math.max(...peaks.filter((p) => p.phase !== 'start').map((p) => p.rss));
   console.log(`hub RSS: ${mib(rssIdle)} before the agents, ${mib(rssConnected)} with all connected, ${mib(peakRss)} peak serving them (goal < 1024 MiB); V8 heap used ${mib(heapConnected.used)} of ${mib(heapConnected.total)} with all connected`);
+  const perAgentKiB = (before: number, after: number) => (after - before) / AGENTS / 1024;
+  const [floorKiB, hubKiB] = [perAgentKiB(floor.rssBefore, floor.rssConnected), perAgentKiB(rssIdle, rssConnected)];
+  console.log(
+    `transport floor (the agent service on grpc-js with the hub's TLS and options, the same agents, no hub work): ${mib(floor.rssBefore)} before, ${mib(floor.rssConnected)} with all connected (${floor.connectMs} ms), ` +
+      `${floorKiB.toFixed(1)} KiB per agent; the hub ${hubKiB.toFixed(1)} KiB per agent${floorKiB > 0 ? `, ${(hubKiB / floorKiB).toFixed(2)}× the floor` : ''}`,
+  );
   console.log(`hub RSS peaks by phase: ${peaks.map((p) => `${p.phase} ${mib(p.rss)}`).join(', ')}`);
   console.log('| digest | digest→every agent holds it p50 | p99 (goal < 2000 ms) | max | of which the hub resolving the tag | reports stored/s | agent Targets claimed by the advance |');
   console.log('|---|---|---|---|---|---|---|');
@@ -206,8 +203,7 @@ async function main(): Promise<void> {
     for (const p of pgSamples.slice(0, 15)) console.log(`${String(p.samples).padStart(6)}  ${p.statement}`);
   }
 
-  sim.stdin!.end();
-  await new Promise((r) => sim.on('exit', r));
+  await sim.stop();
 }
 
 /** The hub's /metrics read once: a sample's value by name (and labels among its labels when given); 0 when absent. */
@@ -221,38 +217,6 @@ async function scrapeMetrics(hubUrl: string): Promise<(name: string, labels?: st
     }
     return 0;
   };
-}
-
-/** The simulated agents' process: the Go program, or with BENCH_SIM=node the Node one. */
-function spawnSimulator(work: string, address: string, identityFile: string, caFile: string) {
-  if (SIM === 'node') {
-    // BENCH_SIM_PROFILE=<dir>: the simulator's CPU profile, written when it exits
-    const simProfile = process.env.BENCH_SIM_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SIM_PROFILE}`] : [];
-    return spawn(process.execPath, [...simProfile, join(ROOT, 'scripts/run-ts.mjs'), join(__dirname, 'agents-sim.ts'), address, identityFile, caFile], { stdio: ['pipe', 'pipe', 'inherit'] });
-  }
-  if (SIM !== 'go') throw new Error(`BENCH_SIM=${SIM}: go or node`);
-  const build = spawnSync(process.execPath, [join(__dirname, 'agents-sim-go/build.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  if (build.status !== 0) throw new Error(`the Go simulator did not build (exit ${build.status})`);
-  const binary = build.stdout.trim().split('\n').pop()!;
-  const templateFile = join(work, 'report-template.json');
-  writeFileSync(templateFile, reportTemplate());
-  return spawn(binary, [address, identityFile, caFile, templateFile], { stdio: ['pipe', 'pipe', 'inherit'] });
-}
-
-/**
- * The engine's reports of a successful apply and a successful deletion, one per line, for an assignment of
- * markers the Go simulator fills in (agents-sim-go/report.go).
- */
-function reportTemplate(): string {
-  const marked = {
-    targetId: '', generation: 0, projectName: '__PROJECT_NAME__', projectNamespace: '__PROJECT_NAMESPACE__', repository: '__SOURCE__', tag: '__TAG__', path: '',
-    digest: '__DIGEST__', serviceAccountName: '', annotations: {}, clusterName: '__CLUSTER_NAME__', clusterGroup: '__CLUSTER_GROUP__', intervalSeconds: 600, suspend: false, delete: false, registryCredentials: undefined,
-  };
-  const line = (deleting: boolean) => {
-    const report = reportOf({ ...marked, delete: deleting }, true);
-    return JSON.stringify(report).replaceAll(report.startedAt, '__NOW__');
-  };
-  return `${line(false)}\n${line(true)}\n`;
 }
 
 /** Until every agent's report of `digest` is stored; fails past BENCH_STORE_TIMEOUT_MS (5 minutes) rather than wait forever on reports the hub refused. */

@@ -1,4 +1,4 @@
-import { AGENT_PROTOCOL_LIMITS, AgentServiceService, certificateFingerprint, type RegisterRequest, type RegisterResponse } from '@flotilla/agent-protocol';
+import { AgentServiceService, certificateFingerprint, type RegisterRequest, type RegisterResponse } from '@flotilla/agent-protocol';
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Server, type ServerUnaryCall, type sendUnaryData, status as GrpcStatus } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
@@ -7,6 +7,7 @@ import type { HubConfig } from '../config/hub-config';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { AgentLinksRepository } from './agent-links.repository';
 import { AgentCa } from './agent-ca.service';
+import { AGENT_SERVER_OPTIONS } from './agent-server-options';
 import { looksLikeBootstrapToken, secretHash } from './agent-secrets';
 import { AgentSessions } from './agent-sessions';
 import { AgentStreamService } from './agent-stream.service';
@@ -49,14 +50,7 @@ export class AgentGrpcServer implements OnApplicationBootstrap, BeforeApplicatio
     await this.links.disconnectAllOf(this.config.scheduler.hubId);
     const serving = (this.serving = new ServingIdentity(this.agentCa.ca, servingNames(this.config.agents)));
     await serving.refresh();
-    const server = new Server({
-      'grpc.max_receive_message_length': AGENT_PROTOCOL_LIMITS.maxMessageBytes,
-      'grpc.max_send_message_length': AGENT_PROTOCOL_LIMITS.maxMessageBytes,
-      'grpc.keepalive_time_ms': 60_000,
-      'grpc.keepalive_permit_without_calls': 1,
-      // channelz keeps a trace and call counters per connection: memory and CPU per agent nobody reads here
-      'grpc.enable_channelz': 0,
-    });
+    const server = new Server(AGENT_SERVER_OPTIONS);
     server.addService(AgentServiceService, {
       register: (call: ServerUnaryCall<RegisterRequest, RegisterResponse>, done: sendUnaryData<RegisterResponse>) => void this.register(call.request, done),
       connect: (stream: Parameters<AgentStreamService['open']>[0]) => void this.streams.open(stream),
