@@ -9,14 +9,14 @@ import { X509Certificate } from 'node:crypto';
 import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
 import { certificateFingerprint } from '@flotilla/agent-protocol';
 import { DataSource } from 'typeorm';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT_NAMESPACE, agentKubeconfig, installAgent } from '../test/install';
 import { configMaps, getProject, projectObject, projectRepository, pushGreeter, pushGreeterModule } from '../test/project-fixtures';
 import { greeterProjectFiles } from '../../hub/test/push-fixtures';
 import { packPath } from '@flotilla/oci';
 import { writeTree } from '../../../test/e2e/support/file-tree';
+import { testDir } from '../../../test/harness/temp-dirs';
 
 // The whole lightweight configuration: the hub (on the harness PostgreSQL)
 // holds no credentials for the cluster; the compiled agent, with the token
@@ -88,7 +88,7 @@ describe('connected agent', () => {
     const manifest = await hub.call('GET', `/api/v1/clusters/${cluster}/agent/manifest`);
     expect(manifest.status).toBe(200);
     // the whole install is applying it (as kubectl apply -f does)
-    const dir = mkdtempSync(join(tmpdir(), 'agent-manifest-'));
+    const dir = testDir('agent-manifest-');
     writeFileSync(join(dir, 'install.yaml'), manifest.text);
     await installAgent(client, dir);
     const hubSecret = await client.get({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: 'flotilla-agent-hub' });

@@ -2,9 +2,9 @@
 // process, for tests: started with flags, its JSON log lines collected, and
 // waited on for what it prints rather than for a fixed time.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { testDir } from '../../../test/harness/temp-dirs';
 
 export const AGENT_MAIN = join(__dirname, '../../../dist/apps/agent/src/main.js');
 
@@ -24,7 +24,7 @@ export interface AgentProcess {
 
 /** Writes `kubeconfig` to a fresh file and returns its path. */
 export function kubeconfigFile(kubeconfig: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'flotilla-agent-kc-'));
+  const dir = testDir('flotilla-agent-kc-');
   const path = join(dir, 'kubeconfig');
   writeFileSync(path, kubeconfig, { mode: 0o600 });
   return path;
@@ -35,7 +35,7 @@ export function testAgentArgs(opts: { kubeconfig: string; identity: string; name
   return [
     `--kubeconfig=${opts.kubeconfig}`,
     '--http-address=127.0.0.1:0',
-    `--cache-dir=${mkdtempSync(join(tmpdir(), 'flotilla-agent-cache-'))}`,
+    `--cache-dir=${testDir('flotilla-agent-cache-')}`,
     `--identity=${opts.identity}`,
     `--namespace=${opts.namespace}`,
     ...extra,

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { harnessEnv } from '../../../test/harness/env';
 import { shopProjectFiles } from '../../../test/e2e/fixtures/projects';
@@ -10,6 +9,7 @@ import { eventually } from '../../../test/e2e/support/eventually';
 import { collect, CliUser, expectNoStack, waitForOutput } from '../test/run-cli';
 import { PROJECT_FILE_FIELDS } from './commands/project/manifest';
 import { writeTree } from '../../../test/e2e/support/file-tree';
+import { testDir } from '../../../test/harness/temp-dirs';
 
 // Issue 17: the compiled `flotilla` against a compiled hub on the harness
 // PostgreSQL, registry and API server, end to end as a platform team would
@@ -70,7 +70,7 @@ describe('flotilla against a hub', () => {
   it('registers the harness API server from a kubeconfig that names its CA file', () =>
     fleet.guard(async () => {
       const kube = harnessEnv().kube;
-      const dir = mkdtempSync(join(tmpdir(), 'flotilla-cli-kubeconfig-'));
+      const dir = testDir('flotilla-cli-kubeconfig-');
       writeFileSync(join(dir, 'ca.crt'), kube.caData);
       writeFileSync(join(dir, 'config'), [
         'apiVersion: v1', 'kind: Config', 'current-context: other',
@@ -189,7 +189,7 @@ describe('flotilla against a hub', () => {
   it('registers clusters from flags, creates a Project from flags and deletes it leaving its instances', () =>
     fleet.guard(async () => {
       const kube = harnessEnv().kube;
-      const dir = mkdtempSync(join(tmpdir(), 'flotilla-cli-flags-'));
+      const dir = testDir('flotilla-cli-flags-');
       for (const [f, text] of [['ca.crt', kube.caData], ['token', `${kube.admin.token}\n`], ['tls.crt', kube.certAdmin.clientCertificateData], ['tls.key', kube.certAdmin.clientKeyData]]) writeFileSync(join(dir, f), text);
       const byToken = await user.ok(['cluster', 'register', 'spoke-token', '--server', kube.server, '--token-file', join(dir, 'token'), '--certificate-authority', join(dir, 'ca.crt')]);
       expect(byToken).toMatch(/^cluster\/spoke-token registered \(push, group default, https:.*; reachable, Kubernetes v1\./);

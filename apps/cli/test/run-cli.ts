@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { testDir } from '../../../test/harness/temp-dirs';
 
 const ROOT = resolve(__dirname, '../../..');
 
@@ -16,7 +16,7 @@ export interface CliResult {
 
 /** A user of the CLI: a home of its own, so contexts never touch the developer's. */
 export class CliUser {
-  readonly home = mkdtempSync(join(tmpdir(), 'flotilla-cli-home-'));
+  readonly home = testDir('flotilla-cli-home-');
   readonly configDir = join(this.home, 'xdg');
 
   constructor(private readonly extraEnv: Record<string, string> = {}) {

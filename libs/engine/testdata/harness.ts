@@ -1,7 +1,7 @@
 // Integration helpers (real registry and API server from the harness): a
 // tenant namespace with a namespace-scoped service account, artifact pushes.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ClusterConnection, ResourceManager, type KubeObject, type ObjectClient } from '@flotilla/kube';
@@ -69,10 +69,15 @@ export function pushTestModule(client: RegistryClient, host: string): Promise<st
 /** Writes `files` to a fresh directory and pushes it as a project artifact under `tag`. */
 export async function pushProject(client: RegistryClient, url: string, files: Record<string, string>, tag = 'latest'): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'flotilla-project-'));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), content);
+  try {
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    }
+    const res = await pushArtifact(client, url, dir, { tags: [tag], contentType: 'generic', annotations: {} });
+    return res.digest;
+  } finally {
+    // pushed (or not): the registry holds what counts
+    rmSync(dir, { recursive: true, force: true });
   }
-  const res = await pushArtifact(client, url, dir, { tags: [tag], contentType: 'generic', annotations: {} });
-  return res.digest;
 }

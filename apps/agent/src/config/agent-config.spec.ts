@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CertificateAuthority } from '../../../hub/src/agents/certificate-authority';
 import { AgentConfigError, parseAgentConfig } from './agent-config';
 import { parseDuration } from './duration';
+import { testDir } from '../../../../test/harness/temp-dirs';
 
 function problemsOf(argv: string[], env: Record<string, string> = {}): string[] {
   try {
@@ -65,7 +65,7 @@ describe('parseAgentConfig', () => {
     const c = parseAgentConfig(['--hub-address=hub.example:9443', '--report-buffer=50', '--hub-reconnect-max=30s'], { POD_NAMESPACE: 'flotilla-system', FLOTILLA_HUB_BOOTSTRAP_TOKEN: 'flb_x', FLOTILLA_HUB_CA: ca.certPem });
     expect(c.hub).toEqual({ address: 'hub.example:9443', caPem: ca.certPem, identitySecret: { namespace: 'flotilla-system', name: 'flotilla-agent-identity' }, bootstrapToken: 'flb_x', reportBuffer: 50, heartbeatMs: 10_000, reconnectMaxMs: 30_000 });
     // or the CA from a file
-    const dir = mkdtempSync(join(tmpdir(), 'agent-ca-'));
+    const dir = testDir('agent-ca-');
     writeFileSync(join(dir, 'ca.pem'), ca.certPem);
     expect(parseAgentConfig(['--hub-address=hub.example:9443', `--hub-ca-file=${join(dir, 'ca.pem')}`], { POD_NAMESPACE: 'x' }).hub?.caPem).toBe(ca.certPem);
     expect(() => parseAgentConfig(['--hub-address=nope'], {})).toThrow(AgentConfigError);

@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { configPath, readConfig, writeConfig } from './config-file';
 import { resolveContext } from './context';
+import { testDir } from '../../../../test/harness/temp-dirs';
 
 describe('contexts on disk', () => {
-  const home = mkdtempSync(join(tmpdir(), 'flotilla-config-'));
+  const home = testDir('flotilla-config-');
 
   it('lives under XDG_CONFIG_HOME, else ~/.config', () => {
     expect(configPath({ XDG_CONFIG_HOME: '/x', HOME: '/h' })).toBe('/x/flotilla/config.yaml');

@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readManifests, sameValue } from './manifest';
+import { testDir } from '../../../../../test/harness/temp-dirs';
 
 describe('Project files for apply -f', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'flotilla-manifest-'));
+  const dir = testDir('flotilla-manifest-');
   const file = (name: string, text: string) => {
     writeFileSync(join(dir, name), text);
     return join(dir, name);
