@@ -17,9 +17,20 @@ export interface Simulator {
   stop(): Promise<void>;
 }
 
-/** The Go program (BENCH_SIM=go, the default) or the Node one (BENCH_SIM=node), dialing `address` with the agents of `identityFile`. */
-export function startSimulator(kind: string, work: string, address: string, identityFile: string, caFile: string): Simulator {
-  const child = spawnSimulator(kind, work, address, identityFile, caFile);
+/** Starts the simulated agents dialing `address`; made once per run by prepareSimulator. */
+export type SimulatorLauncher = (address: string) => Simulator;
+
+/**
+ * The Go program (BENCH_SIM=go, the default; built, and its report template
+ * written, here once) or the Node one (BENCH_SIM=node), with the agents of
+ * `identityFile`.
+ */
+export function prepareSimulator(kind: string, work: string, identityFile: string, caFile: string): SimulatorLauncher {
+  const command = simulatorCommand(kind, work);
+  return (address) => watch(spawn(command.file, [...command.args, address, identityFile, caFile, ...command.trailing], { stdio: ['pipe', 'pipe', 'inherit'] }));
+}
+
+function watch(child: ChildProcess): Simulator {
   const events: Array<Record<string, unknown>> = [];
   const waiters: Array<() => void> = [];
   createInterface({ input: child.stdout! }).on('line', (l) => {
@@ -47,19 +58,19 @@ export function startSimulator(kind: string, work: string, address: string, iden
   };
 }
 
-function spawnSimulator(kind: string, work: string, address: string, identityFile: string, caFile: string): ChildProcess {
+/** The program to run, the arguments before the common ones (address, identities, CA) and those after. */
+function simulatorCommand(kind: string, work: string): { file: string; args: string[]; trailing: string[] } {
   if (kind === 'node') {
     // BENCH_SIM_PROFILE=<dir>: the simulator's CPU profile, written when it exits
     const simProfile = process.env.BENCH_SIM_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SIM_PROFILE}`] : [];
-    return spawn(process.execPath, [...simProfile, join(ROOT, 'scripts/run-ts.mjs'), join(__dirname, 'agents-sim.ts'), address, identityFile, caFile], { stdio: ['pipe', 'pipe', 'inherit'] });
+    return { file: process.execPath, args: [...simProfile, join(ROOT, 'scripts/run-ts.mjs'), join(__dirname, 'agents-sim.ts')], trailing: [] };
   }
   if (kind !== 'go') throw new Error(`BENCH_SIM=${kind}: go or node`);
   const build = spawnSync(process.execPath, [join(__dirname, 'agents-sim-go/build.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (build.status !== 0) throw new Error(`the Go simulator did not build (exit ${build.status})`);
-  const binary = build.stdout.trim().split('\n').pop()!;
   const templateFile = join(work, 'report-template.json');
   writeFileSync(templateFile, reportTemplate());
-  return spawn(binary, [address, identityFile, caFile, templateFile], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return { file: build.stdout.trim().split('\n').pop()!, args: [], trailing: [templateFile] };
 }
 
 /**

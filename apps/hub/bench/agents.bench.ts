@@ -33,7 +33,7 @@ import { CertificateAuthority } from '../src/agents/certificate-authority';
 import { sendArtifactPublished } from './artifact-published';
 import { cpuSeconds, postgresCpuSeconds, residentBytes } from './cpu-times';
 import { samplePostgres } from './pg-sampler';
-import { startSimulator } from './agents-simulator';
+import { prepareSimulator } from './agents-simulator';
 import { measureTransportFloor } from './transport-floor-measure';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
@@ -60,13 +60,14 @@ async function main(): Promise<void> {
 
   // the operator's agent CA (files the hub reads): the bench signs the agents' certificates with it, outside the hub
   const ca = await CertificateAuthority.create('Flotilla bench agent CA');
-  writeFileSync(join(work, 'agent-ca.pem'), ca.certPem);
-  writeFileSync(join(work, 'agent-ca.key'), ca.keyPem, { mode: 0o600 });
+  const [caCertFile, caKeyFile] = [join(work, 'agent-ca.pem'), join(work, 'agent-ca.key')];
+  writeFileSync(caCertFile, ca.certPem);
+  writeFileSync(caKeyFile, ca.keyPem, { mode: 0o600 });
   const [agentPort, eventsPort] = [await freePort(), await freePort()];
   // BENCH_PROFILE=<dir>: the hub's CPU profile of the whole run, written when it stops (open it in Chrome DevTools)
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   // BENCH_HUB_FLAGS='--flag …': more node flags for the hub (V8 heap settings, --heapsnapshot-signal=SIGUSR2)
-  profile.push(...(process.env.BENCH_HUB_FLAGS ?? '').split(' ').filter(Boolean));
+  const hubFlags = [...profile, ...(process.env.BENCH_HUB_FLAGS ?? '').split(' ').filter(Boolean)];
   const hub = new HubProcess(
     'bench',
     {
@@ -74,8 +75,8 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
       FLOTILLA_ADMIN_TOKEN: TOKEN,
       FLOTILLA_AGENT_PORT: String(agentPort),
-      FLOTILLA_AGENT_CA_CERT_FILE: join(work, 'agent-ca.pem'),
-      FLOTILLA_AGENT_CA_KEY_FILE: join(work, 'agent-ca.key'),
+      FLOTILLA_AGENT_CA_CERT_FILE: caCertFile,
+      FLOTILLA_AGENT_CA_KEY_FILE: caKeyFile,
       FLOTILLA_AGENT_HEARTBEAT: '10s',
       FLOTILLA_AGENT_HEARTBEAT_TIMEOUT: '60s',
       FLOTILLA_LEASE_TTL: '60s',
@@ -85,7 +86,7 @@ async function main(): Promise<void> {
       FLOTILLA_EVENTS_PORT: String(eventsPort),
       FLOTILLA_EVENTS_SECRETS: EVENTS_SECRET,
     },
-    profile,
+    hubFlags,
   );
   teardown.push(() => rmSync(hub.dataDir, { recursive: true, force: true }), () => hub.stop());
   const hubUrl = await hub.url;
@@ -130,8 +131,9 @@ async function main(): Promise<void> {
   };
   const phases: Array<{ phase: string; from: Awaited<ReturnType<typeof measure>>; to: Awaited<ReturnType<typeof measure>> }> = [];
   // the same agents against the transport floor first: what they cost any grpc-js server, the hub's reference
-  const floor = await measureTransportFloor({ simulator: SIM, work, identityFile, caCertFile: join(work, 'agent-ca.pem'), caKeyFile: join(work, 'agent-ca.key') });
-  const sim = startSimulator(SIM, work, `127.0.0.1:${agentPort}`, identityFile, join(work, 'agent-ca.pem'));
+  const simulator = prepareSimulator(SIM, work, identityFile, caCertFile);
+  const floor = await measureTransportFloor({ simulator, caCertFile, caKeyFile });
+  const sim = simulator(`127.0.0.1:${agentPort}`);
   teardown.push(() => sim.stop());
   const rssIdle = residentBytes(hubPid);
 

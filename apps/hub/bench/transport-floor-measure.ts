@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { freePort } from '../../../test/harness/ports';
-import { startSimulator } from './agents-simulator';
+import type { SimulatorLauncher } from './agents-simulator';
 import { residentBytes } from './cpu-times';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -19,7 +19,7 @@ export interface TransportFloor {
  * instead of a hub, and reads the floor's RSS before and with all connected:
  * the reference the hub's own figure is set against, measured in the same run.
  */
-export async function measureTransportFloor(opts: { simulator: string; work: string; identityFile: string; caCertFile: string; caKeyFile: string }): Promise<TransportFloor> {
+export async function measureTransportFloor(opts: { simulator: SimulatorLauncher; caCertFile: string; caKeyFile: string }): Promise<TransportFloor> {
   const port = await freePort();
   const server = spawn(process.execPath, [join(ROOT, 'scripts/run-ts.mjs'), join(__dirname, 'transport-floor.ts'), String(port), opts.caCertFile, opts.caKeyFile], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((done) => server.on('exit', () => done()));
@@ -29,7 +29,7 @@ export async function measureTransportFloor(opts: { simulator: string; work: str
       void exited.then(() => fail(new Error('the transport floor exited before it listened')));
     });
     const rssBefore = residentBytes(server.pid!);
-    const sim = startSimulator(opts.simulator, opts.work, `127.0.0.1:${port}`, opts.identityFile, opts.caCertFile);
+    const sim = opts.simulator(`127.0.0.1:${port}`);
     try {
       const connected = await sim.next('connected');
       return { rssBefore, rssConnected: residentBytes(server.pid!), connectMs: connected.ms as number };

@@ -19,7 +19,6 @@ async function main(): Promise<void> {
   const serving = new ServingIdentity(ca, ['127.0.0.1', 'localhost']);
   await serving.refresh();
   const server = new Server(AGENT_SERVER_OPTIONS);
-  const streams = new Set<ServerDuplexStream<ConnectRequest, ConnectResponse>>();
   server.addService(AgentServiceService, {
     register: (_call: unknown, done: (err: { code: status; details: string }) => void) => done({ code: status.UNIMPLEMENTED, details: 'the transport floor registers nobody' }),
     connect: (stream: ServerDuplexStream<ConnectRequest, ConnectResponse>) => {
@@ -28,15 +27,12 @@ async function main(): Promise<void> {
         stream.emit('error', { code: status.UNAUTHENTICATED, details: 'no client certificate' });
         return;
       }
-      streams.add(stream);
       let greeted = false;
       stream.on('data', (m: ConnectRequest) => {
         if (greeted || m.body?.$case !== 'hello') return;
         greeted = true;
         stream.write({ body: { $case: 'assignments', value: { assignments: [] } } });
       });
-      const gone = () => streams.delete(stream);
-      for (const event of ['end', 'error', 'close', 'cancelled']) stream.on(event, gone);
     },
   });
   await new Promise<number>((resolve, reject) => server.bindAsync(`127.0.0.1:${port}`, serving.credentials(), (err, p) => (err ? reject(err) : resolve(p))));
