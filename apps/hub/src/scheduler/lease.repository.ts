@@ -102,6 +102,10 @@ export class LeaseRepository {
    * free leases, not in flight here, up to `terms.limit`, in id order. A new
    * digest's agent Targets are then written once, not advanced and claimed
    * in two passes (at 10,000 agents each pass took a quarter of a second or more).
+   * A claimed Target keeps its `next_run_at`: its lease carries the advance,
+   * and leaving the indexed column alone lets PostgreSQL rewrite the row in
+   * place without touching the table's indexes (a HOT update). If the lease
+   * lapses before a run ends, makeLapsedAdvancesDue makes the Target due.
    */
   async advanceProjectClaiming(projectId: string, revision: string, terms: AdvanceClaimTerms): Promise<ClaimedTarget[]> {
     const res = await this.ds.query(
@@ -117,7 +121,8 @@ export class LeaseRepository {
          LIMIT $5
        )
        UPDATE targets t
-       SET next_run_at = LEAST(t.next_run_at, now()), advance_to_revision = $2, updated_at = CURRENT_TIMESTAMP,
+       SET next_run_at = CASE WHEN c.id IS NULL THEN LEAST(t.next_run_at, now()) ELSE t.next_run_at END,
+           advance_to_revision = $2, updated_at = CURRENT_TIMESTAMP,
            lease_owner = CASE WHEN c.id IS NULL THEN t.lease_owner ELSE $6 END,
            lease_expires_at = CASE WHEN c.id IS NULL THEN t.lease_expires_at ELSE now() + $7 * interval '1 millisecond' END,
            lease_epoch = CASE WHEN c.id IS NULL THEN t.lease_epoch ELSE t.lease_epoch + 1 END
@@ -197,15 +202,38 @@ export class LeaseRepository {
     return rowsOf(res).length === 1;
   }
 
-  /** Gives a lease back without a result (shutdown, or nothing to do); the Target runs again at `nextRunAt`. */
+  /**
+   * Gives a lease back without a result (shutdown, or nothing to do); the Target runs again at `nextRunAt`,
+   * or, without one, when it was due, and at once when an advance it was claimed with is still pending.
+   */
   async release(lease: Lease, patch: { nextRunAt?: Date; phase?: TargetPhase; conditions?: Condition[] } = {}): Promise<boolean> {
     const res = await this.ds.query(
       `UPDATE targets SET lease_owner = NULL, lease_expires_at = NULL,
-         next_run_at = COALESCE($4, next_run_at), phase = COALESCE($5, phase), conditions = COALESCE($6::jsonb, conditions)
+         next_run_at = COALESCE($4, CASE WHEN advance_to_revision IS NOT NULL THEN LEAST(next_run_at, now()) ELSE next_run_at END),
+         phase = COALESCE($5, phase), conditions = COALESCE($6::jsonb, conditions)
        WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 RETURNING id`,
       [lease.targetId, lease.owner, lease.epoch, patch.nextRunAt ?? null, patch.phase ?? null, patch.conditions ? JSON.stringify(patch.conditions) : null],
     );
     return rowsOf(res).length === 1;
+  }
+
+  /**
+   * Makes due the Targets an advance claimed whose lease then lapsed with
+   * the advance still pending (the replica that claimed them died or
+   * stalled): the claim left their `next_run_at` where it was. Reads every
+   * Target (nothing indexes the lease), so the scheduler calls it once in a
+   * while, not on every tick.
+   */
+  async makeLapsedAdvancesDue(): Promise<number> {
+    const res = await this.ds.query(
+      // locked in id order, as every batch of many Targets is; one being claimed meanwhile is that claim's
+      `WITH lapsed AS MATERIALIZED (
+         SELECT id FROM targets WHERE advance_to_revision IS NOT NULL AND next_run_at > now() AND lease_expires_at < now()
+         ORDER BY id FOR UPDATE SKIP LOCKED
+       )
+       UPDATE targets t SET next_run_at = now() FROM lapsed WHERE t.id = lapsed.id RETURNING t.id`,
+    );
+    return rowsOf(res).length;
   }
 
   /** Runs left `Running` by a replica whose lease expired are closed as Abandoned when another takes the Target over. */

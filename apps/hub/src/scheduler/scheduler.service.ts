@@ -40,6 +40,8 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
   private readonly shutdown = new AbortController();
   /** a trigger arrived while a tick was running: that tick may have claimed before it committed, so tick again */
   private woken = false;
+  /** when this replica last made lapsed advances due (LeaseRepository.makeLapsedAdvancesDue), epoch ms */
+  private lapsedAdvancesCheckedAt = 0;
   /** ticks that ran to the end: tests wait for them to prove a due Target was passed over */
   completedTicks = 0;
 
@@ -125,6 +127,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     this.poller.kick();
     this.metrics.queueDepth.set(await this.leases.queueDepth());
     const ttl = this.config.scheduler.leaseTtlMs;
+    await this.makeLapsedAdvancesDue(ttl);
     const free = this.config.scheduler.concurrency - (this.inFlight.size - this.agentRuns.size);
     if (!this.stopping && free > 0) {
       const claimed = await this.leases.claim(this.owner, free, ttl, [...this.inFlight.keys()]);
@@ -142,6 +145,14 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     }
     this.metrics.runsInFlight.set(this.inFlight.size);
     this.tickDone();
+  }
+
+  /** An advance's claims whose replica died run within a lease and a half, as any claim a replica left does within a lease. */
+  private async makeLapsedAdvancesDue(ttlMs: number): Promise<void> {
+    if (Date.now() - this.lapsedAdvancesCheckedAt < ttlMs / 2) return;
+    this.lapsedAdvancesCheckedAt = Date.now();
+    const made = await this.leases.makeLapsedAdvancesDue();
+    if (made > 0) this.logger.info({ targets: made }, 'advances whose claim lapsed made due');
   }
 
   private freeAgentSlots(): number {
