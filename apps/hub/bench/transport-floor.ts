@@ -5,7 +5,7 @@
 // stream. What one agent costs here, it costs any hub built on grpc-js before
 // the hub's own work.
 // usage: transport-floor.ts <port> <agent CA certificate file> <agent CA key file>
-import { AgentServiceService, type ConnectRequest, type ConnectResponse } from '@flotilla/agent-protocol';
+import { AGENT_SERVICE_DEFINITION, type ConnectRequest, type ConnectResponse } from '@flotilla/agent-protocol';
 import { Server, type ServerDuplexStream, status } from '@grpc/grpc-js';
 import { readFileSync } from 'node:fs';
 import { AGENT_SERVER_OPTIONS } from '../src/agents/agent-server-options';
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const serving = new ServingIdentity(ca, ['127.0.0.1', 'localhost']);
   await serving.refresh();
   const server = new Server(AGENT_SERVER_OPTIONS);
-  server.addService(AgentServiceService, {
+  server.addService(AGENT_SERVICE_DEFINITION, {
     register: (_call: unknown, done: (err: { code: status; details: string }) => void) => done({ code: status.UNIMPLEMENTED, details: 'the transport floor registers nobody' }),
     connect: (stream: ServerDuplexStream<ConnectRequest, ConnectResponse>) => {
       // as the hub: no stream without a verified client certificate

@@ -3,5 +3,6 @@
 // ts-proto (`npm run proto`), plus the few helpers both ends share.
 export * from './generated/flotilla/agent/v1/agent';
 export { AGENT_PROTOCOL_LIMITS } from './limits';
+export { AGENT_SERVICE_DEFINITION, serializeConnectResponse } from './connect-response-codec';
 export { type AgentKeyRequest, certificateFingerprint, certificateMatchesKey, newAgentKeyRequest, renewalDue } from './agent-key';
 export { type CryptoKey, type CryptoKeyPair, ECDSA_P256, newEcKeyPair, privateKeyPem, webCrypto, x509 } from './x509';

@@ -1,4 +1,4 @@
-import { AgentServiceService, certificateFingerprint, type RegisterRequest, type RegisterResponse } from '@flotilla/agent-protocol';
+import { AGENT_SERVICE_DEFINITION, certificateFingerprint, type RegisterRequest, type RegisterResponse } from '@flotilla/agent-protocol';
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Server, type ServerUnaryCall, type sendUnaryData, status as GrpcStatus } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
@@ -51,7 +51,7 @@ export class AgentGrpcServer implements OnApplicationBootstrap, BeforeApplicatio
     const serving = (this.serving = new ServingIdentity(this.agentCa.ca, servingNames(this.config.agents)));
     await serving.refresh();
     const server = new Server(AGENT_SERVER_OPTIONS);
-    server.addService(AgentServiceService, {
+    server.addService(AGENT_SERVICE_DEFINITION, {
       register: (call: ServerUnaryCall<RegisterRequest, RegisterResponse>, done: sendUnaryData<RegisterResponse>) => void this.register(call.request, done),
       connect: (stream: Parameters<AgentStreamService['open']>[0]) => void this.streams.open(stream),
     });

@@ -36,8 +36,11 @@ export class AgentSendAhead {
   async send(claimed: readonly ClaimedTarget[]): Promise<Map<string, PlannedRun>> {
     const sent = new Map<string, PlannedRun>();
     // a lease taken over first ends its predecessor's run: that run sends once it is done
-    const epochs = new Map(claimed.filter((c) => !c.takenOverFrom).map((c) => [c.targetId, c.epoch]));
-    const targets = await this.targets.read([...epochs.keys()]);
+    const fresh = claimed.filter((c) => !c.takenOverFrom);
+    const epochs = new Map(fresh.map((c) => [c.targetId, c.epoch]));
+    // a new digest's advance returns what the assignments need; a tick's claim does not
+    const preread = fresh.every((c) => c.assignment) ? fresh.map((c) => c.assignment!) : undefined;
+    const targets = preread ?? (await this.targets.read([...epochs.keys()]));
     const projects = new Map((await this.projects.findByIds([...new Set(targets.map((t) => t.projectId))])).map((p) => [p.id, p]));
     const credentials = await this.registryCredentials([...projects.values()]);
     for (const target of targets) {

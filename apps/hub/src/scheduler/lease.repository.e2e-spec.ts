@@ -87,6 +87,11 @@ describe('LeaseRepository and wave advance on PostgreSQL', () => {
     const claimed = await leases.advanceProjectClaiming(projectId, R2, { ...terms, limit: 10 });
     expect(claimed.map((c) => c.targetId).sort()).toEqual([ids.free1, ids.free2].sort());
     expect(claimed.map((c) => [c.owner, c.epoch, c.takenOverFrom])).toEqual([['hub-1', 1, null], ['hub-1', 1, null]]);
+    // with what their assignments need, so nothing reads the claimed rows again before they go out
+    const [{ group_name: group }] = await database.ds.query(`SELECT group_name FROM clusters WHERE name = 'free1'`);
+    expect(claimed.find((c) => c.targetId === ids.free1)!.assignment).toEqual({
+      id: ids.free1, projectId, removalRequestedAt: null, lastAppliedRevision: null, cluster: { id: clusterOf.get(ids.free1), name: 'free1', groupName: group },
+    });
     for (const name of ['held', 'running', 'elsewhere']) expect(await row(ids[name])).toMatchObject({ due: true });
     // the claimed ones carry the advance in their lease: their next run time is left alone (see the HOT test below)
     for (const name of ['free1', 'free2', 'current']) expect(await row(ids[name])).toMatchObject({ due: false });

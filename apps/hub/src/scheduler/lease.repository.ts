@@ -3,6 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { ReportComponent, RunReport } from '@flotilla/engine';
 import type { Condition, TargetPhase } from '../database/entities';
 import { PROJECT_ADVANCES } from '../repositories/targets.repository';
+import { ASSIGNMENT_TARGET_COLUMNS, type AssignmentTarget, type AssignmentTargetRow, assignmentTargetOf } from './assignment-targets.repository';
 
 /** A Target this replica holds: `epoch` fences every write of its run. */
 export interface Lease {
@@ -14,6 +15,8 @@ export interface Lease {
 export interface ClaimedTarget extends Lease {
   /** the replica whose expired lease this claim took over, if any */
   takenOverFrom: string | null;
+  /** what the Target's agent assignment needs, when the claim returned it (a new digest's advance does) */
+  assignment?: AssignmentTarget;
 }
 
 /** What a finished run writes, all or nothing, and only while its lease is current. */
@@ -109,7 +112,8 @@ export class LeaseRepository {
    */
   async advanceProjectClaiming(projectId: string, revision: string, terms: AdvanceClaimTerms): Promise<ClaimedTarget[]> {
     const res = await this.ds.query(
-      // locked in id order, as every batch of many Targets is (see TargetsRepository.updateInIdOrder)
+      // locked in id order, as every batch of many Targets is (see TargetsRepository.updateInIdOrder);
+      // returns what the claimed Targets' assignments need, so they go out without reading the rows again
       `WITH locked AS MATERIALIZED (
          SELECT id, cluster_id, lease_owner, lease_expires_at FROM targets WHERE ${PROJECT_ADVANCES} ORDER BY id FOR UPDATE
        ), chosen AS (
@@ -121,17 +125,19 @@ export class LeaseRepository {
          LIMIT $5
        )
        UPDATE targets t
-       SET next_run_at = CASE WHEN c.id IS NULL THEN LEAST(t.next_run_at, now()) ELSE t.next_run_at END,
+       SET next_run_at = CASE WHEN ch.id IS NULL THEN LEAST(t.next_run_at, now()) ELSE t.next_run_at END,
            advance_to_revision = $2, updated_at = CURRENT_TIMESTAMP,
-           lease_owner = CASE WHEN c.id IS NULL THEN t.lease_owner ELSE $6 END,
-           lease_expires_at = CASE WHEN c.id IS NULL THEN t.lease_expires_at ELSE now() + $7 * interval '1 millisecond' END,
-           lease_epoch = CASE WHEN c.id IS NULL THEN t.lease_epoch ELSE t.lease_epoch + 1 END
-       FROM locked l LEFT JOIN chosen c ON c.id = l.id
+           lease_owner = CASE WHEN ch.id IS NULL THEN t.lease_owner ELSE $6 END,
+           lease_expires_at = CASE WHEN ch.id IS NULL THEN t.lease_expires_at ELSE now() + $7 * interval '1 millisecond' END,
+           lease_epoch = CASE WHEN ch.id IS NULL THEN t.lease_epoch ELSE t.lease_epoch + 1 END
+       FROM locked l LEFT JOIN chosen ch ON ch.id = l.id JOIN clusters c ON c.id = l.cluster_id
        WHERE t.id = l.id
-       RETURNING t.id, t.lease_epoch, c.id IS NOT NULL AS claimed, c.prev_owner`,
+       RETURNING t.id, t.lease_epoch, ch.id IS NOT NULL AS claimed, ch.prev_owner, ${ASSIGNMENT_TARGET_COLUMNS}`,
       [projectId, revision, terms.agentClusters.join(','), terms.inFlight.join(','), Math.max(0, terms.limit), terms.owner, terms.ttlMs],
     );
-    return claimsOf(rowsOf<ClaimRow & { claimed: boolean }>(res).filter((r) => r.claimed), terms.owner);
+    return rowsOf<ClaimRow & AssignmentTargetRow & { claimed: boolean }>(res)
+      .filter((r) => r.claimed)
+      .map((r) => ({ targetId: r.id, owner: terms.owner, epoch: Number(r.lease_epoch), takenOverFrom: r.prev_owner, assignment: assignmentTargetOf(r) }));
   }
 
   private async claimWhere(clusterFilter: string, owner: string, limit: number, ttlMs: number, inFlight: readonly string[], agentClusters: readonly string[]): Promise<ClaimedTarget[]> {
