@@ -135,9 +135,8 @@ export class LeaseRepository {
        RETURNING t.id, t.lease_epoch, ch.id IS NOT NULL AS claimed, ch.prev_owner, ${ASSIGNMENT_TARGET_COLUMNS}`,
       [projectId, revision, terms.agentClusters.join(','), terms.inFlight.join(','), Math.max(0, terms.limit), terms.owner, terms.ttlMs],
     );
-    return rowsOf<ClaimRow & AssignmentTargetRow & { claimed: boolean }>(res)
-      .filter((r) => r.claimed)
-      .map((r) => ({ targetId: r.id, owner: terms.owner, epoch: Number(r.lease_epoch), takenOverFrom: r.prev_owner, assignment: assignmentTargetOf(r) }));
+    const rows = rowsOf<ClaimRow & AssignmentTargetRow & { claimed: boolean }>(res).filter((r) => r.claimed);
+    return claimsOf(rows, terms.owner).map((claim, i) => ({ ...claim, assignment: assignmentTargetOf(rows[i]) }));
   }
 
   private async claimWhere(clusterFilter: string, owner: string, limit: number, ttlMs: number, inFlight: readonly string[], agentClusters: readonly string[]): Promise<ClaimedTarget[]> {
