@@ -7,3 +7,4 @@ export { parseOrderedJson, type OrderedValue } from './ordered-json';
 export { readFileTree } from './file-tree';
 export { CGROUP_ROOT, readCgroupMemoryLimit } from './cgroup-memory';
 export { cueMemoryBudget, type CueMemoryBudget, type CueMemoryBudgetInput } from './memory-budget';
+export { parseMemorySize } from './memory-size';
