@@ -58,6 +58,14 @@ describe('parseHubConfig', () => {
     expect(parseHubConfig({ FLOTILLA_CUE_MEMORY_RESERVE: '512Mi' }, '/srv/hub', chart).cue.memoryLimitBytes).toBeLessThan(c.cue.memoryLimitBytes);
   });
 
+  it('reads the agent streams\' message rates', () => {
+    const c = parseHubConfig({ FLOTILLA_AGENT_REPORT_RATE: '5', FLOTILLA_AGENT_REPORT_BURST: '20', FLOTILLA_AGENT_EVENT_RATE: '7' }, '/srv/hub', unlimited);
+    expect(c.agents.streamRates).toEqual({ reports: { perSecond: 5, burst: 20 }, events: { perSecond: 7, burst: 1000 }, other: { perSecond: 100, burst: 2000 } });
+    // the defaults are the protocol's, and a parsed config does not change them
+    expect(defaultAgentServerConfig().streamRates.reports).toEqual({ perSecond: 50, burst: 1000 });
+    expect(() => parseHubConfig({ FLOTILLA_AGENT_EVENT_BURST: '0' }, '/srv/hub', unlimited)).toThrow(/FLOTILLA_AGENT_EVENT_BURST="0": expected an integer from 1 to 100000 \(messages at once on one agent stream\)/);
+  });
+
   it('refuses CUE settings that do not fit the container, naming them', () => {
     const small = { memoryLimitBytes: 512 * MiB, cpus: 2 };
     expect(() => parseHubConfig({}, '/srv/hub', small)).toThrow(/the CUE pool does not fit the container \(FLOTILLA_CUE_MEMORY_RESERVE, FLOTILLA_CUE_POOL_SIZE\): the memory limit of 512 MiB leaves 128 MiB/);

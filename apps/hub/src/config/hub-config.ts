@@ -1,4 +1,5 @@
 import { type CueMemoryBudget, cueMemoryBudget, CueMemoryBudgetError, parseMemorySize, readCgroupMemoryLimit } from '@flotilla/cue';
+import { AGENT_PROTOCOL_LIMITS } from '@flotilla/agent-protocol';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
@@ -78,10 +79,34 @@ export interface AgentServerConfig {
    * the scheduler's concurrency: such a run only waits for its agent, so a digest reaches a whole fleet at once.
    */
   maxRuns: number;
+  /**
+   * Messages one agent stream may send, as token buckets (burst, then per second); past one the
+   * stream is closed with RESOURCE_EXHAUSTED. Reports: FLOTILLA_AGENT_REPORT_RATE and
+   * FLOTILLA_AGENT_REPORT_BURST (default 50, 1000); events: FLOTILLA_AGENT_EVENT_RATE and
+   * FLOTILLA_AGENT_EVENT_BURST (default 100, 1000); the rest (heartbeats, acks, diffs, renewals) as the protocol says.
+   */
+  streamRates: AgentStreamRates;
+}
+
+export interface AgentStreamRates {
+  reports: { perSecond: number; burst: number };
+  events: { perSecond: number; burst: number };
+  other: { perSecond: number; burst: number };
 }
 
 export function defaultAgentServerConfig(host = '0.0.0.0'): AgentServerConfig {
-  return { port: 9443, host, heartbeatMs: 10_000, heartbeatTimeoutMs: 30_000, runTimeoutMs: 15 * 60_000, bootstrapTtlMs: 3600_000, certTtlMs: 30 * 24 * 3600_000, maxRuns: 20_000 };
+  const r = AGENT_PROTOCOL_LIMITS.streamRates;
+  return {
+    port: 9443,
+    host,
+    heartbeatMs: 10_000,
+    heartbeatTimeoutMs: 30_000,
+    runTimeoutMs: 15 * 60_000,
+    bootstrapTtlMs: 3600_000,
+    certTtlMs: 30 * 24 * 3600_000,
+    maxRuns: 20_000,
+    streamRates: { reports: { ...r.reports }, events: { ...r.events }, other: { ...r.other } },
+  };
 }
 
 export interface SchedulerConfig {
@@ -271,6 +296,18 @@ function parseAgentServerConfig(value: (name: string) => string | undefined, con
   if (maxRuns !== undefined) {
     if (!/^\d+$/.test(maxRuns) || Number(maxRuns) < 1 || Number(maxRuns) > 1_000_000) problems.push(`FLOTILLA_AGENT_MAX_RUNS=${JSON.stringify(maxRuns)}: expected an integer from 1 to 1000000`);
     else agents.maxRuns = Number(maxRuns);
+  }
+  const rates: Array<[string, 'reports' | 'events', 'perSecond' | 'burst']> = [
+    ['FLOTILLA_AGENT_REPORT_RATE', 'reports', 'perSecond'],
+    ['FLOTILLA_AGENT_REPORT_BURST', 'reports', 'burst'],
+    ['FLOTILLA_AGENT_EVENT_RATE', 'events', 'perSecond'],
+    ['FLOTILLA_AGENT_EVENT_BURST', 'events', 'burst'],
+  ];
+  for (const [name, kind, field] of rates) {
+    const v = value(name);
+    if (v === undefined) continue;
+    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 100_000) problems.push(`${name}=${JSON.stringify(v)}: expected an integer from 1 to 100000 (messages ${field === 'burst' ? 'at once' : 'per second'} on one agent stream)`);
+    else agents.streamRates[kind][field] = Number(v);
   }
   const durations: Array<[string, 'heartbeatMs' | 'heartbeatTimeoutMs' | 'runTimeoutMs' | 'bootstrapTtlMs' | 'certTtlMs', number]> = [
     ['FLOTILLA_AGENT_HEARTBEAT', 'heartbeatMs', 100],
