@@ -1,4 +1,6 @@
-import { writeFileSync } from 'node:fs';
+import { parseMemorySize } from '@flotilla/cue';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
 import { join } from 'node:path';
 import { CertificateAuthority } from '../../../hub/src/agents/certificate-authority';
 import { AgentConfigError, parseAgentConfig } from './agent-config';
@@ -30,7 +32,11 @@ describe('parseDuration', () => {
 describe('parseAgentConfig', () => {
   it('sizes the CUE pool from the container\'s memory limit: one worker within the manifest\'s 512Mi beside the agent', () => {
     const MiB = 1048576;
-    const manifest = { memoryLimitBytes: 512 * MiB, cpus: 4 };
+    // the limit deploy/agent/deployment.yaml gives the agent's container
+    const deployment = parseAllDocuments(readFileSync(join(__dirname, '../../../../deploy/agent/deployment.yaml'), 'utf8')).map((d) => d.toJS()).find((d) => d?.kind === 'Deployment');
+    const limit = parseMemorySize(deployment.spec.template.spec.containers[0].resources.limits.memory);
+    expect(limit).toBe(512 * MiB);
+    const manifest = { memoryLimitBytes: limit!, cpus: 4 };
     const { cue } = parseAgentConfig(['--kubeconfig=/k'], {}, manifest);
     expect(cue.poolSize).toBe(1);
     expect(cue.memoryLimitBytes + cue.workerHeapMb * MiB + 48 * MiB + 192 * MiB).toBeLessThanOrEqual(512 * MiB);

@@ -1,3 +1,7 @@
+import { parseMemorySize } from '@flotilla/cue';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
 import { defaultCdeventsConfig } from './cdevents-config';
 import { defaultAgentServerConfig, defaultSchedulerConfig, HubConfigError, parseHubConfig } from './hub-config';
 
@@ -64,6 +68,16 @@ describe('parseHubConfig', () => {
     // the defaults are the protocol's, and a parsed config does not change them
     expect(defaultAgentServerConfig().streamRates.reports).toEqual({ perSecond: 50, burst: 1000 });
     expect(() => parseHubConfig({ FLOTILLA_AGENT_EVENT_BURST: '0' }, '/srv/hub', unlimited)).toThrow(/FLOTILLA_AGENT_EVENT_BURST="0": expected an integer from 1 to 100000 \(messages at once on one agent stream\)/);
+  });
+
+  it('starts within the chart\'s memory limit, as the chart ships it', () => {
+    const values = parse(readFileSync(join(__dirname, '../../../../deploy/charts/flotilla-hub/values.yaml'), 'utf8')) as { resources: { limits: { memory: string } } };
+    const limit = parseMemorySize(values.resources.limits.memory);
+    expect(limit).toBe(1024 * MiB);
+    for (const cpus of [1, 2, 8]) {
+      const { cue } = parseHubConfig({}, '/srv/hub', { memoryLimitBytes: limit!, cpus });
+      expect(cue.poolSize * (cue.memoryLimitBytes + cue.workerHeapMb * MiB + 48 * MiB) + 384 * MiB).toBeLessThanOrEqual(limit!);
+    }
   });
 
   it('refuses CUE settings that do not fit the container, naming them', () => {
