@@ -63,10 +63,12 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
 
   const runtime = EngineRuntime.create({
     cacheDir: config.cacheDir,
-    onCueStarted: (cue) =>
-      cue.fallbackReason
-        ? log.warn('CUE runs on WebAssembly, slower and larger: the native helper is unavailable', { reason: cue.fallbackReason })
-        : log.info('CUE engine started', { runtime: cue.runtime, startMs: Math.round(cue.startMs) }),
+    cue: config.cue,
+    onCueStarted: (cue) => {
+      const pool = { poolSize: config.cue.poolSize, workerMemoryMiB: Math.round(config.cue.memoryLimitBytes / 1048576) };
+      if (cue.fallbackReason) log.warn('CUE runs on WebAssembly, slower and larger: the native helper is unavailable', { reason: cue.fallbackReason, ...pool });
+      else log.info('CUE engine started', { runtime: cue.runtime, startMs: Math.round(cue.startMs), ...pool });
+    },
   });
   const events = new EventRecorder(connection, {
     maxPending: 1000,

@@ -30,6 +30,8 @@ export class SimulatedAgent {
   readonly failing = new Set<string>();
   /** reports not yet acknowledged by the hub (the buffer a real agent keeps) */
   readonly unacked = new Map<string, ReportMessage>();
+  /** the release it says it is, in Register and Hello */
+  agentVersion = 'sim-1';
   /** answer assignments with reports (off: only ack) */
   answer = true;
   /** how long applying takes before the report goes (unset: reported at once) */
@@ -64,7 +66,7 @@ export class SimulatedAgent {
     const req = await newAgentKeyRequest();
     const client = this.clientFor(undefined);
     await new Promise<void>((resolve, reject) =>
-      client.register({ bootstrapToken, agentVersion: 'sim-1', csrPem: csrPem ?? req.csrPem }, new Metadata(), { deadline: Date.now() + 10_000 }, (err, res) => {
+      client.register({ bootstrapToken, agentVersion: this.agentVersion, csrPem: csrPem ?? req.csrPem }, new Metadata(), { deadline: Date.now() + 10_000 }, (err, res) => {
         if (err) return reject(err);
         this.identity = { keyPem: req.keyPem, certPem: res.certificatePem };
         this.clusterName = res.clusterName;
@@ -102,7 +104,7 @@ export class SimulatedAgent {
       this.ended ??= new Error('stream ended');
       this.notify();
     });
-    stream.write({ body: { $case: 'hello', value: { agentVersion: 'sim-1', kubeVersion: 'v1.36.0', lastAppliedGeneration: 0, bufferedReports: [...this.unacked.values()] } } });
+    stream.write({ body: { $case: 'hello', value: { agentVersion: this.agentVersion, kubeVersion: 'v1.36.0', lastAppliedGeneration: 0, bufferedReports: [...this.unacked.values()] } } });
   }
 
   send(m: ConnectRequest): void {

@@ -6,3 +6,4 @@ export { AGENT_PROTOCOL_LIMITS } from './limits';
 export { AGENT_SERVICE_DEFINITION, serializeConnectResponse } from './connect-response-codec';
 export { type AgentKeyRequest, certificateFingerprint, certificateMatchesKey, newAgentKeyRequest, renewalDue } from './agent-key';
 export { type CryptoKey, type CryptoKeyPair, ECDSA_P256, newEcKeyPair, privateKeyPem, webCrypto, x509 } from './x509';
+export { describeOversized, fitText, type OversizedField, oversizedField, oversizedRegisterField } from './message-bounds';

@@ -54,3 +54,19 @@ export class CueEngineError extends CueError {}
 export function formatDiagnostic(d: CueDiagnostic): string {
   return d.file ? `${d.file}:${d.line}:${d.column}: ${d.message}` : d.message;
 }
+
+/** The container's memory limit leaves too little beside the reserve for the CUE pool asked for. */
+export class CueMemoryBudgetError extends CueError {
+  constructor(
+    readonly limitBytes: number,
+    readonly reserveBytes: number,
+    readonly poolSize: number,
+    readonly minWorkerBytes: number,
+  ) {
+    const mib = (n: number) => `${Math.round(n / 1048576)} MiB`;
+    super(
+      `the memory limit of ${mib(limitBytes)} leaves ${mib(Math.max(0, limitBytes - reserveBytes))} for CUE after the reserve of ${mib(reserveBytes)}; ` +
+        `${poolSize} worker(s) need at least ${mib(poolSize * minWorkerBytes)}: raise the container's memory limit, lower the reserve, or set a smaller pool size`,
+    );
+  }
+}

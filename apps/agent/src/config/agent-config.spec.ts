@@ -1,4 +1,6 @@
-import { writeFileSync } from 'node:fs';
+import { parseMemorySize } from '@flotilla/cue';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
 import { join } from 'node:path';
 import { CertificateAuthority } from '../../../hub/src/agents/certificate-authority';
 import { AgentConfigError, parseAgentConfig } from './agent-config';
@@ -28,6 +30,22 @@ describe('parseDuration', () => {
 });
 
 describe('parseAgentConfig', () => {
+  it('sizes the CUE pool from the container\'s memory limit: one worker within the manifest\'s 512Mi beside the agent', () => {
+    const MiB = 1048576;
+    // the limit deploy/agent/deployment.yaml gives the agent's container
+    const deployment = parseAllDocuments(readFileSync(join(__dirname, '../../../../deploy/agent/deployment.yaml'), 'utf8')).map((d) => d.toJS()).find((d) => d?.kind === 'Deployment');
+    const limit = parseMemorySize(deployment.spec.template.spec.containers[0].resources.limits.memory);
+    expect(limit).toBe(512 * MiB);
+    const manifest = { memoryLimitBytes: limit!, cpus: 4 };
+    const { cue } = parseAgentConfig(['--kubeconfig=/k'], {}, manifest);
+    expect(cue.poolSize).toBe(1);
+    expect(cue.memoryLimitBytes + cue.workerHeapMb * MiB + 48 * MiB + 192 * MiB).toBeLessThanOrEqual(512 * MiB);
+    expect(parseAgentConfig(['--kubeconfig=/k'], {}, { memoryLimitBytes: null, cpus: 4 }).cue).toMatchObject({ poolSize: 4, memoryLimitBytes: 1024 * MiB });
+    expect(parseAgentConfig(['--kubeconfig=/k', '--cue-memory-reserve=128Mi'], {}, manifest).cue.memoryLimitBytes).toBeGreaterThan(cue.memoryLimitBytes);
+    expect(problemsOf(['--kubeconfig=/k', '--cue-memory-reserve=lots'])).toEqual(['--cue-memory-reserve="lots" must be a size such as 192Mi or 1Gi']);
+    expect(() => parseAgentConfig(['--kubeconfig=/k', '--cue-pool-size=2'], {}, manifest)).toThrow(/the CUE pool does not fit the container \(--cue-memory-reserve, --cue-pool-size\): the memory limit of 512 MiB leaves 320 MiB for CUE/);
+  });
+
   it('gives the defaults with no flags: in-cluster, all namespaces, loopback probes, no election', () => {
     const c = parseAgentConfig([], { POD_NAME: 'agent-0', POD_NAMESPACE: 'flotilla-system' });
     expect(c).toMatchObject({

@@ -1,9 +1,10 @@
 // The agent's one configuration object, parsed once at start from flags (and
 // the downward-API environment). Every problem is collected, so a bad
 // Deployment is fixed in one go instead of one restart per mistake.
+import { type CueMemoryBudget, cueMemoryBudget, CueMemoryBudgetError, parseMemorySize, readCgroupMemoryLimit } from '@flotilla/cue';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatDuration, parseDuration } from './duration';
 
@@ -47,7 +48,23 @@ export interface AgentConfig {
   cdevents: { outboxNamespace: string | null; retryInitialMs: number; retryMaxMs: number; maxAttempts: number; maxQueued: number };
   /** connected mode: the hub to dial; null runs standalone */
   hub: HubLinkConfig | null;
+  /** the CUE pool, sized so it fits the container's memory limit beside the agent itself */
+  cue: CueMemoryBudget;
 }
+
+/** What the agent runs in: the container's memory limit (null: none) and its CPUs. */
+export interface AgentMachine {
+  memoryLimitBytes: number | null;
+  cpus: number;
+}
+
+/** This process's container, from its cgroup. */
+export function currentMachine(): AgentMachine {
+  return { memoryLimitBytes: readCgroupMemoryLimit(), cpus: availableParallelism() };
+}
+
+/** Memory the agent keeps for itself beside the CUE pool (--cue-memory-reserve). */
+export const DEFAULT_AGENT_MEMORY_RESERVE = 192 * 1048576;
 
 export interface HubLinkConfig {
   /** host:port of the hub's agent gRPC server */
@@ -111,6 +128,8 @@ export const AGENT_FLAGS: Record<string, FlagSpec> = {
   'report-buffer': { kind: 'int', help: 'run reports kept while the hub is unreachable (default 1000)' },
   'hub-heartbeat': { kind: 'duration', help: 'heartbeat to the hub (default 10s)' },
   'hub-reconnect-max': { kind: 'duration', help: 'longest wait between reconnects to the hub, jittered (default 1m)' },
+  'cue-pool-size': { kind: 'int', help: 'CUE workers (default: one per CPU while each gets 256Mi of the container\'s memory limit)' },
+  'cue-memory-reserve': { kind: 'string', help: 'memory kept for the agent beside the CUE pool, e.g. 192Mi; the rest of the container\'s limit is split over the CUE workers (default 192Mi)' },
 };
 
 const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
@@ -153,7 +172,7 @@ function readFlags(argv: readonly string[], problems: string[]): Map<string, str
   return values;
 }
 
-export function parseAgentConfig(argv: readonly string[], env: Record<string, string | undefined>): AgentConfig {
+export function parseAgentConfig(argv: readonly string[], env: Record<string, string | undefined>, machine: AgentMachine = currentMachine()): AgentConfig {
   const problems: string[] = [];
   const flags = readFlags(argv, problems);
   const str = (name: string, fallback: string | null): string | null => {
@@ -263,6 +282,8 @@ export function parseAgentConfig(argv: readonly string[], env: Record<string, st
     };
   }
 
+  const cue = cueBudget(flags.has('cue-pool-size') ? int('cue-pool-size', 1, 1, 64) : undefined, str('cue-memory-reserve', null), machine, problems);
+
   const config: AgentConfig = {
     kubeconfig,
     context,
@@ -287,6 +308,7 @@ export function parseAgentConfig(argv: readonly string[], env: Record<string, st
     events,
     cdevents,
     hub,
+    cue,
   };
   if (problems.length > 0) throw new AgentConfigError(problems);
   return config;
@@ -315,4 +337,21 @@ function hubCa(file: string | null, fromEnv: string | undefined, problems: strin
   }
   problems.push(`${source}: not a PEM CA certificate`);
   return '';
+}
+
+/** The CUE pool for the container: the operator's pool size and reserve, the rest from its memory limit. */
+function cueBudget(poolSize: number | undefined, reserve: string | null, machine: AgentMachine, problems: string[]): CueMemoryBudget {
+  let reserveBytes = DEFAULT_AGENT_MEMORY_RESERVE;
+  if (reserve !== null) {
+    const bytes = parseMemorySize(reserve);
+    if (bytes === undefined) problems.push(`--cue-memory-reserve="${reserve}" must be a size such as 192Mi or 1Gi`);
+    else reserveBytes = bytes;
+  }
+  try {
+    return cueMemoryBudget({ limitBytes: machine.memoryLimitBytes, cpus: machine.cpus, reserveBytes, poolSize });
+  } catch (err) {
+    if (!(err instanceof CueMemoryBudgetError)) throw err;
+    problems.push(`the CUE pool does not fit the container (--cue-memory-reserve, --cue-pool-size): ${err.message}`);
+    return cueMemoryBudget({ limitBytes: null, cpus: 1, reserveBytes });
+  }
 }

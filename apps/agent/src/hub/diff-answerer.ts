@@ -1,4 +1,4 @@
-import { AGENT_PROTOCOL_LIMITS, type DiffResult, type DryRunDiff } from '@flotilla/agent-protocol';
+import { AGENT_PROTOCOL_LIMITS, type DiffResult, type DryRunDiff, fitText } from '@flotilla/agent-protocol';
 import { ArchiveError, Limiter, readSourceArchive, type ClusterTarget, type EngineRuntime, type ProjectDiff } from '@flotilla/engine';
 import type { ResourceManager } from '@flotilla/kube';
 import { projectIntent } from '../project/project-spec';
@@ -33,7 +33,8 @@ export class DiffAnswerer {
     try {
       return { ...base, diffJson: boundedJson(await this.limiter.run(() => this.diff(request))) };
     } catch (err) {
-      return { ...base, error: err instanceof Error ? err.message : String(err) };
+      // within the hub's bound on texts: a longer one would be refused with the stream
+      return { ...base, error: fitText(err instanceof Error ? err.message : String(err)) };
     }
   }
 

@@ -191,7 +191,7 @@ export class HubLink {
       });
       stream.on('error', (err: Error & { code?: number }) => finish(err.code === GrpcStatus.UNAUTHENTICATED ? 'unauthenticated' : 'ended'));
       stream.on('end', () => finish('ended'));
-      stream.write({ body: { $case: 'hello', value: { agentVersion: this.options.agentVersion, kubeVersion: this.options.kubeVersion, lastAppliedGeneration: this.lastApplied, bufferedReports: this.buffer.all() } } });
+      stream.write({ body: { $case: 'hello', value: { agentVersion: this.options.agentVersion, kubeVersion: this.options.kubeVersion, lastAppliedGeneration: this.lastApplied, bufferedReports: this.buffer.all().slice(-AGENT_PROTOCOL_LIMITS.maxBufferedReports) } } });
       for (const answer of this.unsent.splice(0)) stream.write(answer);
       const heartbeat = setInterval(() => this.send({ body: { $case: 'heartbeat', value: { sentAt: new Date() } } }), this.options.heartbeatMs);
     });

@@ -1,4 +1,4 @@
-import { AGENT_SERVICE_DEFINITION, certificateFingerprint, type RegisterRequest, type RegisterResponse } from '@flotilla/agent-protocol';
+import { AGENT_SERVICE_DEFINITION, certificateFingerprint, describeOversized, oversizedRegisterField, type RegisterRequest, type RegisterResponse } from '@flotilla/agent-protocol';
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Server, type ServerUnaryCall, type sendUnaryData, status as GrpcStatus } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
@@ -93,6 +93,8 @@ export class AgentGrpcServer implements OnApplicationBootstrap, BeforeApplicatio
   private async register(req: RegisterRequest, done: sendUnaryData<RegisterResponse>): Promise<void> {
     try {
       const refused = { code: GrpcStatus.UNAUTHENTICATED, details: 'bootstrap token unknown, used or expired: get a new one from the hub (POST /api/v1/clusters/{name}/agent/reset or the install manifest)' };
+      const over = oversizedRegisterField(req);
+      if (over) return done({ code: GrpcStatus.INVALID_ARGUMENT, details: `RegisterRequest.${describeOversized(over)}` });
       if (!looksLikeBootstrapToken(req.bootstrapToken)) return done(refused);
       const tokenHash = secretHash(req.bootstrapToken);
       const cluster = await this.links.bootstrapIdentity(tokenHash);
@@ -109,7 +111,7 @@ export class AgentGrpcServer implements OnApplicationBootstrap, BeforeApplicatio
       if (!identity) return done(refused);
       // an older stream of this cluster holds a certificate that no longer counts
       this.sessions.cutHere(identity.clusterId, 'the agent registered again');
-      this.logger.info({ cluster: identity.clusterName, agentVersion: req.agentVersion.slice(0, 64), certExpires: issued.notAfter.toISOString() }, 'agent registered');
+      this.logger.info({ cluster: identity.clusterName, agentVersion: req.agentVersion, certExpires: issued.notAfter.toISOString() }, 'agent registered');
       done(null, { clusterName: identity.clusterName, credential: '', certificatePem: issued.pem, caPem: this.agentCa.certPem });
     } catch (err) {
       this.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'agent registration failed');

@@ -1,7 +1,8 @@
-import { type Assignment, certificateFingerprint, type ConnectRequest, type ConnectResponse, type InstanceEvent, type RunReport as ReportMessage } from '@flotilla/agent-protocol';
+import { type Assignment, certificateFingerprint, type ConnectRequest, type ConnectResponse, describeOversized, type InstanceEvent, oversizedField, type RunReport as ReportMessage } from '@flotilla/agent-protocol';
 import { Inject, Injectable } from '@nestjs/common';
 import { type ServerDuplexStream, status as GrpcStatus } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
+import { Clock } from '../common/clock';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { CredentialsService } from '../credentials/credentials.service';
@@ -19,9 +20,11 @@ import { AgentLinkWrites } from './agent-link-writes';
 import { type AgentIdentity, AgentLinksRepository } from './agent-links.repository';
 import { AgentSession } from './agent-session';
 import { AgentSessions } from './agent-sessions';
+import { AgentStreamMetrics } from './agent-stream.metrics';
 import { assignmentOf } from './assignment';
 import { BadCertificateRequest } from './certificate-authority';
 import { BadAgentReport, parseAgentReport } from './report-check';
+import { kindOf, StreamRates } from './stream-rates';
 
 type Stream = ServerDuplexStream<ConnectRequest, ConnectResponse>;
 
@@ -49,6 +52,8 @@ export class AgentStreamService {
     @Inject(HUB_LOGGER) private readonly logger: Logger,
     private readonly linkWrites: AgentLinkWrites,
     private readonly diffs: AgentDiffs,
+    private readonly clock: Clock,
+    private readonly metrics: AgentStreamMetrics,
   ) {}
 
   private get replica(): string {
@@ -67,8 +72,24 @@ export class AgentStreamService {
     // messages are handled one after another, in the order the agent sent them
     let queue = Promise.resolve();
     const helloTimer = setTimeout(() => !hello && this.refuse(stream, session, GrpcStatus.DEADLINE_EXCEEDED, 'no Hello in time'), this.config.agents.heartbeatTimeoutMs);
+    const rates = new StreamRates(this.config.agents.streamRates, this.clock.now().getTime());
     stream.on('data', (m: ConnectRequest) => {
       session.lastSeen = Date.now();
+      if (session.closed.aborted) return;
+      // bounds are checked as messages arrive, before any work is queued for them
+      const message = m.body?.$case ?? 'empty';
+      const over = oversizedField(m);
+      if (over) {
+        this.metrics.refused.inc({ reason: 'oversized', message });
+        log.warn({ field: over.field, bytes: over.bytes, limit: over.limit }, 'agent message with a field over its bound refused; stream closed');
+        return this.refuse(stream, session, GrpcStatus.INVALID_ARGUMENT, `${describeOversized(over)}: this hub refuses the message`);
+      }
+      const kind = kindOf(m);
+      if (message !== 'hello' && !rates.allow(kind, this.clock.now().getTime())) {
+        this.metrics.refused.inc({ reason: 'rate', message });
+        log.warn({ kind }, 'agent stream over its message rate; stream closed');
+        return this.refuse(stream, session, GrpcStatus.RESOURCE_EXHAUSTED, rates.describe(kind));
+      }
       queue = queue.then(async () => {
         if (session.closed.aborted) return;
         if (!hello) {
@@ -95,8 +116,9 @@ export class AgentStreamService {
   }
 
   private refuse(stream: Stream, session: AgentSession, code: GrpcStatus, details: string): void {
-    session.close(details);
+    // the status first: closing the session ends the stream, and an ended stream reports OK
     stream.emit('error', { code, details });
+    session.close(details);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { EventsModule } from '../events/events.module';
+import { MetricsModule, MetricsRegistry } from '../metrics/metrics.module';
 import { RepositoriesModule } from '../repositories/repositories.module';
 import { AgentBootstrapService } from './agent-bootstrap.service';
 import { AgentCaRepository } from './agent-ca.repository';
@@ -11,15 +12,18 @@ import { AgentGrpcServer } from './agent-grpc.server';
 import { AgentLinkWrites } from './agent-link-writes';
 import { AgentLinksRepository } from './agent-links.repository';
 import { AgentSessions } from './agent-sessions';
+import { AgentStreamMetrics } from './agent-stream.metrics';
 import { AgentStreamService } from './agent-stream.service';
 import { AgentsController } from './agents.controller';
 
 /** Connected agents: their gRPC server, streams, identity and install. */
 @Global()
 @Module({
-  imports: [RepositoriesModule, CredentialsModule, EventsModule],
+  imports: [RepositoriesModule, CredentialsModule, EventsModule, MetricsModule],
   controllers: [AgentsController],
-  providers: [AgentCaRepository, AgentCa, AgentLinksRepository, AgentLinkWrites, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService, AgentDiffRelaysRepository, AgentDiffs],
+  providers: [
+    { provide: AgentStreamMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new AgentStreamMetrics(registry) },
+    AgentCaRepository, AgentCa, AgentLinksRepository, AgentLinkWrites, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService, AgentDiffRelaysRepository, AgentDiffs],
   exports: [AgentDiffs, AgentCa, AgentLinksRepository, AgentSessions, AgentBootstrapService, AgentGrpcServer],
 })
 export class AgentsModule {}

@@ -1,10 +1,19 @@
+import { parseMemorySize } from '@flotilla/cue';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
 import { defaultCdeventsConfig } from './cdevents-config';
 import { defaultAgentServerConfig, defaultSchedulerConfig, HubConfigError, parseHubConfig } from './hub-config';
 
+const MiB = 1048576;
+/** A machine without a memory limit: the CUE pool keeps its unlimited defaults. */
+const unlimited = { memoryLimitBytes: null, cpus: 2 };
+const unlimitedCue = { poolSize: 2, memoryLimitBytes: 1024 * MiB, workerHeapMb: 512, recycleAboveBytes: 512 * MiB };
+
 describe('parseHubConfig', () => {
   it('defaults to port 8080 on all interfaces with the embedded database under ./.flotilla', () => {
-    const c = parseHubConfig({}, '/srv/hub');
-    expect(c).toEqual({ port: 8080, host: '0.0.0.0', dataDir: '/srv/hub/.flotilla', logLevel: 'info', scheduler: { ...defaultSchedulerConfig(), hubId: c.scheduler.hubId }, cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig() });
+    const c = parseHubConfig({}, '/srv/hub', unlimited);
+    expect(c).toEqual({ port: 8080, host: '0.0.0.0', dataDir: '/srv/hub/.flotilla', logLevel: 'info', scheduler: { ...defaultSchedulerConfig(), hubId: c.scheduler.hubId }, cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig(), cue: unlimitedCue });
     expect(c.scheduler).toMatchObject({ enabled: true, tickMs: 2000, leaseTtlMs: 30_000, concurrency: 32, sourcePollMs: 60_000, clusterCheckMs: 60_000 });
     expect(c.scheduler.hubId).toMatch(/^.+-\d+-[0-9a-f]{6}$/);
     expect(c.databaseUrl).toBeUndefined();
@@ -22,6 +31,7 @@ describe('parseHubConfig', () => {
         FLOTILLA_ENCRYPTION_KEY_FILE: 'keys',
       },
       '/srv/hub',
+      unlimited,
     );
     expect(c).toEqual({
       port: 9090,
@@ -35,7 +45,46 @@ describe('parseHubConfig', () => {
       cdevents: defaultCdeventsConfig(),
       // the agents' server binds where HOST says unless told otherwise
       agents: { ...defaultAgentServerConfig(), host: '127.0.0.1' },
+      cue: unlimitedCue,
     });
+  });
+
+  it('sizes the CUE pool from the container\'s memory limit, beside the hub\'s reserve', () => {
+    const chart = { memoryLimitBytes: 1024 * MiB, cpus: 2 };
+    const c = parseHubConfig({}, '/srv/hub', chart);
+    expect(c.cue.poolSize).toBe(2);
+    // every worker at its cap, heap and overhead, plus the reserve: within the limit
+    expect(c.cue.poolSize * (c.cue.memoryLimitBytes + c.cue.workerHeapMb * MiB + 48 * MiB) + 384 * MiB).toBeLessThanOrEqual(1024 * MiB);
+    // the operator can take fewer workers (each then gets more) or keep more for the hub
+    const one = parseHubConfig({ FLOTILLA_CUE_POOL_SIZE: '1' }, '/srv/hub', chart).cue;
+    expect(one.poolSize).toBe(1);
+    expect(one.memoryLimitBytes).toBeGreaterThan(c.cue.memoryLimitBytes);
+    expect(parseHubConfig({ FLOTILLA_CUE_MEMORY_RESERVE: '512Mi' }, '/srv/hub', chart).cue.memoryLimitBytes).toBeLessThan(c.cue.memoryLimitBytes);
+  });
+
+  it('reads the agent streams\' message rates', () => {
+    const c = parseHubConfig({ FLOTILLA_AGENT_REPORT_RATE: '5', FLOTILLA_AGENT_REPORT_BURST: '20', FLOTILLA_AGENT_EVENT_RATE: '7' }, '/srv/hub', unlimited);
+    expect(c.agents.streamRates).toEqual({ reports: { perSecond: 5, burst: 20 }, events: { perSecond: 7, burst: 1000 }, other: { perSecond: 100, burst: 2000 } });
+    // the defaults are the protocol's, and a parsed config does not change them
+    expect(defaultAgentServerConfig().streamRates.reports).toEqual({ perSecond: 50, burst: 1000 });
+    expect(() => parseHubConfig({ FLOTILLA_AGENT_EVENT_BURST: '0' }, '/srv/hub', unlimited)).toThrow(/FLOTILLA_AGENT_EVENT_BURST="0": expected an integer from 1 to 100000 \(messages at once on one agent stream\)/);
+  });
+
+  it('starts within the chart\'s memory limit, as the chart ships it', () => {
+    const values = parse(readFileSync(join(__dirname, '../../../../deploy/charts/flotilla-hub/values.yaml'), 'utf8')) as { resources: { limits: { memory: string } } };
+    const limit = parseMemorySize(values.resources.limits.memory);
+    expect(limit).toBe(1024 * MiB);
+    for (const cpus of [1, 2, 8]) {
+      const { cue } = parseHubConfig({}, '/srv/hub', { memoryLimitBytes: limit!, cpus });
+      expect(cue.poolSize * (cue.memoryLimitBytes + cue.workerHeapMb * MiB + 48 * MiB) + 384 * MiB).toBeLessThanOrEqual(limit!);
+    }
+  });
+
+  it('refuses CUE settings that do not fit the container, naming them', () => {
+    const small = { memoryLimitBytes: 512 * MiB, cpus: 2 };
+    expect(() => parseHubConfig({}, '/srv/hub', small)).toThrow(/the CUE pool does not fit the container \(FLOTILLA_CUE_MEMORY_RESERVE, FLOTILLA_CUE_POOL_SIZE\): the memory limit of 512 MiB leaves 128 MiB/);
+    expect(() => parseHubConfig({ FLOTILLA_CUE_POOL_SIZE: '65' }, '/srv/hub', unlimited)).toThrow(/FLOTILLA_CUE_POOL_SIZE="65": expected an integer from 1 to 64/);
+    expect(() => parseHubConfig({ FLOTILLA_CUE_MEMORY_RESERVE: '1GB' }, '/srv/hub', unlimited)).toThrow(/FLOTILLA_CUE_MEMORY_RESERVE="1GB": expected a size such as 384Mi or 1Gi/);
   });
 
   it('reads the scheduler settings', () => {

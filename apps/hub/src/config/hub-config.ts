@@ -1,5 +1,7 @@
+import { type CueMemoryBudget, cueMemoryBudget, CueMemoryBudgetError, parseMemorySize, readCgroupMemoryLimit } from '@flotilla/cue';
+import { AGENT_PROTOCOL_LIMITS } from '@flotilla/agent-protocol';
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { parseDurationMs } from '../common/duration';
 import { type CdeventsConfig, defaultCdeventsConfig, parseCdeventsConfig } from './cdevents-config';
@@ -34,7 +36,23 @@ export interface HubConfig {
   cdevents: CdeventsConfig;
   /** The gRPC server connected agents dial. */
   agents: AgentServerConfig;
+  /** The CUE pool of push runs, sized so it fits the container's memory limit beside the hub itself. */
+  cue: CueMemoryBudget;
 }
+
+/** What the hub runs in: the container's memory limit (null: none) and its CPUs. */
+export interface HubMachine {
+  memoryLimitBytes: number | null;
+  cpus: number;
+}
+
+/** This process's container, from its cgroup. */
+export function currentMachine(): HubMachine {
+  return { memoryLimitBytes: readCgroupMemoryLimit(), cpus: availableParallelism() };
+}
+
+/** Memory the hub keeps for itself beside the CUE pool (FLOTILLA_CUE_MEMORY_RESERVE): agent streams, caches, the embedded database. */
+export const DEFAULT_HUB_MEMORY_RESERVE = 384 * 1048576;
 
 export interface AgentServerConfig {
   /** TCP port of the agents' gRPC server (FLOTILLA_AGENT_PORT, default 9443; 0: any free port). */
@@ -61,10 +79,34 @@ export interface AgentServerConfig {
    * the scheduler's concurrency: such a run only waits for its agent, so a digest reaches a whole fleet at once.
    */
   maxRuns: number;
+  /**
+   * Messages one agent stream may send, as token buckets (burst, then per second); past one the
+   * stream is closed with RESOURCE_EXHAUSTED. Reports: FLOTILLA_AGENT_REPORT_RATE and
+   * FLOTILLA_AGENT_REPORT_BURST (default 50, 1000); events: FLOTILLA_AGENT_EVENT_RATE and
+   * FLOTILLA_AGENT_EVENT_BURST (default 100, 1000); the rest (heartbeats, acks, diffs, renewals) as the protocol says.
+   */
+  streamRates: AgentStreamRates;
+}
+
+export interface AgentStreamRates {
+  reports: { perSecond: number; burst: number };
+  events: { perSecond: number; burst: number };
+  other: { perSecond: number; burst: number };
 }
 
 export function defaultAgentServerConfig(host = '0.0.0.0'): AgentServerConfig {
-  return { port: 9443, host, heartbeatMs: 10_000, heartbeatTimeoutMs: 30_000, runTimeoutMs: 15 * 60_000, bootstrapTtlMs: 3600_000, certTtlMs: 30 * 24 * 3600_000, maxRuns: 20_000 };
+  const r = AGENT_PROTOCOL_LIMITS.streamRates;
+  return {
+    port: 9443,
+    host,
+    heartbeatMs: 10_000,
+    heartbeatTimeoutMs: 30_000,
+    runTimeoutMs: 15 * 60_000,
+    bootstrapTtlMs: 3600_000,
+    certTtlMs: 30 * 24 * 3600_000,
+    maxRuns: 20_000,
+    streamRates: { reports: { ...r.reports }, events: { ...r.events }, other: { ...r.other } },
+  };
 }
 
 export interface SchedulerConfig {
@@ -109,7 +151,16 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export function defaultHubConfig(): HubConfig {
-  return { port: 8080, host: '0.0.0.0', dataDir: resolve('.flotilla'), logLevel: 'info', scheduler: defaultSchedulerConfig(), cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig() };
+  return {
+    port: 8080,
+    host: '0.0.0.0',
+    dataDir: resolve('.flotilla'),
+    logLevel: 'info',
+    scheduler: defaultSchedulerConfig(),
+    cdevents: defaultCdeventsConfig(),
+    agents: defaultAgentServerConfig(),
+    cue: cueMemoryBudget({ limitBytes: null, cpus: availableParallelism(), reserveBytes: DEFAULT_HUB_MEMORY_RESERVE }),
+  };
 }
 
 /** Every bad environment variable, listed at once. */
@@ -121,7 +172,7 @@ export class HubConfigError extends Error {
 }
 
 /** Reads the environment into a HubConfig; throws HubConfigError naming every bad variable. */
-export function parseHubConfig(env: Record<string, string | undefined>, cwd = process.cwd()): HubConfig {
+export function parseHubConfig(env: Record<string, string | undefined>, cwd = process.cwd(), machine: HubMachine = currentMachine()): HubConfig {
   const config = defaultHubConfig();
   const problems: string[] = [];
   const value = (name: string): string | undefined => {
@@ -222,6 +273,7 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
 
   config.cdevents = parseCdeventsConfig(value, problems);
   parseAgentServerConfig(value, config, problems, cwd);
+  parseCueConfig(value, config, problems, machine);
 
   if (problems.length > 0) throw new HubConfigError(problems);
   return config;
@@ -245,6 +297,18 @@ function parseAgentServerConfig(value: (name: string) => string | undefined, con
     if (!/^\d+$/.test(maxRuns) || Number(maxRuns) < 1 || Number(maxRuns) > 1_000_000) problems.push(`FLOTILLA_AGENT_MAX_RUNS=${JSON.stringify(maxRuns)}: expected an integer from 1 to 1000000`);
     else agents.maxRuns = Number(maxRuns);
   }
+  const rates: Array<[string, 'reports' | 'events', 'perSecond' | 'burst']> = [
+    ['FLOTILLA_AGENT_REPORT_RATE', 'reports', 'perSecond'],
+    ['FLOTILLA_AGENT_REPORT_BURST', 'reports', 'burst'],
+    ['FLOTILLA_AGENT_EVENT_RATE', 'events', 'perSecond'],
+    ['FLOTILLA_AGENT_EVENT_BURST', 'events', 'burst'],
+  ];
+  for (const [name, kind, field] of rates) {
+    const v = value(name);
+    if (v === undefined) continue;
+    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 100_000) problems.push(`${name}=${JSON.stringify(v)}: expected an integer from 1 to 100000 (messages ${field === 'burst' ? 'at once' : 'per second'} on one agent stream)`);
+    else agents.streamRates[kind][field] = Number(v);
+  }
   const durations: Array<[string, 'heartbeatMs' | 'heartbeatTimeoutMs' | 'runTimeoutMs' | 'bootstrapTtlMs' | 'certTtlMs', number]> = [
     ['FLOTILLA_AGENT_HEARTBEAT', 'heartbeatMs', 100],
     ['FLOTILLA_AGENT_HEARTBEAT_TIMEOUT', 'heartbeatTimeoutMs', 300],
@@ -267,5 +331,27 @@ function parseAgentServerConfig(value: (name: string) => string | undefined, con
   else if (caCert !== undefined && caKey !== undefined) {
     agents.caCertFile = resolve(cwd, caCert);
     agents.caKeyFile = resolve(cwd, caKey);
+  }
+}
+
+function parseCueConfig(value: (name: string) => string | undefined, config: HubConfig, problems: string[], machine: HubMachine): void {
+  let reserveBytes = DEFAULT_HUB_MEMORY_RESERVE;
+  let poolSize: number | undefined;
+  const reserve = value('FLOTILLA_CUE_MEMORY_RESERVE');
+  if (reserve !== undefined) {
+    const bytes = parseMemorySize(reserve);
+    if (bytes === undefined) return void problems.push(`FLOTILLA_CUE_MEMORY_RESERVE=${JSON.stringify(reserve)}: expected a size such as 384Mi or 1Gi`);
+    reserveBytes = bytes;
+  }
+  const pool = value('FLOTILLA_CUE_POOL_SIZE');
+  if (pool !== undefined) {
+    if (!/^\d+$/.test(pool) || Number(pool) < 1 || Number(pool) > 64) return void problems.push(`FLOTILLA_CUE_POOL_SIZE=${JSON.stringify(pool)}: expected an integer from 1 to 64`);
+    poolSize = Number(pool);
+  }
+  try {
+    config.cue = cueMemoryBudget({ limitBytes: machine.memoryLimitBytes, cpus: machine.cpus, reserveBytes, poolSize });
+  } catch (err) {
+    if (!(err instanceof CueMemoryBudgetError)) throw err;
+    problems.push(`the CUE pool does not fit the container (FLOTILLA_CUE_MEMORY_RESERVE, FLOTILLA_CUE_POOL_SIZE): ${err.message}`);
   }
 }

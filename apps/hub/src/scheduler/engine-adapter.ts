@@ -18,6 +18,7 @@ import {
   type RunReport,
   type RunResult,
 } from '@flotilla/engine';
+import type { CueEngineOptions } from '@flotilla/cue';
 import { ResourceManager } from '@flotilla/kube';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -30,10 +31,12 @@ export interface EngineRunnerOptions {
   /** limit for deleting each instance when a Project is deleted */
   deleteTimeoutMs: number;
   reconcile: Partial<ReconcileOptions>;
+  /** the CUE pool: its size and per-worker memory, from the hub's configuration */
+  cue: Partial<CueEngineOptions>;
 }
 
-export function defaultEngineRunnerOptions(dataDir: string): EngineRunnerOptions {
-  return { cacheDir: join(dataDir, 'cache'), deleteTimeoutMs: 5 * 60_000, reconcile: {} };
+export function defaultEngineRunnerOptions(dataDir: string, cue: Partial<CueEngineOptions> = {}): EngineRunnerOptions {
+  return { cacheDir: join(dataDir, 'cache'), deleteTimeoutMs: 5 * 60_000, reconcile: {}, cue };
 }
 
 export class EngineTargetRunner implements TargetRunner {
@@ -45,11 +48,13 @@ export class EngineTargetRunner implements TargetRunner {
       runtime ??
       EngineRuntime.create({
         cacheDir: options.cacheDir,
+        cue: options.cue,
         reconcile: { ...options.reconcile, pruneTimeoutMs: options.deleteTimeoutMs },
-        onCueStarted: (cue) =>
-          cue.fallbackReason
-            ? logger?.warn({ reason: cue.fallbackReason }, 'CUE runs on WebAssembly, slower and larger: the native helper is unavailable')
-            : logger?.info({ runtime: cue.runtime, startMs: Math.round(cue.startMs) }, 'CUE engine started'),
+        onCueStarted: (cue) => {
+          const pool = { poolSize: options.cue.poolSize, workerMemoryMiB: options.cue.memoryLimitBytes && Math.round(options.cue.memoryLimitBytes / 1048576) };
+          if (cue.fallbackReason) logger?.warn({ reason: cue.fallbackReason, ...pool }, 'CUE runs on WebAssembly, slower and larger: the native helper is unavailable');
+          else logger?.info({ runtime: cue.runtime, startMs: Math.round(cue.startMs), ...pool }, 'CUE engine started');
+        },
       });
   }
 

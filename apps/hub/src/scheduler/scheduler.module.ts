@@ -48,7 +48,7 @@ export class SchedulerModule {
           inject: [HUB_CONFIG, HUB_LOGGER, AgentSessions],
           // push clusters' Targets to the engine (or the runner a test passes), agent clusters' to their agents
           useFactory: (config: HubConfig, logger: Logger, sessions: AgentSessions) =>
-            new ModeRoutingRunner(options.targetRunner ?? new EngineTargetRunner(defaultEngineRunnerOptions(config.dataDir), undefined, logger), new AgentTargetRunner(sessions, config.agents.runTimeoutMs)),
+            new ModeRoutingRunner(options.targetRunner ?? new EngineTargetRunner(defaultEngineRunnerOptions(config.dataDir, config.cue), undefined, logger), new AgentTargetRunner(sessions, config.agents.runTimeoutMs)),
         },
         { provide: TAG_RESOLVER, useValue: options.tagResolver ?? new OciTagResolver() },
         { provide: SchedulerMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new SchedulerMetrics(registry) },
