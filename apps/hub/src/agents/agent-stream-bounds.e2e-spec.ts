@@ -54,7 +54,7 @@ describe('bounds on what agents send', () => {
       {
         scheduler: fastScheduler({ sourcePollMs: 200 }),
         // small buckets, so a flood is a few hundred messages on any machine
-        agents: { ...agentsConfig, port: 0, streamRates: { ...agentsConfig.streamRates, reports: { perSecond: 1, burst: 20 }, events: { perSecond: 1, burst: 20 } } },
+        agents: { ...agentsConfig, port: 0, streamRates: { ...agentsConfig.streamRates, reports: { perSecond: 1, burst: 20 }, events: { perSecond: 1, burst: 20 }, other: { perSecond: 1, burst: 20 } } },
       },
       { scheduler: { tagResolver: new FixedResolver() } },
     );
@@ -99,14 +99,16 @@ describe('bounds on what agents send', () => {
     await calm.until(() => calm.received.find((m) => m.body?.$case === 'assignments'));
     const flood = await registered('flood');
 
-    for (const [kind, message] of [['reports', 'report'], ['events', 'event']] as const) {
+    // a Hello after the opening one counts as any other message
+    for (const [kind, message] of [['reports', 'report'], ['events', 'event'], ['messages other than reports and events', 'hello']] as const) {
       flood.connect();
       await flood.until(() => flood.received.find((m) => m.body?.$case === 'assignments'));
       const before = await refusedCount('rate', message);
       // far past the bucket of 20: the hub would have to take 1 per second for minutes
       for (let i = 0; i < 400 && !flood.ended; i++) {
         if (kind === 'reports') flood.send({ body: { $case: 'report', value: { targetId: randomUUID(), generation: 1, reportId: randomUUID(), reportJson: '{}' } } });
-        else flood.send({ body: { $case: 'event', value: { targetId: randomUUID(), type: 'Normal', reason: 'InstanceApplied', message: 'flood', revision: '', component: '', instance: '', namespace: '', time: undefined } } });
+        else if (kind === 'events') flood.send({ body: { $case: 'event', value: { targetId: randomUUID(), type: 'Normal', reason: 'InstanceApplied', message: 'flood', revision: '', component: '', instance: '', namespace: '', time: undefined } } });
+        else flood.send({ body: { $case: 'hello', value: { agentVersion: 'sim-1', kubeVersion: 'v1.36.0', lastAppliedGeneration: 0, bufferedReports: [] } } });
       }
       await flood.until(() => flood.ended, 60_000);
       expect(flood.ended).toMatchObject({ code: GrpcStatus.RESOURCE_EXHAUSTED, details: expect.stringContaining(`more ${kind} than one stream may (20 at once, then 1 per second)`) });

@@ -73,6 +73,7 @@ export class AgentStreamService {
     let queue = Promise.resolve();
     const helloTimer = setTimeout(() => !hello && this.refuse(stream, session, GrpcStatus.DEADLINE_EXCEEDED, 'no Hello in time'), this.config.agents.heartbeatTimeoutMs);
     const rates = new StreamRates(this.config.agents.streamRates, this.clock.now().getTime());
+    let opened = false;
     stream.on('data', (m: ConnectRequest) => {
       session.lastSeen = Date.now();
       if (session.closed.aborted) return;
@@ -85,7 +86,10 @@ export class AgentStreamService {
         return this.refuse(stream, session, GrpcStatus.INVALID_ARGUMENT, `${describeOversized(over)}: this hub refuses the message`);
       }
       const kind = kindOf(m);
-      if (message !== 'hello' && !rates.allow(kind, this.clock.now().getTime())) {
+      // only the opening Hello (which may carry a buffer of reports) is outside the budget; a second one is not
+      const opening = !opened;
+      opened = true;
+      if (!opening && !rates.allow(kind, this.clock.now().getTime())) {
         this.metrics.refused.inc({ reason: 'rate', message });
         log.warn({ kind }, 'agent stream over its message rate; stream closed');
         return this.refuse(stream, session, GrpcStatus.RESOURCE_EXHAUSTED, rates.describe(kind));
