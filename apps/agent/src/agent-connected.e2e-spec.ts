@@ -248,6 +248,42 @@ describe('connected agent', () => {
     await eventually('the Project gone from the hub', async () => ((await hub.call('GET', '/api/v1/projects/held-back')).status === 404 ? true : undefined), 30_000);
   });
 
+  it('never replaces or deletes a Project a tenant of the spoke made under the same name: the Target fails with the conflict, and deleting it on the hub leaves it', async () => {
+    const tenant = await createTenant(client, 'own');
+    cleanups.push(async () => {
+      await client.connection.request({ method: 'DELETE', path: `/apis/projects.timoni.sh/v1alpha1/namespaces/${tenant}/projects` }).catch(() => undefined);
+      await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: tenant }).catch(() => undefined);
+    });
+    // the tenant's own standalone Project (another source, no hub label), made before the hub assigns one of that name
+    const theirs = projectObject('mine', tenant, 'oci://127.0.0.1:9/tenant/own', { 'reconcile.timoni.sh/suspend': 'true' });
+    await client.apply(theirs, { dryRun: false, force: true, fieldManager: 'tenant' });
+    const before = (await getProject(client, tenant, 'mine'))!;
+    const created = await hub.call('POST', '/api/v1/projects', {
+      body: { name: 'mine', namespace: tenant, serviceAccountName: 'deployer', source: { repository: repo, tag: 'latest' }, targets: { names: [cluster] } },
+    });
+    expect(created.status).toBe(201);
+    const settled = await eventually('the Target settled', async () => {
+      const t = (await hub.call('GET', `/api/v1/projects/mine/targets/${cluster}`)).body;
+      return t.phase === 'Failed' || t.phase === 'Ready' ? t : undefined;
+    }, 60_000);
+    expect(settled.phase).toBe('Failed');
+    const ready = settled.conditions.find((c: { type: string }) => c.type === 'Ready');
+    expect(ready.message).toContain(`Project ${tenant}/mine already exists in the cluster and was not made by the hub`);
+    const kept = async () => {
+      const now = (await getProject(client, tenant, 'mine'))!;
+      expect(now.metadata.uid).toBe(before.metadata.uid);
+      expect(now.metadata.deletionTimestamp).toBeUndefined();
+      expect(now.spec).toEqual(before.spec);
+      expect(now.metadata.labels?.['app.kubernetes.io/managed-by']).toBeUndefined();
+      expect(Object.keys(now.metadata.annotations ?? {}).filter((k) => k.startsWith('hub.flotilla.dev/'))).toEqual([]);
+    };
+    await kept();
+    // deleting the hub's Project: the agent deletes nothing of the tenant's and says the run is done
+    expect((await hub.call('DELETE', '/api/v1/projects/mine')).status).toBe(202);
+    await eventually('the Project gone from the hub', async () => ((await hub.call('GET', '/api/v1/projects/mine')).status === 404 ? true : undefined), 30_000);
+    await kept();
+  });
+
   it('renews its certificate two thirds into its life, saves it and goes on with it', async () => {
     const before = await identityCert();
     const renewed = await eventually('a renewed certificate in the Secret', async () => {
