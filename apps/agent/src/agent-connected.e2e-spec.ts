@@ -41,7 +41,8 @@ describe('connected agent', () => {
   let repo: string;
   let moduleUrl: string;
   const cluster = unique('spoke');
-  const identitySecret = unique('agent-identity');
+  // the name the install's identity Role allows (the only Secret of its namespace the agent may read or write)
+  const identitySecret = 'flotilla-agent-identity';
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async function target(): Promise<any> {

@@ -3,7 +3,7 @@ import { harnessEnv } from '../../../test/harness/env';
 import { adminManager, createTenant, pushProject, unique } from '../../../libs/engine/testdata/harness';
 import { eventually } from '../../../libs/kube/testdata/eventually';
 import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
-import { agentKubeconfig, installAgent } from '../test/install';
+import { agentKubeconfig, grantSecretRead, installAgent } from '../test/install';
 import { applyObject, condition, configMaps, getProject, projectObject, pushGreeterModule } from '../test/project-fixtures';
 
 // A Project in a registry that wants credentials: the agent finds them only
@@ -36,6 +36,8 @@ describe('standalone agent: registry credentials from the service account', () =
     const config = JSON.stringify({ auths: { [env.registryAuth.host]: { auth: Buffer.from(`${env.registryAuth.username}:${env.registryAuth.password}`).toString('base64') } } });
     await applyObject(client, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pull', namespace: ns }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': Buffer.from(config).toString('base64') } });
     await applyObject(client, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'deployer', namespace: ns }, imagePullSecrets: [{ name: 'pull' }] });
+    // the install reads no Secret outside its namespace: this one lets it read its pull secrets
+    await grantSecretRead(client, ns);
     agent = startAgentProcess(testAgentArgs({ kubeconfig, identity: 'agent-creds', namespace: ns }, ['--poll-interval=300ms']));
     await agent.url;
   });
