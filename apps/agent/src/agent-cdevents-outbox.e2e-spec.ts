@@ -4,7 +4,7 @@ import { parseReference } from '@flotilla/oci';
 import { adminManager, createTenant } from '../../../libs/engine/testdata/harness';
 import { eventually } from '../../../libs/kube/testdata/eventually';
 import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
-import { agentKubeconfig, AGENT_NAMESPACE, installAgent } from '../test/install';
+import { agentKubeconfig, AGENT_NAMESPACE, grantSecretRead, installAgent } from '../test/install';
 import { applyObject, getProject, projectObject, projectRepository, pushGreeterModule, pushSingle, registry } from '../test/project-fixtures';
 import { SinkProcess } from '../../../test/e2e/support/cdevents-sink';
 import { schemaErrors } from '../../../libs/cdevents/src/test-support';
@@ -60,6 +60,8 @@ describe('standalone agent: CDEvents outbox in the cluster', () => {
     await installAgent(client);
     kubeconfig = kubeconfigFile(await agentKubeconfig(client));
     [moduleUrl, ns] = await Promise.all([pushGreeterModule(), createTenant(client, 'agent-obx')]);
+    // the sink header's Secret: the namespace lets the agent read its Secrets
+    await grantSecretRead(client, ns);
   });
 
   afterAll(async () => {

@@ -12,6 +12,7 @@ import { DataSource } from 'typeorm';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT_NAMESPACE, agentKubeconfig, installAgent } from '../test/install';
+import type { ProjectResource } from './project/project-resource';
 import { configMaps, getProject, projectObject, projectRepository, pushGreeter, pushGreeterModule } from '../test/project-fixtures';
 import { greeterProjectFiles } from '../../hub/test/push-fixtures';
 import { packPath } from '@flotilla/oci';
@@ -41,7 +42,8 @@ describe('connected agent', () => {
   let repo: string;
   let moduleUrl: string;
   const cluster = unique('spoke');
-  const identitySecret = unique('agent-identity');
+  // the name the install's identity Role allows (the only Secret of its namespace the agent may read or write)
+  const identitySecret = 'flotilla-agent-identity';
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async function target(): Promise<any> {
@@ -246,6 +248,47 @@ describe('connected agent', () => {
     // deleting it: there is no Project resource to delete, and the agent says so at once
     expect((await hub.call('DELETE', '/api/v1/projects/held-back')).status).toBe(202);
     await eventually('the Project gone from the hub', async () => ((await hub.call('GET', '/api/v1/projects/held-back')).status === 404 ? true : undefined), 30_000);
+  });
+
+  it('never replaces or deletes a Project a tenant of the spoke made under the same name: the Target fails with the conflict, and deleting it on the hub leaves it', async () => {
+    const tenant = await createTenant(client, 'own');
+    cleanups.push(async () => {
+      await client.connection.request({ method: 'DELETE', path: `/apis/projects.timoni.sh/v1alpha1/namespaces/${tenant}/projects` }).catch(() => undefined);
+      await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: tenant }).catch(() => undefined);
+    });
+    // the tenant's own standalone Project (another source, no hub label), made before the hub assigns one of that name
+    const theirs = projectObject('mine', tenant, 'oci://127.0.0.1:9/tenant/own', { 'reconcile.timoni.sh/suspend': 'true' });
+    await client.apply(theirs, { dryRun: false, force: true, fieldManager: 'tenant' });
+    const before = (await getProject(client, tenant, 'mine'))!;
+    const created = await hub.call('POST', '/api/v1/projects', {
+      body: { name: 'mine', namespace: tenant, serviceAccountName: 'deployer', source: { repository: repo, tag: 'latest' }, targets: { names: [cluster] } },
+    });
+    expect(created.status).toBe(201);
+    const untouched = (now: ProjectResource | undefined) =>
+      !!now && now.metadata.uid === before.metadata.uid && !now.metadata.deletionTimestamp && JSON.stringify(now.spec) === JSON.stringify(before.spec) &&
+      JSON.stringify(now.metadata.labels ?? {}) === JSON.stringify(before.metadata.labels ?? {}) && JSON.stringify(now.metadata.annotations ?? {}) === JSON.stringify(before.metadata.annotations ?? {});
+    const kept = async () => {
+      const now = await getProject(client, tenant, 'mine');
+      expect(now?.metadata.uid).toBe(before.metadata.uid);
+      expect(now?.metadata.deletionTimestamp).toBeUndefined();
+      expect(now?.spec).toEqual(before.spec);
+      expect(now?.metadata.labels).toEqual(before.metadata.labels);
+      expect(now?.metadata.annotations).toEqual(before.metadata.annotations);
+    };
+    // the positive signal either way: the Target's run ended, or the agent laid hands on the tenant's Project
+    const settled = await eventually('the Target settled, or the tenant\'s Project touched', async () => {
+      const t = (await hub.call('GET', `/api/v1/projects/mine/targets/${cluster}`)).body;
+      if (t.phase === 'Failed' || t.phase === 'Ready') return t;
+      return untouched(await getProject(client, tenant, 'mine')) ? undefined : t;
+    }, 60_000);
+    await kept();
+    expect(settled.phase).toBe('Failed');
+    const ready = settled.conditions.find((c: { type: string }) => c.type === 'Ready');
+    expect(ready.message).toContain(`Project ${tenant}/mine already exists in the cluster and was not made by the hub`);
+    // deleting the hub's Project: the agent deletes nothing of the tenant's and says the run is done
+    expect((await hub.call('DELETE', '/api/v1/projects/mine')).status).toBe(202);
+    await eventually('the Project gone from the hub', async () => ((await hub.call('GET', '/api/v1/projects/mine')).status === 404 ? true : undefined), 30_000);
+    await kept();
   });
 
   it('renews its certificate two thirds into its life, saves it and goes on with it', async () => {

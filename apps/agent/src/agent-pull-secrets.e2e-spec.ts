@@ -3,7 +3,8 @@ import { harnessEnv } from '../../../test/harness/env';
 import { adminManager, createTenant, pushProject, unique } from '../../../libs/engine/testdata/harness';
 import { eventually } from '../../../libs/kube/testdata/eventually';
 import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
-import { agentKubeconfig, installAgent } from '../test/install';
+import { serviceAccountSubject } from '../../../test/harness/kube-rbac';
+import { AGENT_NAMESPACE, AGENT_SERVICE_ACCOUNT, agentKubeconfig, grantSecretRead, installAgent } from '../test/install';
 import { applyObject, condition, configMaps, getProject, projectObject, pushGreeterModule } from '../test/project-fixtures';
 
 // A Project in a registry that wants credentials: the agent finds them only
@@ -36,6 +37,8 @@ describe('standalone agent: registry credentials from the service account', () =
     const config = JSON.stringify({ auths: { [env.registryAuth.host]: { auth: Buffer.from(`${env.registryAuth.username}:${env.registryAuth.password}`).toString('base64') } } });
     await applyObject(client, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pull', namespace: ns }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': Buffer.from(config).toString('base64') } });
     await applyObject(client, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'deployer', namespace: ns }, imagePullSecrets: [{ name: 'pull' }] });
+    // the install reads no Secret outside its namespace: this one lets it read its pull secrets
+    await grantSecretRead(client, ns);
     agent = startAgentProcess(testAgentArgs({ kubeconfig, identity: 'agent-creds', namespace: ns }, ['--poll-interval=300ms']));
     await agent.url;
   });
@@ -59,5 +62,22 @@ describe('standalone agent: registry credentials from the service account', () =
     const second = await pushProject(private_, repo, files('still hush'));
     await eventually('the new digest, found by a poll with the same credentials', async () => (await getProject(client, ns, 'private'))?.status?.lastAppliedRevision === `latest@${second}`, 60_000);
     expect((await configMaps(client, ns))['secret-greeting']).toEqual({ greeting: 'still hush', cluster: '' });
+  });
+  it('reads no pull secret once the namespace takes back its binding: the run fails saying so', async () => {
+    // (the agent watches this namespace only, so the same namespace stands in for one that never bound the role)
+    await client.delete({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', namespace: ns, name: 'flotilla-agent-secret-reader' });
+    const review = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { ...serviceAccountSubject(AGENT_NAMESPACE, AGENT_SERVICE_ACCOUNT), resourceAttributes: { namespace: ns, verb: 'get', resource: 'secrets', name: 'pull' } } };
+    await eventually('RBAC no longer lets the agent read the pull secret', async () => {
+      const r = await client.connection.request<{ status?: { allowed?: boolean } }>({ method: 'POST', path: '/apis/authorization.k8s.io/v1/subjectaccessreviews', body: review });
+      return r.status?.allowed !== true;
+    }, 15_000);
+    await applyObject(client, projectObject('closed', ns, repo));
+    const failed = await eventually('Ready True or False', async () => {
+      const c = condition(await getProject(client, ns, 'closed'), 'Ready');
+      return c?.status === 'False' || c?.status === 'True' ? c : undefined;
+    }, 60_000);
+    expect(failed.status).toBe('False');
+    expect(failed.message).toContain(`ServiceAccount/${ns}/deployer: cannot read image pull secret pull`);
+    expect(failed.message).toContain('403');
   });
 });

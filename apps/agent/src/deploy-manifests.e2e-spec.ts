@@ -11,10 +11,11 @@ import {
   serviceAccountImpersonation,
   type KubeObject,
 } from '@flotilla/kube';
+import { eventually } from '../../../libs/kube/testdata/eventually';
 import { harnessEnv } from '../../../test/harness/env';
 import { kubeRequest } from '../../../test/harness/kube-http';
 import { serviceAccountSubject, waitUntilAllowed } from '../../../test/harness/kube-rbac';
-import { AGENT_NAMESPACE, AGENT_SERVICE_ACCOUNT, adminClient, agentKubeconfig, installAgent, loadInstallManifests } from '../test/install';
+import { AGENT_NAMESPACE, AGENT_SERVICE_ACCOUNT, adminClient, agentKubeconfig, CONNECTED_DEPLOY_DIR, grantSecretRead, installAgent, loadInstallManifests } from '../test/install';
 import {
   DEFAULT_PATH,
   DEFAULT_TAG,
@@ -92,6 +93,7 @@ describe('deploy/agent manifests (real API server)', () => {
       expect(objects.slice(0, 2).map((o) => o.kind)).toEqual(['CustomResourceDefinition', 'Namespace']);
       expect(objects.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
         'ClusterRole/flotilla-agent',
+        'ClusterRole/flotilla-agent-secret-reader',
         'ClusterRoleBinding/flotilla-agent',
         'CustomResourceDefinition/projects.projects.timoni.sh',
         'Deployment/flotilla-agent',
@@ -285,7 +287,7 @@ describe('deploy/agent manifests (real API server)', () => {
       expect(cleared.metadata.finalizers).toBeUndefined();
     });
 
-    it('create events (core and events.k8s.io) in any namespace', async () => {
+    it('create core events in any namespace', async () => {
       const regarding = { apiVersion: PROJECT_API_VERSION, kind: PROJECT_KIND, namespace: ns, name };
       const core = await agent.request<KubeObject>({
         method: 'POST',
@@ -296,25 +298,12 @@ describe('deploy/agent manifests (real API server)', () => {
         },
       });
       expect(core.metadata.namespace).toBe(ns);
-      const modern = await agent.request<KubeObject>({
-        method: 'POST',
-        path: `/apis/events.k8s.io/v1/namespaces/${ns}/events`,
-        body: {
-          apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { generateName: `${name}-` }, regarding,
-          type: 'Normal', reason: 'Test', action: 'Reconcile', note: 'events.k8s.io event',
-          eventTime: new Date().toISOString().replace('Z', '000Z'), reportingController: 'flotilla.dev/agent', reportingInstance: 'test',
-        },
-      });
-      expect(modern.metadata.namespace).toBe(ns);
-      const patched = await agent.request<{ count?: number }>({
-        method: 'PATCH', path: `/api/v1/namespaces/${ns}/events/${core.metadata.name}`, body: { count: 2 }, contentType: 'application/merge-patch+json',
-      });
-      expect(patched.count).toBe(2);
     });
 
-    it('read a service account and the secret it names', async () => {
+    it('read a service account, and the secrets of a namespace that binds its secret-reader role', async () => {
       const sa = await agentClient.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: 'deployer' });
       expect((sa as KubeObject & { imagePullSecrets: Array<{ name: string }> }).imagePullSecrets).toEqual([{ name: 'pull' }]);
+      await grantSecretRead(admin, ns);
       const secret = await agentClient.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'pull' });
       expect(secret.metadata.name).toBe('pull');
     });
@@ -354,6 +343,39 @@ describe('deploy/agent manifests (real API server)', () => {
       await forbidden(agent.request({ method: 'GET', path: '/api/v1/secrets', query: { watch: 1, timeoutSeconds: 1 } }));
     });
 
+    it('read a Secret in a namespace that did not bind its secret-reader role, its own namespace included', async () => {
+      const other = unique('other');
+      await apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: other } });
+      try {
+        await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db-password', namespace: other }, type: 'Opaque', stringData: { password: 'hunter2' } } as KubeObject);
+        await apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'not-the-agents', namespace: AGENT_NAMESPACE }, type: 'Opaque', stringData: { k: 'v' } } as KubeObject);
+        await forbidden(agentClient.get({ apiVersion: 'v1', kind: 'Secret', namespace: other, name: 'db-password' }));
+        await forbidden(agentClient.get({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: 'not-the-agents' }));
+      } finally {
+        await admin.delete({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: 'not-the-agents' }).catch(() => undefined);
+        await admin.delete({ apiVersion: 'v1', kind: 'Namespace', name: other }).catch(() => undefined);
+      }
+    });
+
+    it('patch events, or write events.k8s.io events', async () => {
+      const regarding = { apiVersion: PROJECT_API_VERSION, kind: PROJECT_KIND, namespace: ns, name: 'agent-owned' };
+      const core = await agent.request<KubeObject>({
+        method: 'POST',
+        path: `/api/v1/namespaces/${ns}/events`,
+        body: { apiVersion: 'v1', kind: 'Event', metadata: { generateName: 'agent-' }, involvedObject: regarding, type: 'Normal', reason: 'Test', message: 'core event' },
+      });
+      await forbidden(agent.request({ method: 'PATCH', path: `/api/v1/namespaces/${ns}/events/${core.metadata.name}`, body: { count: 2 }, contentType: 'application/merge-patch+json' }));
+      await forbidden(agent.request({
+        method: 'POST',
+        path: `/apis/events.k8s.io/v1/namespaces/${ns}/events`,
+        body: {
+          apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { generateName: 'agent-' }, regarding,
+          type: 'Normal', reason: 'Test', action: 'Reconcile', note: 'events.k8s.io event',
+          eventTime: new Date().toISOString().replace('Z', '000Z'), reportingController: 'flotilla.dev/agent', reportingInstance: 'test',
+        },
+      }));
+    });
+
     it('impersonate groups or users that are not service accounts', async () => {
       const review = { method: 'POST' as const, path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } };
       await forbidden(agent.impersonate({ user: `system:serviceaccount:${ns}:deployer`, groups: ['system:masters'] }).request(review));
@@ -375,6 +397,64 @@ describe('deploy/agent manifests (real API server)', () => {
     it('create or delete Projects (that is the user\'s)', async () => {
       await forbidden(agentClient.apply(project(ns, 'by-agent', { source: { repository: 'oci://r/p' } })));
       await forbidden(agentClient.delete(addr(ns, 'agent-owned')));
+    });
+  });
+  describe('the connected agent (deploy/agent-connected on top)', () => {
+    const IDENTITY = 'flotilla-agent-identity';
+    const secret = (name: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: AGENT_NAMESPACE }, type: 'Opaque', stringData: { k: 'v' } }) as KubeObject;
+    const asAgent = { dryRun: false, force: true, fieldManager: 'flotilla-agent-hub' };
+    const assigned = unique('assigned');
+    const forbidden = async (call: Promise<unknown>) => expect(await refusal(call)).toBeInstanceOf(ForbiddenError);
+
+    beforeAll(async () => {
+      await installAgent(admin, CONNECTED_DEPLOY_DIR);
+      await apply(secret('flotilla-agent-hub'));
+      const who = serviceAccountSubject(AGENT_NAMESPACE, AGENT_SERVICE_ACCOUNT);
+      await waitUntilAllowed(kube, { ...who, namespace: '', verb: 'create', resource: 'namespaces' });
+    });
+
+    afterAll(async () => {
+      // later specs expect the standalone install alone
+      for (const [apiVersion, kind, namespace, name] of [
+        ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', undefined, 'flotilla-agent-connected'],
+        ['rbac.authorization.k8s.io/v1', 'ClusterRole', undefined, 'flotilla-agent-connected'],
+        ['rbac.authorization.k8s.io/v1', 'RoleBinding', AGENT_NAMESPACE, 'flotilla-agent-identity'],
+        ['rbac.authorization.k8s.io/v1', 'Role', AGENT_NAMESPACE, 'flotilla-agent-identity'],
+        ['v1', 'Secret', AGENT_NAMESPACE, 'flotilla-agent-hub'],
+        ['v1', 'Secret', AGENT_NAMESPACE, IDENTITY],
+        ['v1', 'Namespace', undefined, assigned],
+      ] as const) {
+        await admin.delete({ apiVersion, kind, namespace, name }).catch(() => undefined);
+      }
+    });
+
+    it('creates an assignment\'s namespace, but may not patch or relabel a namespace', async () => {
+      const made = await agent.request<KubeObject>({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: assigned } } });
+      expect(made.metadata.name).toBe(assigned);
+      const relabel = { metadata: { labels: { 'pod-security.kubernetes.io/enforce': 'privileged' } } };
+      await forbidden(agentClient.patch({ apiVersion: 'v1', kind: 'Namespace', name: ns }, relabel, 'merge'));
+      await forbidden(agentClient.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: relabel.metadata.labels } }, asAgent));
+    });
+
+    it('creates, reads and renews its identity Secret by server-side apply, and no other Secret of its namespace', async () => {
+      // the Role was just bound: wait until RBAC honours it, by the write it exists for
+      const written = await eventually('the identity Secret written by the agent', async () => {
+        try {
+          return await agentClient.apply(secret(IDENTITY), asAgent);
+        } catch (err) {
+          if (err instanceof ForbiddenError) return undefined;
+          throw err;
+        }
+      }, 15_000);
+      expect(written.metadata.name).toBe(IDENTITY);
+      expect((await agentClient.get({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: IDENTITY })).metadata.name).toBe(IDENTITY);
+      const renewed = await agentClient.apply({ ...secret(IDENTITY), stringData: { k: 'renewed' } } as KubeObject, asAgent);
+      expect(Buffer.from((renewed.data as Record<string, string>).k, 'base64').toString()).toBe('renewed');
+      // the bootstrap token's Secret beside it, and any other name
+      await forbidden(agentClient.get({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: 'flotilla-agent-hub' }));
+      await forbidden(agentClient.apply(secret('flotilla-agent-hub'), asAgent));
+      await forbidden(agentClient.apply(secret('planted'), asAgent));
+      await forbidden(agent.request({ method: 'POST', path: `/api/v1/namespaces/${AGENT_NAMESPACE}/secrets`, body: secret('planted') }));
     });
   });
 });

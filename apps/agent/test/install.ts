@@ -7,6 +7,7 @@ import { ClusterConnection, ObjectClient, targetOf, waitForSet, type KubeObject 
 import { waitForServedKinds } from '../../../libs/kube/src/discovery-wait';
 import { harnessEnv } from '../../../test/harness/env';
 import { kubeconfigYaml } from '../../hub/test/kubeconfig';
+import { serviceAccountSubject, waitUntilAllowed } from '../../../test/harness/kube-rbac';
 
 export const DEPLOY_DIR = join(__dirname, '..', '..', '..', 'deploy', 'agent');
 /** What connected mode adds to the standalone install. */
@@ -85,4 +86,23 @@ export async function agentToken(client: ObjectClient): Promise<string> {
 export async function agentKubeconfig(client: ObjectClient): Promise<string> {
   const kube = harnessEnv().kube;
   return kubeconfigYaml({ server: kube.server, caData: kube.caData, token: await agentToken(client), context: 'flotilla-agent' });
+}
+
+/**
+ * What an operator does for a namespace whose Projects use pull secrets or a
+ * sink header: binds the agent's secret-reader ClusterRole there (the install
+ * grants no Secret read outside the agent's own). Waits until RBAC allows it.
+ */
+export async function grantSecretRead(client: ObjectClient, namespace: string): Promise<void> {
+  await client.apply(
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'flotilla-agent-secret-reader', namespace },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'flotilla-agent-secret-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: AGENT_SERVICE_ACCOUNT, namespace: AGENT_NAMESPACE }],
+    } as KubeObject,
+    { dryRun: false, force: true, fieldManager: FIELD_MANAGER },
+  );
+  await waitUntilAllowed(harnessEnv().kube, { ...serviceAccountSubject(AGENT_NAMESPACE, AGENT_SERVICE_ACCOUNT), namespace, verb: 'get', resource: 'secrets', group: '' });
 }

@@ -58,7 +58,7 @@ describe('flotilla project bootstrap/events/delete on a standalone cluster', () 
 
   it('bootstraps the namespace, identity, pull secret, Project and agent, then finds nothing to do', async () => {
     const out = await user.ok(['project', 'bootstrap', 'shop', ...k(), '--repository', 'oci://127.0.0.1:5000/acme/shop', '--tag', 'v1', '--pull-creds', 'bot:s3cret', '-a', 'runtime.timoni.sh/ENV=edge'], { input: 'y\n' });
-    for (const line of [`created Namespace/${ns}`, `created Secret/${ns}/shop-pull`, `created ServiceAccount/${ns}/shop`, `created RoleBinding/${ns}/flotilla-shop`, `created Project/${ns}/shop`, 'created Deployment/flotilla-system/flotilla-agent']) {
+    for (const line of [`created Namespace/${ns}`, `created Secret/${ns}/shop-pull`, `created ServiceAccount/${ns}/shop`, `created RoleBinding/${ns}/flotilla-shop`, `created RoleBinding/${ns}/flotilla-agent-secret-reader`, `created Project/${ns}/shop`, 'created Deployment/flotilla-system/flotilla-agent']) {
       expect(out).toContain(`\n${line}\n`);
     }
     expect(out).toMatch(new RegExp(`project/shop bootstrapped; follow it with \`flotilla project status shop --kubeconfig \\S+ --kube-context edge-1 -n ${ns}\`\\n$`));

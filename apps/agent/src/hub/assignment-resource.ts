@@ -11,8 +11,7 @@ import {
   SUSPEND_ANNOTATION,
   type ProjectResource,
 } from '../project/project-resource';
-
-export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+import { MANAGED_BY_LABEL } from './project-ownership';
 
 /**
  * The Project resource an assignment becomes: the standalone CRD, labelled

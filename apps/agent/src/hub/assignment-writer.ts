@@ -1,8 +1,9 @@
 import type { Assignment } from '@flotilla/agent-protocol';
-import { defaultWaitOptions, type ObjectClient, targetOf, waitForTermination, WaitTimeoutError } from '@flotilla/kube';
+import { ConflictError, defaultWaitOptions, NotFoundError, type ObjectAddress, type ObjectClient, targetOf, waitForTermination, WaitTimeoutError } from '@flotilla/kube';
 import type { Logger } from '../logging/logger';
-import { DELETION_POLICY_ANNOTATION, HUB_MANAGED_BY, HUB_TARGET_ANNOTATION, PROJECT_API_VERSION, PROJECT_KIND, RECONCILE_REQUESTED_ANNOTATION, type ProjectResource } from '../project/project-resource';
-import { MANAGED_BY_LABEL, projectResourceOf } from './assignment-resource';
+import { DELETION_POLICY_ANNOTATION, HUB_TARGET_ANNOTATION, PROJECT_API_VERSION, PROJECT_KIND, RECONCILE_REQUESTED_ANNOTATION, type ProjectResource } from '../project/project-resource';
+import { projectResourceOf } from './assignment-resource';
+import { ForeignProjectError, HUB_MANAGED_SELECTOR, isHubManaged } from './project-ownership';
 
 const FIELD_MANAGER = 'flotilla-agent-hub';
 /** How long a replaced Project may take to go (its finalizer only lets go of the instances). */
@@ -14,7 +15,8 @@ const fixedPart = (p: ProjectResource) => JSON.stringify([p.spec?.source?.reposi
 /**
  * Writes assignments into the cluster as Project resources and takes away
  * those the hub deleted; the Project controller does the rest, exactly as
- * for Projects created by hand.
+ * for Projects created by hand. Only Projects carrying the hub's label are
+ * ever replaced or deleted: a tenant's own Project of the same name stays.
  */
 export class AssignmentWriter {
   constructor(
@@ -22,19 +24,50 @@ export class AssignmentWriter {
     private readonly log: Logger,
   ) {}
 
-  /** 'absent': a deletion of a Project the cluster does not hold (never written, or gone already): no run will report it. */
-  async apply(a: Assignment): Promise<'written' | 'absent'> {
+  /**
+   * 'absent': a deletion of a Project the cluster does not hold (never
+   * written, or gone already); 'foreign': a deletion of a Project someone
+   * else made, left in place. No run will report either. A write over a
+   * Project someone else made throws ForeignProjectError.
+   */
+  async apply(a: Assignment): Promise<'written' | 'absent' | 'foreign'> {
     const address = { apiVersion: PROJECT_API_VERSION, kind: PROJECT_KIND, namespace: a.projectNamespace, name: a.projectName };
+    const existing = (await this.client.getOptional(address)) as ProjectResource | undefined;
     if (a.delete) {
+      if (!existing) return 'absent';
+      if (!isHubManaged(existing)) return 'foreign';
       // the finalizer deletes the instances first; the report of that run goes to the hub
-      return (await this.client.delete(address)) ? 'written' : 'absent';
+      return (await this.deleteExactly(existing)) ? 'written' : 'absent';
     }
+    if (existing && !isHubManaged(existing)) throw new ForeignProjectError(a.projectNamespace, a.projectName);
     await this.ensureNamespace(a.projectNamespace);
     const desired = projectResourceOf(a);
-    const existing = (await this.client.getOptional(address)) as ProjectResource | undefined;
     if (existing && fixedPart(existing) !== fixedPart(desired)) await this.replace(existing);
     await this.client.apply(desired, { dryRun: false, force: true, fieldManager: FIELD_MANAGER });
     return 'written';
+  }
+
+  /**
+   * Deletes the very object that was read (a uid precondition): a Project
+   * someone made under the same name in between is not touched. False when
+   * it had gone already.
+   */
+  private async deleteExactly(p: ProjectResource): Promise<boolean> {
+    const address: ObjectAddress = { apiVersion: PROJECT_API_VERSION, kind: PROJECT_KIND, namespace: p.metadata.namespace, name: p.metadata.name };
+    try {
+      await this.client.connection.request({
+        method: 'DELETE',
+        path: await this.client.objectPath(address),
+        body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', preconditions: { uid: p.metadata.uid } },
+        subject: `Project/${address.namespace}/${address.name}`,
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof NotFoundError) return false;
+      // 409: the uid changed, so the object now under that name is another one
+      if (err instanceof ConflictError) throw new ForeignProjectError(address.namespace ?? '', address.name, { cause: err });
+      throw err;
+    }
   }
 
   /**
@@ -48,7 +81,7 @@ export class AssignmentWriter {
     this.log.info('the hub changed the Project\'s source or service account: recreating its resource, keeping the instances', { project: `${p.metadata.namespace}/${p.metadata.name}` });
     if (!p.metadata.deletionTimestamp) {
       await this.client.patch(address, { metadata: { annotations: { [DELETION_POLICY_ANNOTATION]: 'Orphan' } } }, 'merge', { fieldManager: FIELD_MANAGER });
-      await this.client.delete(address);
+      await this.deleteExactly(p);
     }
     try {
       await waitForTermination(this.client, [targetOf(p)], { ...defaultWaitOptions(), initialIntervalMs: 200, intervalMs: 1_000, timeoutMs: REPLACE_DEADLINE_MS });
@@ -58,21 +91,10 @@ export class AssignmentWriter {
     }
   }
 
-  /** The full set on connect: every assignment written. */
-  async applyAll(assignments: Assignment[]): Promise<void> {
-    for (const a of assignments) {
-      try {
-        await this.apply(a);
-      } catch (err) {
-        this.log.warn('assignment not written', { project: `${a.projectNamespace}/${a.projectName}`, error: err instanceof Error ? err.message : String(err) });
-      }
-    }
-  }
-
-  /** The hub unassigned a Target (its cluster no longer matches): the Project resource goes, and with it its instances. */
+  /** The hub unassigned a Target (its cluster no longer matches): the hub's Project resource goes, and with it its instances. */
   async remove(targetId: string): Promise<void> {
     const p = await this.find(targetId);
-    if (p) await this.client.delete({ apiVersion: PROJECT_API_VERSION, kind: PROJECT_KIND, namespace: p.metadata.namespace, name: p.metadata.name });
+    if (p) await this.deleteExactly(p);
   }
 
   async reconcileNow(targetIds: string[]): Promise<void> {
@@ -82,14 +104,30 @@ export class AssignmentWriter {
     }
   }
 
-  /** The Project resource the agent wrote for a Target, if any. */
+  /** The Project resource the agent wrote for a Target, if any (only the hub's are looked at). */
   async find(targetId: string): Promise<ProjectResource | undefined> {
-    const all = (await this.client.list(PROJECT_API_VERSION, PROJECT_KIND, { labelSelector: `${MANAGED_BY_LABEL}=${HUB_MANAGED_BY}` })) as ProjectResource[];
-    return all.find((p) => p.metadata.annotations?.[HUB_TARGET_ANNOTATION] === targetId);
+    const all = (await this.client.list(PROJECT_API_VERSION, PROJECT_KIND, { labelSelector: HUB_MANAGED_SELECTOR })) as ProjectResource[];
+    return all.find((p) => isHubManaged(p) && p.metadata.annotations?.[HUB_TARGET_ANNOTATION] === targetId);
   }
 
+  /**
+   * A plain create, never an apply: the agent may create namespaces but not
+   * patch them, so it cannot relabel one that exists (Pod Security levels).
+   */
   private async ensureNamespace(name: string): Promise<void> {
     const found = await this.client.getOptional({ apiVersion: 'v1', kind: 'Namespace', name });
-    if (!found) await this.client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false, force: true, fieldManager: FIELD_MANAGER });
+    if (found) return;
+    try {
+      await this.client.connection.request({
+        method: 'POST',
+        path: '/api/v1/namespaces',
+        query: { fieldManager: FIELD_MANAGER },
+        body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+        subject: `Namespace/${name}`,
+      });
+    } catch (err) {
+      // made in between by someone else: it is there, which is all the assignment needs
+      if (!(err instanceof ConflictError)) throw err;
+    }
   }
 }

@@ -7,6 +7,7 @@ import { HUB_GENERATION_ANNOTATION, HUB_TARGET_ANNOTATION, type ProjectResource 
 import { projectSpecOf } from '../project/project-spec';
 import { projectResourceOf } from './assignment-resource';
 import type { AssignmentWriter } from './assignment-writer';
+import { HUB_MANAGED_SELECTOR } from './project-ownership';
 import type { DiffAnswerer } from './diff-answerer';
 import type { AgentIdentityRecord, IdentityStore } from './identity-store';
 import { CertificateRenewal } from './renewal';
@@ -83,12 +84,13 @@ export class HubLink {
   /**
    * The report of an assignment no Project run will report: a failure to
    * write it as a Project resource (with `err`), or the deletion of a
-   * Project the cluster does not hold (done, nothing removed).
+   * Project the cluster does not hold, or holds as someone else's (done,
+   * nothing removed; `warning` says why).
    */
-  private sendOwnReport(a: Assignment, err?: unknown): void {
+  private sendOwnReport(a: Assignment, err?: unknown, warning?: string): void {
     const facts = { project: projectSpecOf(projectResourceOf(a)), cluster: { name: a.clusterName, group: a.clusterGroup } };
     const result = err === undefined
-      ? { ...emptyRunResult(facts, new Date()), ok: true }
+      ? { ...emptyRunResult(facts, new Date()), ok: true, warnings: warning ? [warning] : [] }
       : failedRunResult(facts, new UnexpectedRunError(`the assignment could not be written as Project ${a.projectNamespace}/${a.projectName}: ${err instanceof Error ? err.message : String(err)}`, { cause: err }), new Date());
     this.sendReport(a.targetId, a.generation, buildRunReport(result, { attempt: 0, intervalMs: a.intervalSeconds * 1000, backoff: defaultBackoffOptions() }, a.delete ? 'delete' : 'reconcile'));
   }
@@ -212,8 +214,15 @@ export class HubLink {
     const body = m.body;
     switch (body?.$case) {
       case 'assignments':
-        await this.writer.applyAll(body.value.assignments);
-        for (const a of body.value.assignments) this.lastApplied = Math.max(this.lastApplied, a.generation);
+        // the full set on connect: each is written, or its failure reported (a foreign Project of that name, say)
+        for (const a of body.value.assignments) {
+          try {
+            await this.write(a);
+          } catch (err) {
+            this.log.warn('assignment not written', { project: `${a.projectNamespace}/${a.projectName}`, error: err instanceof Error ? err.message : String(err) });
+          }
+          this.lastApplied = Math.max(this.lastApplied, a.generation);
+        }
         return;
       case 'change':
         if (body.value.change?.$case === 'assignment') return this.take(body.value.change.value);
@@ -234,7 +243,14 @@ export class HubLink {
   }
 
   private async take(a: Assignment): Promise<void> {
-    let outcome: 'written' | 'absent';
+    await this.write(a);
+    this.lastApplied = Math.max(this.lastApplied, a.generation);
+    this.send({ body: { $case: 'ack', value: { targetId: a.targetId, generation: a.generation } } });
+  }
+
+  /** Writes one assignment; when no Project run will report it, the agent reports it itself. */
+  private async write(a: Assignment): Promise<void> {
+    let outcome: 'written' | 'absent' | 'foreign';
     try {
       outcome = await this.writer.apply(a);
     } catch (err) {
@@ -244,7 +260,6 @@ export class HubLink {
     }
     // nothing to delete: done, as the hub's run expects to hear
     if (outcome === 'absent') this.sendOwnReport(a);
-    this.lastApplied = Math.max(this.lastApplied, a.generation);
-    this.send({ body: { $case: 'ack', value: { targetId: a.targetId, generation: a.generation } } });
+    if (outcome === 'foreign') this.sendOwnReport(a, undefined, `Project ${a.projectNamespace}/${a.projectName} in the cluster is not the hub's (no ${HUB_MANAGED_SELECTOR} label): left in place`);
   }
 }

@@ -1,7 +1,8 @@
 // What `project bootstrap` puts on a standalone cluster for one Project: its
 // namespace, the service account the agent impersonates (bound to a role in
 // that namespace only), a pull secret when registry credentials are given,
-// and the Project resource itself.
+// and, with it, the RoleBinding that lets the agent read Secrets there (the
+// agent reads none cluster-wide), and the Project resource itself.
 import type { KubeObject } from '@flotilla/kube';
 import { credentialsFromFlag, parseReference } from '@flotilla/oci';
 
@@ -43,6 +44,7 @@ export function tenantObjects(input: BootstrapInput): KubeObject[] {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: input.role },
       subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace: ns }],
     },
+    ...(secret ? [agentSecretReader(ns)] : []),
     {
       apiVersion: PROJECT_API_VERSION,
       kind: 'Project',
@@ -50,6 +52,17 @@ export function tenantObjects(input: BootstrapInput): KubeObject[] {
       spec: { serviceAccountName: serviceAccount, source: { repository: input.repository, tag: input.tag, path: input.path } },
     },
   ];
+}
+
+/** The agent's read of Secrets in this namespace (deploy/agent/rbac.yaml's flotilla-agent-secret-reader). */
+function agentSecretReader(namespace: string): KubeObject {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'flotilla-agent-secret-reader', namespace, labels: MANAGED_BY },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'flotilla-agent-secret-reader' },
+    subjects: [{ kind: 'ServiceAccount', name: 'flotilla-agent', namespace: 'flotilla-system' }],
+  };
 }
 
 /** A kubernetes.io/dockerconfigjson Secret for the repository's registry, as `kubectl create secret docker-registry` makes. */
