@@ -8,6 +8,8 @@ import { ForeignProjectError, HUB_MANAGED_SELECTOR, isHubManaged } from './proje
 const FIELD_MANAGER = 'flotilla-agent-hub';
 /** How long a replaced Project may take to go (its finalizer only lets go of the instances). */
 const REPLACE_DEADLINE_MS = 60_000;
+/** Reads and writes of one assignment before a moving resourceVersion is an error. */
+const PRECONDITION_ATTEMPTS = 5;
 
 /** The fields the CRD keeps immutable: a change of them needs a new resource. */
 const fixedPart = (p: ProjectResource) => JSON.stringify([p.spec?.source?.repository ?? '', p.spec?.source?.tag ?? '', p.spec?.source?.path ?? '', p.spec?.serviceAccountName ?? '']);
@@ -31,6 +33,17 @@ export class AssignmentWriter {
    * Project someone else made throws ForeignProjectError.
    */
   async apply(a: Assignment): Promise<'written' | 'absent' | 'foreign'> {
+    // the Project's own controller writes status and finalizers, which move its resourceVersion: read again
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.applyOnce(a);
+      } catch (err) {
+        if (!(err instanceof ConflictError) || attempt === PRECONDITION_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  private async applyOnce(a: Assignment): Promise<'written' | 'absent' | 'foreign'> {
     const address = { apiVersion: PROJECT_API_VERSION, kind: PROJECT_KIND, namespace: a.projectNamespace, name: a.projectName };
     const existing = (await this.client.getOptional(address)) as ProjectResource | undefined;
     if (a.delete) {
@@ -42,9 +55,31 @@ export class AssignmentWriter {
     if (existing && !isHubManaged(existing)) throw new ForeignProjectError(a.projectNamespace, a.projectName);
     await this.ensureNamespace(a.projectNamespace);
     const desired = projectResourceOf(a);
-    if (existing && fixedPart(existing) !== fixedPart(desired)) await this.replace(existing);
-    await this.client.apply(desired, { dryRun: false, force: true, fieldManager: FIELD_MANAGER });
+    if (existing && fixedPart(existing) === fixedPart(desired)) {
+      // the resourceVersion read is a precondition: a Project put in its place meanwhile is not written over
+      await this.client.apply({ ...desired, metadata: { ...desired.metadata, resourceVersion: existing.metadata.resourceVersion } }, { dryRun: false, force: true, fieldManager: FIELD_MANAGER });
+      return 'written';
+    }
+    if (existing) await this.replace(existing);
+    await this.create(desired);
     return 'written';
+  }
+
+  /** A create, not an apply: a Project someone made under that name since it was read is refused, not taken over. */
+  private async create(p: ProjectResource): Promise<void> {
+    const address = { apiVersion: PROJECT_API_VERSION, kind: PROJECT_KIND, namespace: p.metadata.namespace, name: p.metadata.name };
+    try {
+      await this.client.connection.request({
+        method: 'POST',
+        path: await this.client.collectionPathOf(PROJECT_API_VERSION, PROJECT_KIND, p.metadata.namespace),
+        query: { fieldManager: FIELD_MANAGER },
+        body: p,
+        subject: `Project/${address.namespace}/${address.name}`,
+      });
+    } catch (err) {
+      if (err instanceof ConflictError) throw new ForeignProjectError(address.namespace ?? '', address.name, { cause: err });
+      throw err;
+    }
   }
 
   /**
