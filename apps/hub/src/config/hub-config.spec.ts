@@ -1,10 +1,10 @@
 import { defaultCdeventsConfig } from './cdevents-config';
-import { defaultAgentServerConfig, defaultSchedulerConfig, HubConfigError, parseHubConfig } from './hub-config';
+import { defaultAgentServerConfig, defaultAuthConfig, defaultSchedulerConfig, HubConfigError, parseHubConfig } from './hub-config';
 
 describe('parseHubConfig', () => {
   it('defaults to port 8080 on all interfaces with the embedded database under ./.flotilla', () => {
     const c = parseHubConfig({}, '/srv/hub');
-    expect(c).toEqual({ port: 8080, host: '0.0.0.0', dataDir: '/srv/hub/.flotilla', logLevel: 'info', scheduler: { ...defaultSchedulerConfig(), hubId: c.scheduler.hubId }, cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig() });
+    expect(c).toEqual({ port: 8080, host: '0.0.0.0', dataDir: '/srv/hub/.flotilla', logLevel: 'info', scheduler: { ...defaultSchedulerConfig(), hubId: c.scheduler.hubId }, cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig(), auth: defaultAuthConfig() });
     expect(c.scheduler).toMatchObject({ enabled: true, tickMs: 2000, leaseTtlMs: 30_000, concurrency: 32, sourcePollMs: 60_000, clusterCheckMs: 60_000 });
     expect(c.scheduler.hubId).toMatch(/^.+-\d+-[0-9a-f]{6}$/);
     expect(c.databaseUrl).toBeUndefined();
@@ -35,7 +35,24 @@ describe('parseHubConfig', () => {
       cdevents: defaultCdeventsConfig(),
       // the agents' server binds where HOST says unless told otherwise
       agents: { ...defaultAgentServerConfig(), host: '127.0.0.1' },
+      auth: defaultAuthConfig(),
     });
+  });
+
+  it('reads the token settings: maximum lifetime, metrics token, failure limit', () => {
+    const c = parseHubConfig({ FLOTILLA_TOKEN_MAX_LIFETIME: '720h', FLOTILLA_METRICS_TOKEN: 'scrape-0123456789abcdef', FLOTILLA_AUTH_FAILURE_LIMIT: '0', FLOTILLA_AUTH_FAILURE_WINDOW: '5m' });
+    expect(c.auth).toEqual({ tokenMaxLifetimeMs: 720 * 3600_000, metricsToken: 'scrape-0123456789abcdef', failureLimit: 0, failureWindowMs: 300_000 });
+    expect(defaultAuthConfig()).toEqual({ failureLimit: 10, failureWindowMs: 60_000 });
+    expect(() => parseHubConfig({ FLOTILLA_TOKEN_MAX_LIFETIME: '30s', FLOTILLA_METRICS_TOKEN: 'short', FLOTILLA_AUTH_FAILURE_LIMIT: '-1', FLOTILLA_AUTH_FAILURE_WINDOW: 'soon' })).toThrow(
+      expect.objectContaining({
+        problems: [
+          expect.stringMatching(/^FLOTILLA_TOKEN_MAX_LIFETIME="30s": .*at least 1m/),
+          'FLOTILLA_METRICS_TOKEN: must be at least 16 characters',
+          expect.stringMatching(/^FLOTILLA_AUTH_FAILURE_LIMIT="-1"/),
+          expect.stringMatching(/^FLOTILLA_AUTH_FAILURE_WINDOW="soon"/),
+        ],
+      }),
+    );
   });
 
   it('reads the scheduler settings', () => {

@@ -34,6 +34,23 @@ export interface HubConfig {
   cdevents: CdeventsConfig;
   /** The gRPC server connected agents dial. */
   agents: AgentServerConfig;
+  /** API tokens and the guard in front of them. */
+  auth: AuthConfig;
+}
+
+export interface AuthConfig {
+  /** Longest lifetime an API token may be created with (FLOTILLA_TOKEN_MAX_LIFETIME, e.g. 720h); set, a token must have an expiry. Unset: no limit. */
+  tokenMaxLifetimeMs?: number;
+  /** Bearer token /metrics asks for (FLOTILLA_METRICS_TOKEN, at least 16 characters); unset: /metrics is open. */
+  metricsToken?: string;
+  /** Failed authentications one source address may make per window before it gets 429 (FLOTILLA_AUTH_FAILURE_LIMIT, default 10; 0: no limit). */
+  failureLimit: number;
+  /** The window of failureLimit (FLOTILLA_AUTH_FAILURE_WINDOW, default 1m). */
+  failureWindowMs: number;
+}
+
+export function defaultAuthConfig(): AuthConfig {
+  return { failureLimit: 10, failureWindowMs: 60_000 };
 }
 
 export interface AgentServerConfig {
@@ -109,7 +126,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export function defaultHubConfig(): HubConfig {
-  return { port: 8080, host: '0.0.0.0', dataDir: resolve('.flotilla'), logLevel: 'info', scheduler: defaultSchedulerConfig(), cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig() };
+  return { port: 8080, host: '0.0.0.0', dataDir: resolve('.flotilla'), logLevel: 'info', scheduler: defaultSchedulerConfig(), cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig(), auth: defaultAuthConfig() };
 }
 
 /** Every bad environment variable, listed at once. */
@@ -221,6 +238,7 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
   }
 
   config.cdevents = parseCdeventsConfig(value, problems);
+  parseAuthConfig(value, config.auth, problems);
   parseAgentServerConfig(value, config, problems, cwd);
 
   if (problems.length > 0) throw new HubConfigError(problems);
@@ -267,5 +285,30 @@ function parseAgentServerConfig(value: (name: string) => string | undefined, con
   else if (caCert !== undefined && caKey !== undefined) {
     agents.caCertFile = resolve(cwd, caCert);
     agents.caKeyFile = resolve(cwd, caKey);
+  }
+}
+
+function parseAuthConfig(value: (name: string) => string | undefined, auth: AuthConfig, problems: string[]): void {
+  const maxLifetime = value('FLOTILLA_TOKEN_MAX_LIFETIME');
+  if (maxLifetime !== undefined) {
+    const ms = parseDurationMs(maxLifetime);
+    if (ms === undefined || ms < 60_000) problems.push(`FLOTILLA_TOKEN_MAX_LIFETIME=${JSON.stringify(maxLifetime)}: expected a duration such as 24h or 720h, at least 1m`);
+    else auth.tokenMaxLifetimeMs = ms;
+  }
+  const metricsToken = value('FLOTILLA_METRICS_TOKEN');
+  if (metricsToken !== undefined) {
+    if (metricsToken.length < 16) problems.push('FLOTILLA_METRICS_TOKEN: must be at least 16 characters');
+    else auth.metricsToken = metricsToken;
+  }
+  const limit = value('FLOTILLA_AUTH_FAILURE_LIMIT');
+  if (limit !== undefined) {
+    if (!/^\d{1,6}$/.test(limit)) problems.push(`FLOTILLA_AUTH_FAILURE_LIMIT=${JSON.stringify(limit)}: expected an integer from 0 (no limit) to 999999`);
+    else auth.failureLimit = Number(limit);
+  }
+  const window = value('FLOTILLA_AUTH_FAILURE_WINDOW');
+  if (window !== undefined) {
+    const ms = parseDurationMs(window);
+    if (ms === undefined || ms < 1000) problems.push(`FLOTILLA_AUTH_FAILURE_WINDOW=${JSON.stringify(window)}: expected a duration such as 1m, at least 1s`);
+    else auth.failureWindowMs = ms;
   }
 }
