@@ -68,6 +68,29 @@ export class AuthService {
     }
   }
 
+  /**
+   * Checks a scrape of /metrics against FLOTILLA_METRICS_TOKEN (open when it is
+   * unset). Compared in constant time, and wrong tokens count against the
+   * source like any failed authentication.
+   */
+  checkMetricsToken(header: string | undefined, source?: string): void {
+    const expected = this.config.auth.metricsToken;
+    if (expected === undefined) return;
+    const nowMs = this.clock.now().getTime();
+    if (source !== undefined) {
+      const waitMs = this.failures.retryAfterMs(source, nowMs);
+      if (waitMs > 0) throw new TooManyRequestsError(`too many failed authentications from ${source}; retry in ${Math.ceil(waitMs / 1000)} s`, Math.ceil(waitMs / 1000));
+    }
+    if (header === undefined) throw new UnauthorizedError('/metrics needs FLOTILLA_METRICS_TOKEN: send "Authorization: Bearer <it>"');
+    try {
+      const given = bearerToken(header);
+      if (!this.crypto.sameSecret(given, expected)) throw new UnauthorizedError('wrong metrics token');
+    } catch (err) {
+      if (source !== undefined) this.failures.fail(source, nowMs);
+      throw err;
+    }
+  }
+
   /** Whether the token behind a principal still holds (not revoked, not expired): live streams ask on each tick. */
   async stillValid(principal: Principal): Promise<boolean> {
     if (principal === ANONYMOUS || !principal.tokenHash) return principal === ANONYMOUS;

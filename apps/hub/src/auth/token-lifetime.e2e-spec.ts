@@ -149,3 +149,23 @@ describe('failed authentications per source address', () => {
     expect((await hub.call('GET', '/api/v1/tokens')).status).toBe(200);
   });
 });
+
+describe('/metrics behind FLOTILLA_METRICS_TOKEN', () => {
+  let hub: TestHub;
+  beforeAll(async () => {
+    hub = await startTestHub('postgres', { auth: { ...defaultAuthConfig(), failureLimit: 0, metricsToken: 'scrape-0123456789abcdef' } });
+  });
+  afterAll(() => hub?.close());
+
+  it('answers 401 without the token or with another one (an API admin token too), and the metrics with it', async () => {
+    const none = await hub.call('GET', '/metrics', { token: null });
+    expect(none.status).toBe(401);
+    expect(none.body.message).toMatch(/FLOTILLA_METRICS_TOKEN/);
+    expect(none.text).not.toContain('flotilla_hub_http_requests_total');
+    expect((await hub.call('GET', '/metrics', { token: 'scrape-0123456789abcdeX' })).status).toBe(401);
+    expect((await hub.call('GET', '/metrics')).status).toBe(401);
+    const ok = await hub.call('GET', '/metrics', { token: 'scrape-0123456789abcdef' });
+    expect(ok.status).toBe(200);
+    expect(ok.text).toContain('flotilla_hub_http_requests_total');
+  });
+});
