@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { AuthenticatedRequest } from '../auth/auth.guard';
 import { ApiErrors } from '../common/openapi-errors';
 import type { ServerResponse } from 'node:http';
 import { CursorQuery } from '../common/cursor';
@@ -8,6 +9,7 @@ import { UpdateProjectDto } from './project-patch.dto';
 import { ProjectsService } from './projects.service';
 import { DeletionDto, EventPageDto, ProjectDto, ProjectPageDto, ReconcileRequestedDto, RunPageDto, TargetDto, TargetPageDto } from './projects.views';
 import { TargetsService } from './targets.service';
+import { projectFor } from './viewer-masking';
 
 @ApiTags('projects')
 @ApiBearerAuth()
@@ -27,14 +29,15 @@ export class ProjectsController {
 
   @Get()
   @ApiOkResponse({ type: ProjectPageDto })
-  list(@Query() q: ProjectQuery): Promise<ProjectPageDto> {
-    return this.projects.list(q);
+  async list(@Query() q: ProjectQuery, @Req() req: AuthenticatedRequest): Promise<ProjectPageDto> {
+    const page = await this.projects.list(q);
+    return { ...page, items: page.items.map((p) => projectFor(req.principal, p)) };
   }
 
   @Get(':name')
   @ApiOkResponse({ type: ProjectDto })
-  get(@Param('name') name: string): Promise<ProjectDto> {
-    return this.projects.get(name);
+  async get(@Param('name') name: string, @Req() req: AuthenticatedRequest): Promise<ProjectDto> {
+    return projectFor(req.principal, await this.projects.get(name));
   }
 
   /** A JSON merge patch; spec changes bump `generation`; target changes add and remove Targets. */
