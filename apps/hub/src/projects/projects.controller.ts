@@ -9,7 +9,7 @@ import { UpdateProjectDto } from './project-patch.dto';
 import { ProjectsService } from './projects.service';
 import { DeletionDto, EventPageDto, ProjectDto, ProjectPageDto, ReconcileRequestedDto, RunPageDto, TargetDto, TargetPageDto } from './projects.views';
 import { TargetsService } from './targets.service';
-import { projectFor } from './viewer-masking';
+import { eventFor, projectFor, runFor, targetFor } from './viewer-masking';
 
 @ApiTags('projects')
 @ApiBearerAuth()
@@ -82,25 +82,28 @@ export class ProjectsController {
 
   @Get(':name/targets')
   @ApiOkResponse({ type: TargetPageDto })
-  targetList(@Param('name') name: string, @Query() q: TargetQuery): Promise<TargetPageDto> {
-    return this.targets.list(name, q);
+  async targetList(@Param('name') name: string, @Query() q: TargetQuery, @Req() req: AuthenticatedRequest): Promise<TargetPageDto> {
+    const page = await this.targets.list(name, q);
+    return { ...page, items: page.items.map((t) => targetFor(req.principal, t)) };
   }
 
   @Get(':name/targets/:cluster')
   @ApiOkResponse({ type: TargetDto })
-  target(@Param('name') name: string, @Param('cluster') cluster: string): Promise<TargetDto> {
-    return this.targets.get(name, cluster);
+  async target(@Param('name') name: string, @Param('cluster') cluster: string, @Req() req: AuthenticatedRequest): Promise<TargetDto> {
+    return targetFor(req.principal, await this.targets.get(name, cluster));
   }
 
   @Get(':name/targets/:cluster/runs')
   @ApiOkResponse({ type: RunPageDto })
-  runs(@Param('name') name: string, @Param('cluster') cluster: string, @Query() q: CursorQuery): Promise<RunPageDto> {
-    return this.targets.runs(name, cluster, q);
+  async runs(@Param('name') name: string, @Param('cluster') cluster: string, @Query() q: CursorQuery, @Req() req: AuthenticatedRequest): Promise<RunPageDto> {
+    const page = await this.targets.runs(name, cluster, q);
+    return { ...page, items: page.items.map((r) => runFor(req.principal, r)) };
   }
 
   @Get(':name/events')
   @ApiOkResponse({ type: EventPageDto })
-  events(@Param('name') name: string, @Query() q: EventQuery): Promise<EventPageDto> {
-    return this.targets.events(name, q);
+  async events(@Param('name') name: string, @Query() q: EventQuery, @Req() req: AuthenticatedRequest): Promise<EventPageDto> {
+    const page = await this.targets.events(name, q);
+    return { ...page, items: page.items.map((e) => eventFor(req.principal, e)) };
   }
 }
