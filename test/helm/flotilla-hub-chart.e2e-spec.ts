@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { KubeApiError, type KubeObject, type ObjectClient } from '@flotilla/kube';
 import { adminClient, DEPLOY_DIR, loadInstallManifests } from '../../apps/agent/test/install';
+import { kubeconfigYaml } from '../../apps/hub/test/kubeconfig';
 import { harnessEnv } from '../harness/env';
 import { CHART_DIR, dryRunApply, helm, render, templateArgs, type RenderOptions } from './helm';
 
@@ -83,10 +84,11 @@ describe('flotilla-hub Helm chart (real Helm, real API server)', () => {
       objects = render(opts(), home);
     });
 
-    it('renders the hub, its Services (API, agents), ServiceAccount and the database volume, and no Secret', () => {
+    it('renders the hub, its Services (API, agents), ServiceAccount, the database volume and the generated admin token\'s Secret', () => {
       expect(objects.map(id).sort()).toEqual([
         'Deployment/flotilla-hub',
         'PersistentVolumeClaim/flotilla-hub-data',
+        'Secret/flotilla-hub-generated',
         'Service/flotilla-hub',
         'Service/flotilla-hub-grpc',
         'ServiceAccount/flotilla-hub',
@@ -101,6 +103,13 @@ describe('flotilla-hub Helm chart (real Helm, real API server)', () => {
       expect(pod.volumes.find((v) => v.name === 'data')?.persistentVolumeClaim?.claimName).toBe('flotilla-hub-data');
       const [hub] = pod.containers;
       expect(envOf(hub)).not.toHaveProperty('DATABASE_URL');
+      // no admin token given: the chart's generated one, never one the hub would print; /metrics stays open without a ServiceMonitor
+      expect(envOf(hub).FLOTILLA_ADMIN_TOKEN).toEqual({ name: 'flotilla-hub-generated', key: 'FLOTILLA_ADMIN_TOKEN' });
+      expect(envOf(hub)).not.toHaveProperty('FLOTILLA_METRICS_TOKEN');
+      const [generated] = byKind(objects, 'Secret') as Array<KubeObject & { data: Record<string, string> }>;
+      expect(Object.keys(generated.data)).toEqual(['FLOTILLA_ADMIN_TOKEN']);
+      expect(Buffer.from(generated.data.FLOTILLA_ADMIN_TOKEN, 'base64').toString()).toMatch(/^[A-Za-z0-9]{48}$/);
+      expect(generated.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
       expect(hub.readinessProbe.httpGet.path).toBe('/readyz');
       expect(hub.livenessProbe.httpGet.path).toBe('/healthz');
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65532 });
@@ -144,7 +153,11 @@ describe('flotilla-hub Helm chart (real Helm, real API server)', () => {
         FLOTILLA_AGENT_PORT: '9443',
         FLOTILLA_AGENT_PUBLIC_ADDRESS: 'agents.hub.example.com:443',
         FLOTILLA_EVENTS_SECRETS: { name: 'flotilla-hub-cdevents', key: 'FLOTILLA_EVENTS_SECRETS' },
+        FLOTILLA_METRICS_TOKEN: { name: 'flotilla-hub-metrics', key: 'FLOTILLA_METRICS_TOKEN' },
       });
+      // Prometheus scrapes with the very token the hub asks for
+      const [monitor] = byKind(objects, 'ServiceMonitor') as Array<KubeObject & { spec: { endpoints: Array<{ path: string; authorization: unknown }> } }>;
+      expect(monitor.spec.endpoints).toEqual([expect.objectContaining({ path: '/metrics', authorization: { type: 'Bearer', credentials: { name: 'flotilla-hub-metrics', key: 'FLOTILLA_METRICS_TOKEN' } } })]);
       expect(hub.ports.map((p) => p.name)).toEqual(['http', 'grpc', 'cdevents']);
       expect(d.spec.template.spec.volumes.find((v) => v.name === 'data')?.emptyDir).toEqual({});
     });
@@ -159,13 +172,47 @@ describe('flotilla-hub Helm chart (real Helm, real API server)', () => {
   it('keeps inline secrets in its own Secret and rolls the pods when they change', async () => {
     const set = { 'database.url': 'postgres://hub:pw@db:5432/flotilla', 'encryptionKeys.value': `k1:${randomBytes(32).toString('base64')}`, replicaCount: '2' };
     const objects = render(opts({ set }), home);
-    const [secret] = byKind(objects, 'Secret') as Array<KubeObject & { data: Record<string, string> }>;
+    const secret = (byKind(objects, 'Secret') as Array<KubeObject & { data: Record<string, string> }>).find((o) => o.metadata.name === 'flotilla-hub')!;
     expect(Object.keys(secret.data).sort()).toEqual(['DATABASE_URL', 'FLOTILLA_ENCRYPTION_KEYS']);
     expect(Buffer.from(secret.data.DATABASE_URL, 'base64').toString()).toBe(set['database.url']);
     expect(envOf(deploymentOf(objects).spec.template.spec.containers[0]).DATABASE_URL).toEqual({ name: 'flotilla-hub', key: 'DATABASE_URL' });
     const checksum = (o: KubeObject[]) => deploymentOf(o).spec.template.metadata.annotations['checksum/secret'];
     expect(checksum(render(opts({ set: { ...set, 'database.url': 'postgres://hub:other@db:5432/flotilla' } }), home))).not.toBe(checksum(objects));
     expect(await dryRunAll(objects)).toEqual([]);
+  });
+
+  it('generates a metrics token for a ServiceMonitor when none is given, and keeps inline tokens in its own Secret', () => {
+    const objects = render(opts({ set: { 'serviceMonitor.enabled': 'true' } }), home);
+    const [generated] = byKind(objects, 'Secret') as Array<KubeObject & { data: Record<string, string> }>;
+    expect(generated.metadata.name).toBe('flotilla-hub-generated');
+    expect(Object.keys(generated.data).sort()).toEqual(['FLOTILLA_ADMIN_TOKEN', 'FLOTILLA_METRICS_TOKEN']);
+    const ref = { name: 'flotilla-hub-generated', key: 'FLOTILLA_METRICS_TOKEN' };
+    expect(envOf(deploymentOf(objects).spec.template.spec.containers[0]).FLOTILLA_METRICS_TOKEN).toEqual(ref);
+    const [monitor] = byKind(objects, 'ServiceMonitor') as Array<KubeObject & { spec: { endpoints: Array<{ authorization: { credentials: unknown } }> } }>;
+    expect(monitor.spec.endpoints[0].authorization.credentials).toEqual(ref);
+
+    const inline = render(opts({ set: { 'metricsToken.value': 'scrape-0123456789abcdef', 'adminToken.value': 'admin-0123456789abcdef' } }), home);
+    expect(byKind(inline, 'Secret').map((o) => o.metadata.name)).toEqual(['flotilla-hub']);
+    const env = envOf(deploymentOf(inline).spec.template.spec.containers[0]);
+    expect(env).toMatchObject({ FLOTILLA_METRICS_TOKEN: { name: 'flotilla-hub', key: 'FLOTILLA_METRICS_TOKEN' }, FLOTILLA_ADMIN_TOKEN: { name: 'flotilla-hub', key: 'FLOTILLA_ADMIN_TOKEN' } });
+  });
+
+  it('keeps the generated admin token across upgrades (a real install and upgrade against the API server)', async () => {
+    const kubeconfig = join(home, 'kubeconfig');
+    writeFileSync(kubeconfig, kubeconfigYaml({ server: kube.server, caData: kube.caData, token: kube.admin.token }), { mode: 0o600 });
+    const install = () => helm(['upgrade', '--install', 'keeper', CHART_DIR, '--namespace', namespace, '--kubeconfig', kubeconfig, '--set', 'embeddedDatabase.persistence.enabled=false'], home);
+    const tokenOf = async () => {
+      const secret = (await admin.getOptional({ apiVersion: 'v1', kind: 'Secret', namespace, name: 'keeper-flotilla-hub-generated' })) as (KubeObject & { data: Record<string, string> }) | undefined;
+      return secret?.data.FLOTILLA_ADMIN_TOKEN;
+    };
+    expect(install()).toMatchObject({ status: 0 });
+    const first = await tokenOf();
+    expect(first).toEqual(expect.any(String));
+    expect(install()).toMatchObject({ status: 0 });
+    expect(await tokenOf()).toBe(first);
+    // helm template cannot look: it would have made another one, so the keeping is lookup's doing
+    const [rendered] = byKind(render(opts({ release: 'keeper' }), home), 'Secret') as Array<KubeObject & { data: Record<string, string> }>;
+    expect(rendered.data.FLOTILLA_ADMIN_TOKEN).not.toBe(first);
   });
 
   it('mounts the operator\'s agent CA from its Secret and points the hub at its files', async () => {
@@ -214,6 +261,7 @@ describe('flotilla-hub Helm chart (real Helm, real API server)', () => {
       ['image.digest', 'md5:abc'],
       ['database.url', 'mysql://hub@db/flotilla'],
       ['adminToken.value', 'short'],
+      ['metricsToken.value', 'short'],
       ['encryptionKeys.value', 'not a key list'],
       ['config.logLevel', 'loud'],
       ['config.scheduler.tick', 'often'],

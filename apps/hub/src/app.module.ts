@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { ANNOUNCE, type Announce, AuthModule } from './auth/auth.module';
+import { ANNOUNCE, type Announce, AuthModule, INTERACTIVE } from './auth/auth.module';
 import { CdeventsModule } from './cdevents/cdevents.module';
 import { AgentsModule } from './agents/agents.module';
 import { NotifyModule } from './notify/notify.module';
@@ -23,6 +23,8 @@ export interface AppModuleOptions {
   config: HubConfig;
   logger: Logger;
   announce: Announce;
+  /** a person watches the output: secrets may be announced */
+  interactive: boolean;
   /** the scheduler's ports (engine, tag resolver); defaults in SchedulerModule */
   scheduler?: SchedulerModuleOptions;
   /** where services take the time; default the system clock */
@@ -31,7 +33,7 @@ export interface AppModuleOptions {
 
 @Module({})
 export class AppModule {
-  static forRoot({ config, logger, announce, scheduler, clock }: AppModuleOptions): DynamicModule {
+  static forRoot({ config, logger, announce, interactive, scheduler, clock }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       global: true,
@@ -53,8 +55,11 @@ export class AppModule {
         CdeventsModule,
       ],
       controllers: [HealthController],
-      providers: [{ provide: ANNOUNCE, useValue: announce }],
-      exports: [ANNOUNCE],
+      providers: [
+        { provide: ANNOUNCE, useValue: announce },
+        { provide: INTERACTIVE, useValue: interactive },
+      ],
+      exports: [ANNOUNCE, INTERACTIVE],
     };
   }
 }

@@ -24,8 +24,10 @@ import type { SchedulerModuleOptions } from './scheduler/scheduler.module';
 export interface HubAppOptions {
   /** where JSON log lines go (default stdout) */
   logDestination?: DestinationStream;
-  /** prints lines meant for the operator, such as the first admin token (default console.log) */
+  /** prints lines meant for the operator, such as where the first admin token is (default console.log) */
   announce?: Announce;
+  /** a person reads `announce`: the first admin token is printed too (default: whether stdout is a terminal) */
+  interactive?: boolean;
   /** the scheduler's ports: the TargetRunner (engine) and TagResolver; tests and benchmarks pass their own */
   scheduler?: SchedulerModuleOptions;
   /** where services take the time (tests pass a FixedClock); default the system clock */
@@ -38,7 +40,7 @@ export interface HubAppOptions {
 export async function createHubApp(config: HubConfig, options: HubAppOptions = {}): Promise<INestApplication> {
   const logger = createLogger(config.logLevel, options.logDestination);
   const announce = options.announce ?? ((line: string) => console.log(line));
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, logger, announce, scheduler: options.scheduler, clock: options.clock }), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, logger, announce, interactive: options.interactive ?? process.stdout.isTTY === true, scheduler: options.scheduler, clock: options.clock }), {
     logger: new PinoNestLogger(logger),
     abortOnError: false,
     bodyParser: false,

@@ -22,7 +22,7 @@ export class AuthGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
     const req = ctx.switchToHttp().getRequest<AuthenticatedRequest>();
     // authenticateEarly has checked the token before the body was read
-    const principal = req.principal ?? (await this.auth.authenticate(req.headers.authorization));
+    const principal = req.principal ?? (await this.auth.authenticate(req.headers.authorization, req.socket?.remoteAddress));
     const needed =
       this.reflector.getAllAndOverride<Role>(REQUIRED_ROLE, targets) ?? (req.method === 'GET' || req.method === 'HEAD' ? 'viewer' : 'operator');
     // anonymous readers are asked for a token, not told their role is too small

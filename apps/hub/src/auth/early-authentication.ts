@@ -11,7 +11,7 @@ export function authenticateEarly(auth: AuthService): (req: AuthenticatedRequest
   return (req, _res, next) => {
     const path = (req.url ?? '').split('?')[0];
     if (!path.startsWith('/api/v1/') && path !== '/api/v1') return next();
-    auth.authenticate(req.headers.authorization).then(
+    auth.authenticate(req.headers.authorization, req.socket.remoteAddress).then(
       (principal) => {
         // anonymous reading (HubConfig.anonymousViewer) never reaches a write's body
         if (principal === ANONYMOUS && req.method !== 'GET' && req.method !== 'HEAD') return next(new UnauthorizedError('missing bearer token: send "Authorization: Bearer <token>"'));

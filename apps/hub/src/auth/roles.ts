@@ -23,6 +23,10 @@ export interface Principal {
   tokenId: string;
   name: string;
   role: Role;
+  /** sha256 of the bearer token, so a long-lived stream can ask again whether it still holds */
+  tokenHash?: string;
+  /** epoch ms the token stops working; null: never */
+  expiresAt?: number | null;
 }
 
 /** Who a request without a token is, where the hub lets anyone read (HubConfig.anonymousViewer). */

@@ -12,6 +12,13 @@ describe('TokenCache', () => {
     expect(cache.get('h2', 1000)).toBeUndefined();
   });
 
+  it('never keeps a token past its own expiry', () => {
+    const cache = new TokenCache(2000);
+    cache.set('h1', { ...token('a'), expiresAt: new Date(1500) } as ApiTokenEntity, 1000);
+    expect(cache.get('h1', 1499)?.id).toBe('a');
+    expect(cache.get('h1', 1500)).toBeUndefined();
+  });
+
   it('evicts a revoked token at once, by id', () => {
     const cache = new TokenCache(2000);
     cache.set('h1', token('a'), 0);

@@ -4,7 +4,8 @@ import type { ApiTokenEntity } from '../database/entities';
  * Tokens this replica found active in the last `ttlMs`, by hash, so a busy
  * client costs one lookup per TTL rather than one per request. Revoking
  * through this replica evicts at once; another replica's revocation takes
- * effect here within the TTL. Bounded: when full, it starts over.
+ * effect here within the TTL. An entry never outlives the token's own expiry.
+ * Bounded: when full, it starts over.
  */
 export class TokenCache {
   private readonly entries = new Map<string, { token: ApiTokenEntity; expiresAt: number }>();
@@ -26,7 +27,8 @@ export class TokenCache {
 
   set(hash: string, token: ApiTokenEntity, nowMs: number): void {
     if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(hash, { token, expiresAt: nowMs + this.ttlMs });
+    const until = token.expiresAt ? Math.min(nowMs + this.ttlMs, token.expiresAt.getTime()) : nowMs + this.ttlMs;
+    this.entries.set(hash, { token, expiresAt: until });
   }
 
   evict(tokenId: string): void {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsString, Matches } from 'class-validator';
-import { DNS_LABEL, DNS_LABEL_MESSAGE } from '../common/validators';
+import { IsIn, IsISO8601, IsString, Matches } from 'class-validator';
+import { DNS_LABEL, DNS_LABEL_MESSAGE, Optional } from '../common/validators';
 import { ROLES, type Role } from './roles';
 
 export class CreateTokenDto {
@@ -12,6 +12,14 @@ export class CreateTokenDto {
   @ApiProperty({ enum: ROLES })
   @IsIn(ROLES as Role[], { message: `must be one of ${ROLES.join(', ')}` })
   role!: Role;
+
+  @ApiPropertyOptional({
+    example: '2027-01-31T00:00:00Z',
+    description: 'when the token stops working (ISO 8601, in the future); required when the hub sets FLOTILLA_TOKEN_MAX_LIFETIME, and within it',
+  })
+  @Optional()
+  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 time such as 2027-01-31T00:00:00Z' })
+  expiresAt?: string;
 }
 
 export class TokenDto {
@@ -19,6 +27,7 @@ export class TokenDto {
   @ApiProperty() name!: string;
   @ApiProperty({ enum: ROLES }) role!: Role;
   @ApiProperty() createdAt!: string;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'when the token stops working; null: never' }) expiresAt!: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) revokedAt!: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) lastUsedAt!: string | null;
 }

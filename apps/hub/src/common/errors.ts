@@ -59,3 +59,13 @@ export class ForbiddenError extends DomainError {
     super('Forbidden', message);
   }
 }
+
+/** Too many attempts from one caller (HTTP 429 with Retry-After). */
+export class TooManyRequestsError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('TooManyRequests', message);
+  }
+}

@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { LoggedRequest } from '../logging/request-logging';
 import { DatabaseOutage, isDatabaseUnreachable, RETRY_AFTER_SECONDS } from './database-outage';
-import { ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, UnauthorizedError } from './errors';
+import { ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, TooManyRequestsError, UnauthorizedError } from './errors';
 
 /** The body of every error response. */
 export interface ErrorBody {
@@ -21,6 +21,7 @@ const DOMAIN_STATUS: Array<[new (...args: never[]) => DomainError, number]> = [
   [ConflictError, HttpStatus.CONFLICT],
   [UnauthorizedError, HttpStatus.UNAUTHORIZED],
   [ForbiddenError, HttpStatus.FORBIDDEN],
+  [TooManyRequestsError, HttpStatus.TOO_MANY_REQUESTS],
 ];
 
 /** Maps domain errors and Nest's HTTP exceptions to one JSON shape; anything else is a logged 500. */
@@ -38,6 +39,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     const body = this.toBody(exception, req);
     if (body.statusCode === HttpStatus.UNAUTHORIZED) res.setHeader('WWW-Authenticate', 'Bearer');
     if (body.statusCode === HttpStatus.SERVICE_UNAVAILABLE) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+    if (exception instanceof TooManyRequestsError) res.setHeader('Retry-After', String(exception.retryAfterSeconds));
     const allow = (exception as { allow?: unknown } | null)?.allow;
     if (body.statusCode === HttpStatus.METHOD_NOT_ALLOWED && typeof allow === 'string') res.setHeader('Allow', allow);
     res.statusCode = body.statusCode;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { defaultCdeventsConfig } from './cdevents-config';
-import { defaultAgentServerConfig, defaultSchedulerConfig, HubConfigError, parseHubConfig } from './hub-config';
+import { defaultAgentServerConfig, defaultAuthConfig, defaultSchedulerConfig, HubConfigError, parseHubConfig } from './hub-config';
 
 const MiB = 1048576;
 /** A machine without a memory limit: the CUE pool keeps its unlimited defaults. */
@@ -13,7 +13,7 @@ const unlimitedCue = { poolSize: 2, memoryLimitBytes: 1024 * MiB, workerHeapMb: 
 describe('parseHubConfig', () => {
   it('defaults to port 8080 on all interfaces with the embedded database under ./.flotilla', () => {
     const c = parseHubConfig({}, '/srv/hub', unlimited);
-    expect(c).toEqual({ port: 8080, host: '0.0.0.0', dataDir: '/srv/hub/.flotilla', logLevel: 'info', scheduler: { ...defaultSchedulerConfig(), hubId: c.scheduler.hubId }, cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig(), cue: unlimitedCue });
+    expect(c).toEqual({ port: 8080, host: '0.0.0.0', dataDir: '/srv/hub/.flotilla', logLevel: 'info', scheduler: { ...defaultSchedulerConfig(), hubId: c.scheduler.hubId }, cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig(), cue: unlimitedCue, auth: defaultAuthConfig() });
     expect(c.scheduler).toMatchObject({ enabled: true, tickMs: 2000, leaseTtlMs: 30_000, concurrency: 32, sourcePollMs: 60_000, clusterCheckMs: 60_000 });
     expect(c.scheduler.hubId).toMatch(/^.+-\d+-[0-9a-f]{6}$/);
     expect(c.databaseUrl).toBeUndefined();
@@ -46,6 +46,7 @@ describe('parseHubConfig', () => {
       // the agents' server binds where HOST says unless told otherwise
       agents: { ...defaultAgentServerConfig(), host: '127.0.0.1' },
       cue: unlimitedCue,
+      auth: defaultAuthConfig(),
     });
   });
 
@@ -85,6 +86,22 @@ describe('parseHubConfig', () => {
     expect(() => parseHubConfig({}, '/srv/hub', small)).toThrow(/the CUE pool does not fit the container \(FLOTILLA_CUE_MEMORY_RESERVE, FLOTILLA_CUE_POOL_SIZE\): the memory limit of 512 MiB leaves 128 MiB/);
     expect(() => parseHubConfig({ FLOTILLA_CUE_POOL_SIZE: '65' }, '/srv/hub', unlimited)).toThrow(/FLOTILLA_CUE_POOL_SIZE="65": expected an integer from 1 to 64/);
     expect(() => parseHubConfig({ FLOTILLA_CUE_MEMORY_RESERVE: '1GB' }, '/srv/hub', unlimited)).toThrow(/FLOTILLA_CUE_MEMORY_RESERVE="1GB": expected a size such as 384Mi or 1Gi/);
+  });
+
+  it('reads the token settings: maximum lifetime, metrics token, failure limit', () => {
+    const c = parseHubConfig({ FLOTILLA_TOKEN_MAX_LIFETIME: '720h', FLOTILLA_METRICS_TOKEN: 'scrape-0123456789abcdef', FLOTILLA_AUTH_FAILURE_LIMIT: '0', FLOTILLA_AUTH_FAILURE_WINDOW: '5m' }, '/srv/hub', unlimited);
+    expect(c.auth).toEqual({ tokenMaxLifetimeMs: 720 * 3600_000, metricsToken: 'scrape-0123456789abcdef', failureLimit: 0, failureWindowMs: 300_000 });
+    expect(defaultAuthConfig()).toEqual({ failureLimit: 10, failureWindowMs: 60_000 });
+    expect(() => parseHubConfig({ FLOTILLA_TOKEN_MAX_LIFETIME: '30s', FLOTILLA_METRICS_TOKEN: 'short', FLOTILLA_AUTH_FAILURE_LIMIT: '-1', FLOTILLA_AUTH_FAILURE_WINDOW: 'soon' }, '/srv/hub', unlimited)).toThrow(
+      expect.objectContaining({
+        problems: [
+          expect.stringMatching(/^FLOTILLA_TOKEN_MAX_LIFETIME="30s": .*at least 1m/),
+          'FLOTILLA_METRICS_TOKEN: must be at least 16 characters',
+          expect.stringMatching(/^FLOTILLA_AUTH_FAILURE_LIMIT="-1"/),
+          expect.stringMatching(/^FLOTILLA_AUTH_FAILURE_WINDOW="soon"/),
+        ],
+      }),
+    );
   });
 
   it('reads the scheduler settings', () => {

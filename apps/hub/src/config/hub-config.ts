@@ -38,6 +38,23 @@ export interface HubConfig {
   agents: AgentServerConfig;
   /** The CUE pool of push runs, sized so it fits the container's memory limit beside the hub itself. */
   cue: CueMemoryBudget;
+  /** API tokens and the guard in front of them. */
+  auth: AuthConfig;
+}
+
+export interface AuthConfig {
+  /** Longest lifetime an API token may be created with (FLOTILLA_TOKEN_MAX_LIFETIME, e.g. 720h); set, a token must have an expiry. Unset: no limit. */
+  tokenMaxLifetimeMs?: number;
+  /** Bearer token /metrics asks for (FLOTILLA_METRICS_TOKEN, at least 16 characters); unset: /metrics is open. */
+  metricsToken?: string;
+  /** Failed authentications one source address may make per window before it gets 429 (FLOTILLA_AUTH_FAILURE_LIMIT, default 10; 0: no limit). */
+  failureLimit: number;
+  /** The window of failureLimit (FLOTILLA_AUTH_FAILURE_WINDOW, default 1m). */
+  failureWindowMs: number;
+}
+
+export function defaultAuthConfig(): AuthConfig {
+  return { failureLimit: 10, failureWindowMs: 60_000 };
 }
 
 /** What the hub runs in: the container's memory limit (null: none) and its CPUs. */
@@ -160,6 +177,7 @@ export function defaultHubConfig(): HubConfig {
     cdevents: defaultCdeventsConfig(),
     agents: defaultAgentServerConfig(),
     cue: cueMemoryBudget({ limitBytes: null, cpus: availableParallelism(), reserveBytes: DEFAULT_HUB_MEMORY_RESERVE }),
+    auth: defaultAuthConfig(),
   };
 }
 
@@ -272,6 +290,7 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
   }
 
   config.cdevents = parseCdeventsConfig(value, problems);
+  parseAuthConfig(value, config.auth, problems);
   parseAgentServerConfig(value, config, problems, cwd);
   parseCueConfig(value, config, problems, machine);
 
@@ -353,5 +372,30 @@ function parseCueConfig(value: (name: string) => string | undefined, config: Hub
   } catch (err) {
     if (!(err instanceof CueMemoryBudgetError)) throw err;
     problems.push(`the CUE pool does not fit the container (FLOTILLA_CUE_MEMORY_RESERVE, FLOTILLA_CUE_POOL_SIZE): ${err.message}`);
+  }
+}
+
+function parseAuthConfig(value: (name: string) => string | undefined, auth: AuthConfig, problems: string[]): void {
+  const maxLifetime = value('FLOTILLA_TOKEN_MAX_LIFETIME');
+  if (maxLifetime !== undefined) {
+    const ms = parseDurationMs(maxLifetime);
+    if (ms === undefined || ms < 60_000) problems.push(`FLOTILLA_TOKEN_MAX_LIFETIME=${JSON.stringify(maxLifetime)}: expected a duration such as 24h or 720h, at least 1m`);
+    else auth.tokenMaxLifetimeMs = ms;
+  }
+  const metricsToken = value('FLOTILLA_METRICS_TOKEN');
+  if (metricsToken !== undefined) {
+    if (metricsToken.length < 16) problems.push('FLOTILLA_METRICS_TOKEN: must be at least 16 characters');
+    else auth.metricsToken = metricsToken;
+  }
+  const limit = value('FLOTILLA_AUTH_FAILURE_LIMIT');
+  if (limit !== undefined) {
+    if (!/^\d{1,6}$/.test(limit)) problems.push(`FLOTILLA_AUTH_FAILURE_LIMIT=${JSON.stringify(limit)}: expected an integer from 0 (no limit) to 999999`);
+    else auth.failureLimit = Number(limit);
+  }
+  const window = value('FLOTILLA_AUTH_FAILURE_WINDOW');
+  if (window !== undefined) {
+    const ms = parseDurationMs(window);
+    if (ms === undefined || ms < 1000) problems.push(`FLOTILLA_AUTH_FAILURE_WINDOW=${JSON.stringify(window)}: expected a duration such as 1m, at least 1s`);
+    else auth.failureWindowMs = ms;
   }
 }

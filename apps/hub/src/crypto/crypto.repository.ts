@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Keyring } from './keyring';
 
 /** A sealed secret: which key sealed it and base64(nonce | tag | ciphertext). */
@@ -41,6 +41,11 @@ export class CryptoRepository {
 
   sha256Hex(value: string): string {
     return createHash('sha256').update(value).digest('hex');
+  }
+
+  /** Whether two secrets are equal, in time that does not depend on where they differ (digests make the lengths equal). */
+  sameSecret(a: string, b: string): boolean {
+    return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
   }
 
   /**

@@ -1,7 +1,11 @@
 import { Inject, Injectable, type OnModuleDestroy, ServiceUnavailableException } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { AuthService } from '../auth/auth.service';
+import type { Principal } from '../auth/roles';
+import { Clock } from '../common/clock';
 import { HUB_LOGGER } from '../logging/logging.module';
+import { NotificationBus } from '../notify/notification-bus';
 import { FleetRepository } from '../repositories/fleet.repository';
 
 /** Open streams per hub replica; one more is refused with 503 rather than holding memory and sockets without bound. */
@@ -16,10 +20,14 @@ const KEEPALIVE_MS = 15_000;
  * `change` whenever the fleet's rows changed (FleetRepository.changeMark),
  * whoever changed them. The event carries no data to apply, only the news:
  * the page reloads what it shows through the API, with the viewer's token.
+ * A stream lives no longer than its token: a revocation closes it at once on
+ * every replica (the `tokens-revoked` notice), and each tick asks again
+ * whether the token holds (expiry, or a notice that was lost), so it ends
+ * within the token cache's TTL at worst. It ends with `event: unauthorized`.
  */
 @Injectable()
 export class FleetStream implements OnModuleDestroy {
-  private readonly streams = new Set<ServerResponse>();
+  private readonly streams = new Map<ServerResponse, Principal>();
   private timer: NodeJS.Timeout | undefined;
   private lastMark: string | undefined;
   private ticking: Promise<void> | undefined;
@@ -29,15 +37,23 @@ export class FleetStream implements OnModuleDestroy {
 
   constructor(
     private readonly fleet: FleetRepository,
+    private readonly auth: AuthService,
+    private readonly clock: Clock,
+    bus: NotificationBus,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    bus.on((n) => {
+      if (n.topic !== 'tokens-revoked') return;
+      for (const [res, principal] of this.streams) if (n.tokenIds.includes(principal.tokenId)) this.close(res, 'token revoked');
+    });
+  }
 
   get size(): number {
     return this.streams.size;
   }
 
-  /** Takes over `res` until the client goes away or the hub stops. */
-  open(res: ServerResponse): void {
+  /** Takes over `res` until the client goes away, its token stops holding, or the hub stops. */
+  open(res: ServerResponse, principal: Principal): void {
     if (this.streams.size >= this.maxStreams) {
       throw new ServiceUnavailableException(`this hub serves at most ${this.maxStreams} live streams; retry later or reload by hand`);
     }
@@ -48,7 +64,7 @@ export class FleetStream implements OnModuleDestroy {
       'x-accel-buffering': 'no',
     });
     res.socket?.setNoDelay(true);
-    this.streams.add(res);
+    this.streams.set(res, principal);
     res.on('close', () => this.streams.delete(res));
     res.on('drain', () => this.send(res, 'change', {}));
     this.send(res, 'hello', { tickMs: LIVE_TICK_MS });
@@ -63,7 +79,7 @@ export class FleetStream implements OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.stopTimer();
-    for (const res of this.streams) res.end();
+    for (const res of this.streams.keys()) res.end();
     this.streams.clear();
   }
 
@@ -74,6 +90,7 @@ export class FleetStream implements OnModuleDestroy {
       this.lastMark = undefined;
       return;
     }
+    await this.dropUntrusted();
     let mark: string;
     try {
       mark = await this.fleet.changeMark();
@@ -84,11 +101,39 @@ export class FleetStream implements OnModuleDestroy {
     const changed = this.lastMark !== undefined && mark !== this.lastMark;
     this.lastMark = mark;
     this.sinceKeepalive += LIVE_TICK_MS;
-    for (const res of this.streams) {
+    for (const res of this.streams.keys()) {
       if (changed) this.send(res, 'change', {});
       else if (this.sinceKeepalive >= KEEPALIVE_MS) res.write(': keepalive\n\n');
     }
     if (this.sinceKeepalive >= KEEPALIVE_MS) this.sinceKeepalive = 0;
+  }
+
+  /** Ends the streams whose token expired or was revoked (one check per token, mostly from the token cache). */
+  private async dropUntrusted(): Promise<void> {
+    const nowMs = this.clock.now().getTime();
+    const verdicts = new Map<string, Promise<string | undefined>>();
+    const verdictOf = (p: Principal): Promise<string | undefined> => {
+      if (p.expiresAt != null && p.expiresAt <= nowMs) return Promise.resolve('token expired');
+      let v = verdicts.get(p.tokenId);
+      if (!v) {
+        v = this.auth.stillValid(p).then(
+          (ok) => (ok ? undefined : 'token expired or revoked'),
+          // the database is away: keep the stream; the next tick asks again
+          () => undefined,
+        );
+        verdicts.set(p.tokenId, v);
+      }
+      return v;
+    };
+    for (const [res, principal] of [...this.streams]) {
+      const reason = await verdictOf(principal);
+      if (reason) this.close(res, reason);
+    }
+  }
+
+  private close(res: ServerResponse, reason: string): void {
+    this.streams.delete(res);
+    if (!res.writableEnded) res.end(`event: unauthorized\ndata: ${JSON.stringify({ reason })}\n\n`);
   }
 
   private send(res: ServerResponse, event: string, data: object): void {

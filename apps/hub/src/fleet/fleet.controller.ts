@@ -1,6 +1,7 @@
-import { Controller, Get, Query, Res } from '@nestjs/common';
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeEndpoint, ApiExtraModels, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { ServerResponse } from 'node:http';
+import type { AuthenticatedRequest } from '../auth/auth.guard';
 import { ApiErrors } from '../common/openapi-errors';
 import { FleetStream } from './fleet-stream';
 import { FleetSummaryDto, MatrixCellDto, MatrixPageDto, MatrixQuery } from './fleet.dto';
@@ -38,7 +39,8 @@ export class FleetController {
    */
   @Get('events')
   @ApiExcludeEndpoint()
-  events(@Res() res: ServerResponse): void {
-    this.stream.open(res);
+  events(@Req() req: AuthenticatedRequest, @Res() res: ServerResponse): void {
+    // the guard has set the principal; the stream ends when its token stops holding
+    this.stream.open(res, req.principal!);
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
 import { RepositoriesModule } from '../repositories/repositories.module';
 import { FleetController } from './fleet.controller';
 import { FleetService } from './fleet.service';
@@ -7,7 +8,7 @@ import { SessionController } from './session.controller';
 
 /** The status page's aggregate reads and its live stream. */
 @Module({
-  imports: [RepositoriesModule],
+  imports: [RepositoriesModule, AuthModule],
   controllers: [FleetController, SessionController],
   providers: [FleetService, FleetStream],
   exports: [FleetStream],

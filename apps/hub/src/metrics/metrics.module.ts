@@ -1,4 +1,7 @@
-import { Controller, Get, Header, Module } from '@nestjs/common';
+import { Controller, Get, Header, Module, Req } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+import { AuthModule } from '../auth/auth.module';
+import { AuthService } from '../auth/auth.service';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { Public } from '../auth/roles';
 
@@ -32,19 +35,25 @@ export class MetricsRegistry extends Registry {
   }
 }
 
+/** Outside the API's tokens: open, or guarded by FLOTILLA_METRICS_TOKEN alone (a scraper needs no API role). */
 @Public()
 @Controller()
 export class MetricsController {
-  constructor(private readonly registry: MetricsRegistry) {}
+  constructor(
+    private readonly registry: MetricsRegistry,
+    private readonly auth: AuthService,
+  ) {}
 
   @Get('metrics')
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
-  metrics(): Promise<string> {
+  metrics(@Req() req: IncomingMessage): Promise<string> {
+    this.auth.checkMetricsToken(req.headers.authorization, req.socket.remoteAddress);
     return this.registry.metrics();
   }
 }
 
 @Module({
+  imports: [AuthModule],
   providers: [{ provide: MetricsRegistry, useFactory: () => new MetricsRegistry() }],
   controllers: [MetricsController],
   exports: [MetricsRegistry],

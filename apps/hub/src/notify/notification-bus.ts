@@ -12,7 +12,9 @@ export type HubNotice =
   | { topic: 'agent-cut'; clusterId: string; reason: string; /** epoch ms: streams opened later are not cut */ before: number }
   /** a fleet diff for the replica that holds the cluster's agent (the request is in agent_diff_relays) */
   | { topic: 'agent-diff'; id: string; clusterId: string }
-  | { topic: 'agent-diff-answered'; id: string };
+  | { topic: 'agent-diff-answered'; id: string }
+  /** API tokens revoked: every replica forgets them and closes their live streams */
+  | { topic: 'tokens-revoked'; tokenIds: string[] };
 
 const CHANNEL = 'flotilla_hub';
 /** a notice is a hint; one lost to a reconnect is made good by the next tick or watch */

@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { AuthenticatedRequest } from '../auth/auth.guard';
 import { ApiErrors } from '../common/openapi-errors';
 import type { ServerResponse } from 'node:http';
 import { CursorQuery } from '../common/cursor';
@@ -8,6 +9,7 @@ import { UpdateProjectDto } from './project-patch.dto';
 import { ProjectsService } from './projects.service';
 import { DeletionDto, EventPageDto, ProjectDto, ProjectPageDto, ReconcileRequestedDto, RunPageDto, TargetDto, TargetPageDto } from './projects.views';
 import { TargetsService } from './targets.service';
+import { eventFor, projectFor, runFor, targetFor } from './viewer-masking';
 
 @ApiTags('projects')
 @ApiBearerAuth()
@@ -27,14 +29,15 @@ export class ProjectsController {
 
   @Get()
   @ApiOkResponse({ type: ProjectPageDto })
-  list(@Query() q: ProjectQuery): Promise<ProjectPageDto> {
-    return this.projects.list(q);
+  async list(@Query() q: ProjectQuery, @Req() req: AuthenticatedRequest): Promise<ProjectPageDto> {
+    const page = await this.projects.list(q);
+    return { ...page, items: page.items.map((p) => projectFor(req.principal, p)) };
   }
 
   @Get(':name')
   @ApiOkResponse({ type: ProjectDto })
-  get(@Param('name') name: string): Promise<ProjectDto> {
-    return this.projects.get(name);
+  async get(@Param('name') name: string, @Req() req: AuthenticatedRequest): Promise<ProjectDto> {
+    return projectFor(req.principal, await this.projects.get(name));
   }
 
   /** A JSON merge patch; spec changes bump `generation`; target changes add and remove Targets. */
@@ -79,25 +82,28 @@ export class ProjectsController {
 
   @Get(':name/targets')
   @ApiOkResponse({ type: TargetPageDto })
-  targetList(@Param('name') name: string, @Query() q: TargetQuery): Promise<TargetPageDto> {
-    return this.targets.list(name, q);
+  async targetList(@Param('name') name: string, @Query() q: TargetQuery, @Req() req: AuthenticatedRequest): Promise<TargetPageDto> {
+    const page = await this.targets.list(name, q);
+    return { ...page, items: page.items.map((t) => targetFor(req.principal, t)) };
   }
 
   @Get(':name/targets/:cluster')
   @ApiOkResponse({ type: TargetDto })
-  target(@Param('name') name: string, @Param('cluster') cluster: string): Promise<TargetDto> {
-    return this.targets.get(name, cluster);
+  async target(@Param('name') name: string, @Param('cluster') cluster: string, @Req() req: AuthenticatedRequest): Promise<TargetDto> {
+    return targetFor(req.principal, await this.targets.get(name, cluster));
   }
 
   @Get(':name/targets/:cluster/runs')
   @ApiOkResponse({ type: RunPageDto })
-  runs(@Param('name') name: string, @Param('cluster') cluster: string, @Query() q: CursorQuery): Promise<RunPageDto> {
-    return this.targets.runs(name, cluster, q);
+  async runs(@Param('name') name: string, @Param('cluster') cluster: string, @Query() q: CursorQuery, @Req() req: AuthenticatedRequest): Promise<RunPageDto> {
+    const page = await this.targets.runs(name, cluster, q);
+    return { ...page, items: page.items.map((r) => runFor(req.principal, r)) };
   }
 
   @Get(':name/events')
   @ApiOkResponse({ type: EventPageDto })
-  events(@Param('name') name: string, @Query() q: EventQuery): Promise<EventPageDto> {
-    return this.targets.events(name, q);
+  async events(@Param('name') name: string, @Query() q: EventQuery, @Req() req: AuthenticatedRequest): Promise<EventPageDto> {
+    const page = await this.targets.events(name, q);
+    return { ...page, items: page.items.map((e) => eventFor(req.principal, e)) };
   }
 }

@@ -1,5 +1,7 @@
-import { type EntityManager, IsNull, type Repository } from 'typeorm';
-import { ApiTokenEntity } from '../database/entities';
+import { type EntityManager, IsNull, Not, type Repository } from 'typeorm';
+import { ApiTokenEntity, type TokenSource } from '../database/entities';
+
+type NewToken = Pick<ApiTokenEntity, 'name' | 'role' | 'tokenHash'> & { expiresAt?: Date | null; source?: TokenSource };
 
 export class TokensRepository {
   private readonly repo: Repository<ApiTokenEntity>;
@@ -8,30 +10,51 @@ export class TokensRepository {
     this.repo = db.getRepository(ApiTokenEntity);
   }
 
+  /** Not revoked; expired tokens are returned too, so the caller can say "expired". */
   findActiveByHash(tokenHash: string): Promise<ApiTokenEntity | null> {
     return this.repo.findOneBy({ tokenHash, revokedAt: IsNull() });
+  }
+
+  findByHash(tokenHash: string): Promise<ApiTokenEntity | null> {
+    return this.repo.findOneBy({ tokenHash });
   }
 
   findById(id: string): Promise<ApiTokenEntity | null> {
     return this.repo.findOneBy({ id });
   }
 
-  count(): Promise<number> {
-    return this.repo.count();
+  /** Admin tokens that work at `now`: neither revoked nor expired. */
+  countUsableAdmins(now: Date): Promise<number> {
+    return this.repo
+      .createQueryBuilder('t')
+      .where(`t.role = 'admin' AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > :now)`, { now })
+      .getCount();
   }
 
   list(limit: number, offset: number): Promise<[ApiTokenEntity[], number]> {
     return this.repo.findAndCount({ order: { createdAt: 'ASC', id: 'ASC' }, take: limit, skip: offset });
   }
 
-  insert(token: Pick<ApiTokenEntity, 'name' | 'role' | 'tokenHash'>): Promise<ApiTokenEntity> {
-    return this.repo.save(this.repo.create({ ...token, revokedAt: null, lastUsedAt: null }));
+  insert(token: NewToken): Promise<ApiTokenEntity> {
+    return this.repo.save(this.repo.create({ expiresAt: null, source: 'api', ...token, revokedAt: null, lastUsedAt: null }));
   }
 
   /** Inserts unless a token with this hash exists (replicas bootstrapping the same admin token at once). */
-  async insertIfAbsent(token: Pick<ApiTokenEntity, 'name' | 'role' | 'tokenHash'>): Promise<boolean> {
+  async insertIfAbsent(token: NewToken): Promise<boolean> {
     const res = await this.repo.createQueryBuilder().insert().into(ApiTokenEntity).values(token).orIgnore().execute();
     return (res.raw as unknown[]).length > 0;
+  }
+
+  /** Marks the token with this hash as coming from `source` (a row from before sources were recorded). */
+  async setSource(tokenHash: string, source: TokenSource): Promise<void> {
+    await this.repo.update({ tokenHash }, { source });
+  }
+
+  /** Revokes every live token from `source` whose hash is not `keepHash`; returns their ids. */
+  async revokeFromSourceExcept(source: TokenSource, keepHash: string | undefined, at: Date): Promise<string[]> {
+    const rows = await this.repo.findBy({ source, revokedAt: IsNull(), ...(keepHash ? { tokenHash: Not(keepHash) } : {}) });
+    if (rows.length > 0) await this.repo.update(rows.map((r) => r.id), { revokedAt: at });
+    return rows.map((r) => r.id);
   }
 
   async revoke(id: string, at: Date): Promise<void> {

@@ -54,6 +54,45 @@ app.kubernetes.io/part-of: flotilla
 {{- include "flotilla-hub.fullname" . -}}
 {{- end -}}
 
+{{/* The Secret of values the chart generates (admin and metrics tokens), kept across upgrades. */}}
+{{- define "flotilla-hub.generatedSecretName" -}}
+{{- include "flotilla-hub.fullname" . }}-generated
+{{- end -}}
+
+{{/* Where each token comes from: "existing", "inline", "generated" or "" (none). */}}
+{{- define "flotilla-hub.adminTokenSource" -}}
+{{- if .Values.adminToken.existingSecret -}}existing{{- else if .Values.adminToken.value -}}inline{{- else -}}generated{{- end -}}
+{{- end -}}
+{{- define "flotilla-hub.metricsTokenSource" -}}
+{{- if .Values.metricsToken.existingSecret -}}existing{{- else if .Values.metricsToken.value -}}inline{{- else if .Values.serviceMonitor.enabled -}}generated{{- end -}}
+{{- end -}}
+
+{{/* The Secret and key a token is read from: a dict with name and key. */}}
+{{- define "flotilla-hub.tokenRef" -}}
+{{- $ctx := index . 0 -}}{{- $v := index . 1 -}}{{- $env := index . 2 -}}{{- $source := index . 3 -}}
+{{- if eq $source "existing" -}}
+{{- dict "name" $v.existingSecret "key" $v.existingSecretKey | toJson -}}
+{{- else if eq $source "inline" -}}
+{{- dict "name" (include "flotilla-hub.secretName" $ctx) "key" $env | toJson -}}
+{{- else if eq $source "generated" -}}
+{{- dict "name" (include "flotilla-hub.generatedSecretName" $ctx) "key" $env | toJson -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+A generated value, base64: the one the live Secret holds (so upgrades keep
+it), else new randomness. `helm template` cannot look, so it renders a new one.
+*/}}
+{{- define "flotilla-hub.generatedValue" -}}
+{{- $ctx := index . 0 -}}{{- $key := index . 1 -}}
+{{- $live := lookup "v1" "Secret" $ctx.Release.Namespace (include "flotilla-hub.generatedSecretName" $ctx) -}}
+{{- if and $live $live.data (hasKey $live.data $key) -}}
+{{- index $live.data $key -}}
+{{- else -}}
+{{- randAlphaNum 48 | b64enc -}}
+{{- end -}}
+{{- end -}}
+
 {{/*
 Settings no schema can express; every template includes this, so a bad
 combination fails `helm install` and `helm template` before anything is applied.
@@ -73,6 +112,9 @@ combination fails `helm install` and `helm template` before anything is applied.
 {{- end -}}
 {{- if and .Values.adminToken.value .Values.adminToken.existingSecret -}}
 {{- fail "adminToken: set value or existingSecret, not both" -}}
+{{- end -}}
+{{- if and .Values.metricsToken.value .Values.metricsToken.existingSecret -}}
+{{- fail "metricsToken: set value or existingSecret, not both" -}}
 {{- end -}}
 {{- if and .Values.cdevents.enabled (not (or .Values.cdevents.secrets.value .Values.cdevents.secrets.existingSecret)) -}}
 {{- fail "cdevents.enabled needs the receiver's shared secrets: set cdevents.secrets.value or cdevents.secrets.existingSecret (the receiver only takes signed events)" -}}

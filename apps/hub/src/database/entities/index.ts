@@ -14,7 +14,7 @@ import { TargetEntity } from './target.entity';
 
 export { AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity };
 export type { ClusterMode } from './cluster.entity';
-export type { Role } from './api-token.entity';
+export type { Role, TokenSource } from './api-token.entity';
 export type { Condition, TargetPhase } from './target.entity';
 export { TARGET_PHASES } from './target.entity';
 export type { RunResultKind } from './run.entity';
