@@ -10,13 +10,18 @@ async function resolve(source: ReturnType<typeof projectCredentialSource>, regis
 }
 
 describe('registry credentials', () => {
-  it('basic credentials of the Project apply to every registry', async () => {
-    const src = projectCredentialSource({ kind: 'basic', username: 'u', password: 'p' });
-    expect(await resolve(src, 'any.example')).toEqual({ kind: 'basic', username: 'u', password: 'p' });
+  it('basic credentials and tokens of the Project go only to its source registry', async () => {
+    const basic = projectCredentialSource({ kind: 'basic', username: 'u', password: 'p' }, 'reg.example:5000');
+    expect(await resolve(basic, 'reg.example:5000')).toEqual({ kind: 'basic', username: 'u', password: 'p' });
+    expect(await resolve(basic, 'any.example')).toEqual({ kind: 'anonymous' });
+    expect(await resolve(basic, 'reg.example')).toEqual({ kind: 'anonymous' });
+    const token = projectCredentialSource({ kind: 'token', token: 't' }, 'reg.example');
+    expect(await resolve(token, 'reg.example')).toEqual({ kind: 'token', token: 't' });
+    expect(await resolve(token, '127.0.0.1:5000')).toEqual({ kind: 'anonymous' });
   });
 
   it('a dockerconfigjson of the Project is matched per host', async () => {
-    const src = projectCredentialSource({ kind: 'dockerconfigjson', config: config({ 'reg.example': { auth: b64('a:b') } }) });
+    const src = projectCredentialSource({ kind: 'dockerconfigjson', config: config({ 'reg.example': { auth: b64('a:b') } }) }, 'reg.example');
     expect(await resolve(src, 'reg.example')).toEqual({ kind: 'basic', username: 'a', password: 'b' });
     expect(await resolve(src, 'other.example')).toEqual({ kind: 'anonymous' });
   });

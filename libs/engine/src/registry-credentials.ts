@@ -1,9 +1,11 @@
 // Registry credentials of a reconcile (Project RFC): the Project's own, else
 // the image pull secrets attached to its service account in the target
-// cluster, else anonymous. They serve the project artifact and every module.
+// cluster, else anonymous. A Project's own username/password or token go only
+// to its source's registry host; a docker config's entries each go to the
+// host they name. Modules on other registries are pulled without them.
 import { createHash } from 'node:crypto';
 import type { KubeObject, ObjectClient } from '@flotilla/kube';
-import { credentialsFor, parseDockerConfig, type Credentials, type CredentialSource } from '@flotilla/oci';
+import { credentialsFor, parseDockerConfig, parseReference, type Credentials, type CredentialSource } from '@flotilla/oci';
 import { CredentialsError, messageOf } from './errors';
 import type { CredentialsStore, ProjectRegistryCredentials, ProjectSpec } from './types';
 
@@ -12,13 +14,19 @@ const PULL_SECRET_KEYS: Record<string, string> = {
   'kubernetes.io/dockercfg': '.dockercfg',
 };
 
-/** A credential source from the Project's stored credentials. */
-export function projectCredentialSource(creds: ProjectRegistryCredentials): CredentialSource {
+/**
+ * A credential source from the Project's stored credentials. `boundRegistry`
+ * (the source's registry host, e.g. `ghcr.io`) is the only host that receives
+ * a username/password or token: a bundle naming a module on another registry
+ * must not collect them.
+ */
+export function projectCredentialSource(creds: ProjectRegistryCredentials, boundRegistry: string): CredentialSource {
+  const only = (c: Credentials): CredentialSource => (registry: string) => (registry === boundRegistry ? c : { kind: 'anonymous' });
   switch (creds.kind) {
     case 'basic':
-      return { kind: 'basic', username: creds.username, password: creds.password };
+      return only({ kind: 'basic', username: creds.username, password: creds.password });
     case 'token':
-      return { kind: 'token', token: creds.token };
+      return only({ kind: 'token', token: creds.token });
     case 'dockerconfigjson': {
       const auths = parseDockerConfig(creds.config);
       return (registry: string) => credentialsFor(auths, registry);
@@ -89,7 +97,7 @@ export async function resolveRegistryCredentials(project: ProjectSpec, store: Cr
   }
   if (own) {
     try {
-      return { source: projectCredentialSource(own), fingerprint: fingerprint('project', own) };
+      return { source: projectCredentialSource(own, parseReference(project.source.repository).registry), fingerprint: fingerprint('project', own) };
     } catch (err) {
       throw new CredentialsError(`project ${project.namespace}/${project.name}: registry credentials: ${messageOf(err)}`, { cause: err });
     }

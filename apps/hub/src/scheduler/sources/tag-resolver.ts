@@ -19,13 +19,13 @@ export class OciTagResolver implements TagResolver {
 
   async resolve(repository: string, tag: string, credentials?: TagCredentials, signal?: AbortSignal): Promise<string> {
     const ref = parseReference(`${repository}:${tag}`);
-    const client = new RegistryClient({ credentials: credentialSource(credentials), responseTimeoutMs: this.options.responseTimeoutMs });
+    const client = new RegistryClient({ credentials: credentialSource(credentials, ref.registry), responseTimeoutMs: this.options.responseTimeoutMs });
     return (await client.resolve(ref, { signal })).digest;
   }
 }
 
-function credentialSource(c: TagCredentials | undefined): CredentialSource {
+function credentialSource(c: TagCredentials | undefined, registry: string): CredentialSource {
   if (!c) return { kind: 'anonymous' };
-  return c.kind === 'source' ? c.source : projectCredentialSource(c);
+  return c.kind === 'source' ? c.source : projectCredentialSource(c, registry);
 }
 
