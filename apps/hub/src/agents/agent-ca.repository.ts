@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CryptoRepository } from '../crypto/crypto.repository';
+import { AGENT_CA_BINDING } from '../credentials/credential-binding';
 import { CredentialsRepository } from '../repositories/credentials.repository';
 import { returnedRows } from '../repositories/sql';
 
@@ -25,7 +26,7 @@ export class AgentCaRepository {
   async load(): Promise<StoredAgentCa | null> {
     const rows: Array<{ certificate: string; key_credential_id: string }> = await this.ds.query(`SELECT certificate, key_credential_id FROM agent_ca WHERE name = $1`, [CA_NAME]);
     if (!rows[0]) return null;
-    const key = await new CredentialsRepository(this.ds.manager, this.crypto).reveal<{ keyPem: string }>(rows[0].key_credential_id);
+    const key = await new CredentialsRepository(this.ds.manager, this.crypto).reveal<{ keyPem: string }>(rows[0].key_credential_id, AGENT_CA_BINDING);
     if (!key) throw new Error('the agent CA\'s key is missing from the credentials store');
     return { certPem: rows[0].certificate, keyPem: key.secret.keyPem };
   }
@@ -38,7 +39,7 @@ export class AgentCaRepository {
    */
   async insertOrLoad(ca: StoredAgentCa): Promise<StoredAgentCa> {
     await this.ds.transaction(async (m) => {
-      const key = await new CredentialsRepository(m, this.crypto).store(AGENT_CA_KEY_KIND, { keyPem: ca.keyPem });
+      const key = await new CredentialsRepository(m, this.crypto).store(AGENT_CA_KEY_KIND, { keyPem: ca.keyPem }, AGENT_CA_BINDING);
       const res = await m.query(`INSERT INTO agent_ca (name, certificate, key_credential_id) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING RETURNING name`, [CA_NAME, ca.certPem, key.id]);
       if (returnedRows(res).length === 0) throw new LostRace();
     }).catch((err: unknown) => {

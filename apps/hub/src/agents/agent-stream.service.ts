@@ -266,7 +266,7 @@ export class AgentStreamService {
           intervalSeconds: p.intervalSeconds,
           suspend: p.suspend,
           delete: p.deletionRequestedAt !== null || t.removalRequestedAt !== null,
-          registryCredentials: await openRegistryCredentials(this.credentials, p.registryCredentialId),
+          registryCredentials: await openRegistryCredentials(this.credentials, p.registryCredentialId, p.sourceRepository),
         }),
       );
     }

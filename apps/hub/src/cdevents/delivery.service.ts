@@ -8,7 +8,7 @@ import { HUB_LOGGER } from '../logging/logging.module';
 import { CdeventOutboxRepository, type ClaimedDelivery } from '../repositories/cdevent-outbox.repository';
 import { CdeventsMetrics } from './cdevents.metrics';
 import { DeliveryWakeup } from './delivery-wakeup';
-import { SINK_HEADER_AAD } from './sink-header';
+import { openSinkHeader } from './sink-header';
 
 
 /** Deliveries claimed per pass: one per Project (the head of its queue), sent in parallel. */
@@ -129,7 +129,8 @@ export class CdeventsDelivery implements OnApplicationBootstrap, OnApplicationSh
 
   private sinkOf(row: ClaimedDelivery): SinkTarget {
     if (!row.sinkHeader) return { url: row.sinkUrl };
-    const value = this.crypto.open({ keyId: row.sinkHeader.keyId, envelope: row.sinkHeader.envelope }, SINK_HEADER_AAD);
+    // sealed for this Project and URL: a header copied to another row or a changed URL does not open
+    const value = openSinkHeader(this.crypto, row.sinkHeader, { projectId: row.projectId, sinkUrl: row.sinkUrl });
     return { url: row.sinkUrl, header: { name: row.sinkHeader.name, value } };
   }
 

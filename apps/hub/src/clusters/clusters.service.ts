@@ -12,6 +12,7 @@ import type { ClusterEntity } from '../database/entities';
 import { KubeRepository } from '../kube/kube.repository';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { type ClusterViewRow, ClustersRepository } from '../repositories/clusters.repository';
+import { clusterServerBinding } from '../credentials/credential-binding';
 import { CredentialsRepository } from '../repositories/credentials.repository';
 import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
@@ -42,7 +43,7 @@ export class ClustersService {
   async create(dto: CreateClusterDto): Promise<ClusterDto> {
     const resolved = dto.mode === 'push' ? resolveConnection(dto.endpoint, dto.credentials!) : undefined;
     const cluster = await this.uow.transaction(async (tx) => {
-      const credential = resolved ? await tx.credentials.store(resolved.kind, resolved.secret) : undefined;
+      const credential = resolved ? await tx.credentials.store(resolved.kind, resolved.secret, clusterServerBinding(resolved.credentials.server)) : undefined;
       const created = await tx.clusters.insert({
         name: dto.name,
         groupName: dto.group,
@@ -91,13 +92,22 @@ export class ClustersService {
         // a new kubeconfig brings its own server unless an endpoint is given too
         const endpoint = dto.endpoint ?? (dto.credentials.kubeconfig !== undefined ? undefined : storedEndpoint(cluster));
         const resolved = resolveConnection(endpoint, dto.credentials);
-        if (cluster.credentialId) await tx.credentials.replace(cluster.credentialId, resolved.kind, resolved.secret);
-        else patch.credentialId = (await tx.credentials.store(resolved.kind, resolved.secret)).id;
+        // the new credentials are bound to the server they come with
+        const binding = clusterServerBinding(resolved.credentials.server);
+        if (cluster.credentialId) await tx.credentials.replace(cluster.credentialId, resolved.kind, resolved.secret, binding);
+        else patch.credentialId = (await tx.credentials.store(resolved.kind, resolved.secret, binding)).id;
         connection = resolved.credentials;
       } else if (dto.endpoint) {
         const problems: string[] = [];
-        connection = credentialsWith(endpointFrom(dto.endpoint, problems), (await secretOf(tx.credentials, cluster)).auth);
+        const endpoint = endpointFrom(dto.endpoint, problems);
         if (problems.length) throw new InvalidInputError(problems);
+        // the stored credentials were given for the stored server: they never follow a new one
+        if (endpoint.server !== cluster.server) {
+          throw new InvalidInputError([
+            `endpoint.server: changes where the stored credentials of cluster "${name}" go (now ${cluster.server}): send new credentials with it`,
+          ]);
+        }
+        connection = credentialsWith(endpoint, (await secretOf(tx.credentials, cluster)).auth);
       }
       if (connection) {
         patch.server = connection.server;
@@ -217,7 +227,7 @@ function storedEndpoint(cluster: ClusterEntity): EndpointDto {
 }
 
 async function secretOf(credentials: CredentialsRepository, cluster: ClusterEntity): Promise<StoredClusterSecret> {
-  const stored = cluster.credentialId ? await credentials.reveal<StoredClusterSecret>(cluster.credentialId) : null;
+  const stored = cluster.credentialId ? await credentials.reveal<StoredClusterSecret>(cluster.credentialId, clusterServerBinding(cluster.server ?? '')) : null;
   if (!stored) throw new InvalidInputError([`cluster "${cluster.name}" has no stored credentials; give credentials`]);
   return stored.secret;
 }

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DataSource, Not } from 'typeorm';
 import { AGENT_CA_KEY_KIND } from '../agents/agent-ca.repository';
-import { SINK_HEADER_AAD } from '../cdevents/sink-header';
+import { openSinkHeader, type SinkBinding } from '../cdevents/sink-header';
+import { clusterServerBinding } from './credential-binding';
 import { CryptoRepository } from '../crypto/crypto.repository';
 import { CredentialEntity, type SealedSinkHeader } from '../database/entities';
 import { DATABASE_KINDS, launch, startTestHub, type TestHub } from '../../test/hub';
@@ -26,11 +27,14 @@ describe.each(DATABASE_KINDS)('credential encryption and key rotation on %s', (_
 
   // the cluster's credential; the agent CA's key (made at the hub's first start) is looked at on its own
   const rows = (ds: DataSource) => ds.getRepository(CredentialEntity).find({ where: { kind: Not(AGENT_CA_KEY_KIND) } });
-  /** Every sealed sink header: the Project's and the outbox's copies. */
-  const headers = async (ds: DataSource): Promise<SealedSinkHeader[]> => [
-    ...((await ds.query(`SELECT cdevents_sink_header AS h FROM projects WHERE cdevents_sink_header IS NOT NULL`)) as Array<{ h: SealedSinkHeader }>),
-    ...((await ds.query(`SELECT sink_header AS h FROM cdevent_outbox WHERE sink_header IS NOT NULL`)) as Array<{ h: SealedSinkHeader }>),
-  ].map((r) => r.h);
+  const BINDING = clusterServerBinding('https://127.0.0.1:1');
+  /** Every sealed sink header, with the Project and URL it is bound to: the Project's and the outbox's copies. */
+  const boundHeaders = async (ds: DataSource): Promise<Array<{ h: SealedSinkHeader; to: SinkBinding }>> =>
+    [
+      ...((await ds.query(`SELECT cdevents_sink_header AS h, id::text AS "projectId", cdevents_sink AS "sinkUrl" FROM projects WHERE cdevents_sink_header IS NOT NULL`)) as Array<{ h: SealedSinkHeader } & SinkBinding>),
+      ...((await ds.query(`SELECT sink_header AS h, project_id::text AS "projectId", sink_url AS "sinkUrl" FROM cdevent_outbox WHERE sink_header IS NOT NULL`)) as Array<{ h: SealedSinkHeader } & SinkBinding>),
+    ].map((r) => ({ h: r.h, to: { projectId: r.projectId, sinkUrl: r.sinkUrl } }));
+  const headers = async (ds: DataSource): Promise<SealedSinkHeader[]> => (await boundHeaders(ds)).map((r) => r.h);
 
   it('stores only ciphertext, sealed with the current key', async () => {
     const [row] = await rows(hub.app.get(DataSource));
@@ -40,7 +44,7 @@ describe.each(DATABASE_KINDS)('credential encryption and key rotation on %s', (_
     expect(JSON.stringify(sealed)).not.toContain(HEADER);
     expect(row.envelope).not.toContain(SECRET);
     expect(Buffer.from(row.envelope, 'base64').toString('latin1')).not.toContain(SECRET);
-    const opened = await hub.app.get(CredentialsService).reveal<{ auth: { token: string } }>(row.id);
+    const opened = await hub.app.get(CredentialsService).reveal<{ auth: { token: string } }>(row.id, BINDING);
     expect(opened?.secret.auth.token).toBe(SECRET);
   });
 
@@ -74,10 +78,10 @@ describe.each(DATABASE_KINDS)('credential encryption and key rotation on %s', (_
     await expect(launch({ ...hub.config, encryptionKeys: `other:${key()}` })).rejects.toThrow('key "new" is not in the keyring');
     const onlyNew = await launch({ ...hub.config, encryptionKeys: newKey });
     try {
-      const opened = await onlyNew.app.get(CredentialsService).reveal<{ auth: { token: string } }>(id);
+      const opened = await onlyNew.app.get(CredentialsService).reveal<{ auth: { token: string } }>(id, BINDING);
       expect(opened?.secret.auth.token).toBe(SECRET);
       const crypto = onlyNew.app.get(CryptoRepository);
-      for (const h of await headers(onlyNew.app.get(DataSource))) expect(crypto.open(h, SINK_HEADER_AAD)).toBe(HEADER);
+      for (const { h, to } of await boundHeaders(onlyNew.app.get(DataSource))) expect(openSinkHeader(crypto, h, to)).toBe(HEADER);
       const cluster = await onlyNew.call('GET', '/api/v1/clusters/c1');
       expect(cluster.body.credentials.kind).toBe('token');
       expect((await onlyNew.call('POST', '/api/v1/credentials/rotate', { token: null })).status).toBe(401);

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { CryptoRepository } from '../crypto/crypto.repository';
 import { HUB_LOGGER } from '../logging/logging.module';
@@ -19,7 +19,7 @@ export interface RotationResult {
  * transaction's CredentialsRepository instead.
  */
 @Injectable()
-export class CredentialsService implements OnApplicationBootstrap {
+export class CredentialsService implements OnModuleInit {
   constructor(
     private readonly repo: CredentialsRepository,
     private readonly crypto: CryptoRepository,
@@ -31,24 +31,35 @@ export class CredentialsService implements OnApplicationBootstrap {
     await this.repo.delete(id);
   }
 
-  reveal<T>(id: string): Promise<{ kind: string; secret: T } | null> {
-    return this.repo.reveal<T>(id);
+  /** Opens a credential for `binding`, where the caller sends it (see credential-binding.ts). */
+  reveal<T>(id: string, binding: string): Promise<{ kind: string; secret: T } | null> {
+    return this.repo.reveal<T>(id, binding);
   }
 
   summaries(ids: Array<string | null>): Promise<Map<string, CredentialSummary>> {
     return this.repo.summaries(ids);
   }
 
-  /** Re-seals every credential still under an older key with the current one: the credentials store's and the Projects' CDEvents sink headers (also those waiting in the outbox). */
+  /**
+   * Re-seals every credential still under an older key with the current one,
+   * keeping its binding: the credentials store's and the Projects' CDEvents
+   * sink headers (also those waiting in the outbox). Values sealed before
+   * bindings existed are bound to their owner's endpoint on the way.
+   */
   async rotate(): Promise<RotationResult> {
     let resealed = 0;
+    for (;;) {
+      const batch = await this.repo.bindLegacyBatch(100);
+      resealed += batch.bound;
+      if (batch.seen === 0 || batch.bound === 0) break;
+    }
     for (;;) {
       const batch = await this.repo.resealBatch(100);
       resealed += batch.resealed;
       if (batch.seen === 0) break;
     }
     for (;;) {
-      const batch = await this.outbox.resealSinkHeaders(this.crypto.currentKeyId, 100, (h) => resealSinkHeader(this.crypto, h));
+      const batch = await this.outbox.resealSinkHeaders(this.crypto.currentKeyId, 100, (h, to) => resealSinkHeader(this.crypto, h, to));
       resealed += batch.resealed;
       // none re-sealed: each changed under us (its writer sealed it with the current key)
       if (batch.seen === 0 || batch.resealed === 0) break;
@@ -56,8 +67,8 @@ export class CredentialsService implements OnApplicationBootstrap {
     return { currentKeyId: this.crypto.currentKeyId, resealed };
   }
 
-  /** A new current key takes effect at start: old data is re-sealed then. */
-  async onApplicationBootstrap(): Promise<void> {
+  /** A new current key takes effect at start: old data is re-sealed then, before any module opens a credential (the agent CA's key). */
+  async onModuleInit(): Promise<void> {
     const r = await this.rotate();
     if (r.resealed > 0) this.logger.info(r, 're-sealed credentials with the current key');
   }

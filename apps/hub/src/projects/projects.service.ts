@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { formatDuration, parseDuration } from '../common/duration';
-import { ConflictError, NotFoundError } from '../common/errors';
+import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
+import { registryHostBinding, registryHostOf } from '../credentials/credential-binding';
 import type { Page } from '../common/paging';
 import type { ProjectEntity, TargetSelector } from '../database/entities';
 import { EventsService } from '../events/events.service';
@@ -34,8 +35,11 @@ export class ProjectsService {
   /** The credential, the Project, its Targets and their events commit together; a taken name is AlreadyExistsError. */
   async create(dto: CreateProjectDto): Promise<ProjectDto> {
     const id = await this.uow.transaction(async (tx) => {
-      const credential = dto.registryCredentials ? await storeRegistryCredentials(tx, dto.registryCredentials) : undefined;
+      const credential = dto.registryCredentials ? await storeRegistryCredentials(tx, dto.registryCredentials, dto.source.repository) : undefined;
+      // the id is chosen here: the sink header is sealed for this Project
+      const projectId = this.crypto.newId();
       const project = await tx.projects.insert({
+        id: projectId,
         name: dto.name,
         namespace: dto.namespace,
         sourceRepository: dto.source.repository,
@@ -49,7 +53,7 @@ export class ProjectsService {
         annotations: dto.annotations ?? {},
         registryCredentialId: credential ?? null,
         cdeventsSink: dto.cdeventsSink ?? null,
-        cdeventsSinkHeader: dto.cdeventsSinkHeader ? sealSinkHeader(this.crypto, dto.cdeventsSinkHeader) : null,
+        cdeventsSinkHeader: dto.cdeventsSinkHeader ? sealSinkHeader(this.crypto, dto.cdeventsSinkHeader, { projectId, sinkUrl: dto.cdeventsSink ?? '' }) : null,
         targetRemoval: dto.targetRemoval ?? 'delete',
         overwriteOwnership: dto.overwriteOwnership ?? false,
         bootstrapRole: dto.bootstrap?.serviceAccountRole ?? null,
@@ -88,18 +92,20 @@ export class ProjectsService {
       for (const key of Object.keys(spec) as Array<keyof ProjectSpec>) {
         if (JSON.stringify(p[key]) !== JSON.stringify(spec[key])) (patch as Record<string, unknown>)[key] = spec[key];
       }
+      refuseMovedSecrets(p, spec, dto);
       let credentialsChanged = false;
       if (dto.registryCredentials === null && p.registryCredentialId) {
         patch.registryCredentialId = null;
         credentialsChanged = true;
       } else if (dto.registryCredentials) {
         const { kind, secret } = registrySecret(dto.registryCredentials);
-        if (p.registryCredentialId) await tx.credentials.replace(p.registryCredentialId, kind, secret);
-        else patch.registryCredentialId = (await tx.credentials.store(kind, secret)).id;
+        const binding = registryHostBinding(spec.sourceRepository);
+        if (p.registryCredentialId) await tx.credentials.replace(p.registryCredentialId, kind, secret, binding);
+        else patch.registryCredentialId = (await tx.credentials.store(kind, secret, binding)).id;
         credentialsChanged = true;
       }
       if (dto.cdeventsSinkHeader === null && p.cdeventsSinkHeader) patch.cdeventsSinkHeader = null;
-      else if (dto.cdeventsSinkHeader) patch.cdeventsSinkHeader = sealSinkHeader(this.crypto, dto.cdeventsSinkHeader);
+      else if (dto.cdeventsSinkHeader) patch.cdeventsSinkHeader = sealSinkHeader(this.crypto, dto.cdeventsSinkHeader, { projectId: p.id, sinkUrl: spec.cdeventsSink ?? '' });
       if (Object.keys(patch).length === 0 && !credentialsChanged) return undefined;
       const generation = p.generation + 1;
       // A new source or new credentials: the poller resolves the tag again before any Target uses it.
@@ -228,9 +234,27 @@ async function findIn(tx: Transaction, name: string): Promise<ProjectEntity> {
   return p;
 }
 
-async function storeRegistryCredentials(tx: Transaction, dto: RegistryCredentialsDto): Promise<string> {
+async function storeRegistryCredentials(tx: Transaction, dto: RegistryCredentialsDto, sourceRepository: string): Promise<string> {
   const { kind, secret } = registrySecret(dto);
-  return (await tx.credentials.store(kind, secret)).id;
+  return (await tx.credentials.store(kind, secret, registryHostBinding(sourceRepository))).id;
+}
+
+/**
+ * Stored secrets never follow a new destination: moving the source to another
+ * registry host, or the CDEvents sink to another URL, needs the new secret
+ * (or null to drop the old one) in the same request.
+ */
+function refuseMovedSecrets(p: ProjectEntity, spec: ProjectSpec, dto: UpdateProjectDto): void {
+  const problems: string[] = [];
+  if (p.registryCredentialId && dto.registryCredentials === undefined && registryHostBinding(spec.sourceRepository) !== registryHostBinding(p.sourceRepository)) {
+    problems.push(
+      `source.repository: moves the source to registry host ${registryHostOf(spec.sourceRepository)}, but the stored registryCredentials were given for ${registryHostOf(p.sourceRepository)}: send registryCredentials with it (or null to drop them)`,
+    );
+  }
+  if (p.cdeventsSinkHeader && dto.cdeventsSinkHeader === undefined && spec.cdeventsSink !== p.cdeventsSink) {
+    problems.push(`cdeventsSink: changes where the stored cdeventsSinkHeader goes: send cdeventsSinkHeader with it (or null to drop it)`);
+  }
+  if (problems.length > 0) throw new InvalidInputError(problems);
 }
 
 function registrySecret(dto: RegistryCredentialsDto): { kind: string; secret: object } {

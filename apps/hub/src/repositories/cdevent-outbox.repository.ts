@@ -114,18 +114,30 @@ export class CdeventOutboxRepository {
 
   /**
    * Re-seals up to `limit` sink headers still under another key than
-   * `currentKeyId`, in the Projects' settings and in the outbox rows that
+   * `currentKeyId` or sealed before bindings, in the Projects' settings and in the outbox rows that
    * copied them; `reseal` opens and seals one. A header changed meanwhile (an
    * edit, a concurrent rotation) is left to its writer. Returns how many were
    * looked at and how many re-sealed.
    */
-  async resealSinkHeaders(currentKeyId: string, limit: number, reseal: (h: SealedSinkHeader) => SealedSinkHeader): Promise<{ seen: number; resealed: number }> {
+  async resealSinkHeaders(
+    currentKeyId: string,
+    limit: number,
+    reseal: (h: SealedSinkHeader, to: { projectId: string; sinkUrl: string }) => SealedSinkHeader,
+  ): Promise<{ seen: number; resealed: number }> {
     let seen = 0;
     let resealed = 0;
-    for (const [table, column] of [['projects', 'cdevents_sink_header'], ['cdevent_outbox', 'sink_header']] as const) {
-      const rows = (await this.db.query(`SELECT id::text AS id, ${column} AS header FROM ${table} WHERE ${column} IS NOT NULL AND ${column}->>'keyId' <> $1 ORDER BY id LIMIT $2`, [currentKeyId, limit - seen])) as Array<{ id: string; header: SealedSinkHeader }>;
+    // each header is bound to its Project and sink URL: the project's own, or the one its outbox row goes to
+    for (const [table, column, project, sink] of [
+      ['projects', 'cdevents_sink_header', 'id', 'cdevents_sink'],
+      ['cdevent_outbox', 'sink_header', 'project_id', 'sink_url'],
+    ] as const) {
+      const rows = (await this.db.query(
+        `SELECT id::text AS id, ${column} AS header, ${project}::text AS "projectId", coalesce(${sink}, '') AS "sinkUrl" FROM ${table}
+          WHERE ${column} IS NOT NULL AND (${column}->>'keyId' <> $1 OR ${column}->>'bound' IS NULL) ORDER BY id LIMIT $2`,
+        [currentKeyId, limit - seen],
+      )) as Array<{ id: string; header: SealedSinkHeader; projectId: string; sinkUrl: string }>;
       for (const row of rows) {
-        const sealed = reseal(row.header);
+        const sealed = reseal(row.header, { projectId: row.projectId, sinkUrl: row.sinkUrl });
         const res = await this.db.query(`UPDATE ${table} SET ${column} = $1::jsonb WHERE id = $2 AND ${column} = $3::jsonb RETURNING id`, [JSON.stringify(sealed), row.id, JSON.stringify(row.header)]);
         if (returnedRows(res).length === 1) resealed++;
       }

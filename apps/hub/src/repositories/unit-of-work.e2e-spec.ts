@@ -20,7 +20,7 @@ describe('UnitOfWork and repositories on the harness PostgreSQL', () => {
     await expect(
       uow.transaction(async (tx) => {
         const c = await tx.clusters.insert(cluster('rolled-back'));
-        await tx.credentials.store('token', { token: 'x' });
+        await tx.credentials.store('token', { token: 'x' }, 'cluster-server https://127.0.0.1:1');
         tx.afterCommit(() => ran.push('after commit'));
         expect(await tx.clusters.findById(c.id)).not.toBeNull(); // visible inside
         throw failure;

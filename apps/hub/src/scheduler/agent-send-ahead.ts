@@ -80,7 +80,7 @@ export class AgentSendAhead {
       if (!id || opened.has(id)) continue;
       opened.set(
         id,
-        await openRegistryCredentials(this.credentials, id).catch((err: unknown) => {
+        await openRegistryCredentials(this.credentials, id, project.sourceRepository).catch((err: unknown) => {
           this.logger.warn({ project: project.name, err: err instanceof Error ? err.message : String(err) }, 'registry credentials not opened; its runs send their assignments themselves');
           return null;
         }),

@@ -3,6 +3,7 @@
 // the source poller (which reads image pull secrets with it).
 import { ClusterConnection, type ClusterCredentials } from '@flotilla/kube';
 import { credentialsWith, type StoredClusterSecret } from '../clusters/cluster-connection';
+import { clusterServerBinding } from '../credentials/credential-binding';
 import type { CredentialsService } from '../credentials/credentials.service';
 import type { ClusterEntity } from '../database/entities';
 import type { KubeRequestEvent } from './target-runner';
@@ -10,7 +11,7 @@ import type { KubeRequestEvent } from './target-runner';
 /** The cluster's credentials, or null when it is not a push cluster or has no stored credentials. */
 export async function pushConnection(credentials: CredentialsService, cluster: ClusterEntity): Promise<ClusterCredentials | null> {
   if (cluster.mode !== 'push' || !cluster.server || !cluster.credentialId) return null;
-  const stored = await credentials.reveal<StoredClusterSecret>(cluster.credentialId);
+  const stored = await credentials.reveal<StoredClusterSecret>(cluster.credentialId, clusterServerBinding(cluster.server));
   if (!stored) return null;
   return credentialsWith({ server: cluster.server, caData: cluster.caData ?? undefined, insecureSkipTLSVerify: cluster.insecureSkipTlsVerify }, stored.secret.auth);
 }

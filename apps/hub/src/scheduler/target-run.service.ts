@@ -342,7 +342,7 @@ export class TargetRunService {
       cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion, mode: cluster.mode },
       target: { id: target.id, epoch },
       connection,
-      registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId),
+      registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId, project.sourceRepository),
       // opened last: nothing after it can fail and leave it open
       kube: connection ? new RunConnection(openKubeConnection(connection, onKubeRequest)) : undefined,
       digest,

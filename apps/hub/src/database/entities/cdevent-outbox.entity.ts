@@ -6,6 +6,8 @@ export type DeliveryState = (typeof DELIVERY_STATES)[number];
 /** A sink's secret header, sealed like every credential (the value never leaves sealed except into the request). */
 export interface SealedSinkHeader {
   name: string;
+  /** sealed for its Project and sink URL (associated data); absent: sealed by a hub before bindings, re-sealed at start */
+  bound?: true;
   keyId: string;
   envelope: string;
 }

@@ -19,6 +19,14 @@ export class CredentialEntity {
   @Column({ type: 'text' })
   envelope!: string;
 
+  /**
+   * Where the secret may go (a cluster's server URL, a registry host): part of
+   * the sealed value's associated data, so it opens only for that endpoint.
+   * Null: sealed by a hub before bindings, re-sealed at start.
+   */
+  @Column({ name: 'bound_to', type: 'text', nullable: true })
+  boundTo!: string | null;
+
   /** sha256 of the plaintext, shortened: lets users tell credentials apart without seeing them */
   @Column({ type: 'varchar', length: 64 })
   fingerprint!: string;

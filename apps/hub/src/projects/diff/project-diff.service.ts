@@ -100,7 +100,7 @@ export class ProjectDiffService {
         project: { name: project.name, namespace: project.namespace, source: { repository: project.sourceRepository, tag: source.tag ?? project.sourceTag, path: project.sourcePath }, serviceAccountName: project.serviceAccountName, annotations: project.annotations, generation: project.generation, overwriteOwnership: project.overwriteOwnership, bootstrapRole: project.bootstrapRole },
         cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion, mode: cluster.mode },
         connection,
-        registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId),
+        registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId, project.sourceRepository),
         digest: source.digest,
         files: source.files,
         owner: cluster.id,

@@ -182,7 +182,7 @@ export class SourcePoller {
     const first = members[0];
     let digest: string;
     try {
-      const creds = await openRegistryCredentials(this.credentials, first.registryCredentialId);
+      const creds = await openRegistryCredentials(this.credentials, first.registryCredentialId, first.repository);
       poll.resolutions++;
       digest = await this.resolver.resolve(first.repository, first.tag, creds, poll.signal);
       this.metrics.tagResolutions.inc({ result: 'success' });
