@@ -1,10 +1,11 @@
 import { RegistryClient, type Credentials } from '@flotilla/oci';
 import { harnessEnv } from '../harness/env';
+import { startRecordingListener } from '../harness/recording-listener';
 import { shopProjectFiles } from './fixtures/projects';
 import { HubFleet } from './support/hub-fleet';
 import { publishProject, publishWebapp } from './support/publish';
 import { eventually } from './support/eventually';
-import { configMapData, createProject, readyOn, target } from './support/shop';
+import { configMapData, createProject, readyOn, runs, target } from './support/shop';
 import { adminClient, deleteNamespaces, prepareTenant, registerSpoke, uniqueName } from './support/spoke';
 
 // Registry credentials in push mode (issue 8): the Project's own, sealed by
@@ -56,6 +57,32 @@ describe('push mode from a registry that requires credentials', () => {
       const project = await fleet.expectCall(200, 'GET', '/api/v1/projects/basic');
       expect(project.body.registryCredentials).toMatchObject({ kind: expect.any(String), fingerprint: expect.stringMatching(/^hmac:[0-9a-f]{16}$/) });
       expect(project.text).not.toContain(auth.password);
+    })());
+
+  it('never sends the Project’s credentials to another registry that a bundle in its artifact names', () =>
+    fleet.guard(async () => {
+      // the "registry" a bundle names: asks for basic auth and records what it gets
+      const attacker = await startRecordingListener((_req, res) =>
+        res.writeHead(401, { 'www-authenticate': 'Basic realm="collect"', 'content-type': 'application/json' }).end('{"errors":[{"code":"UNAUTHORIZED","message":"credentials please"}]}'),
+      );
+      try {
+        const ns = uniqueName('e2e-elsewhere');
+        namespaces.push(ns);
+        await prepareTenant(kube, { namespace: ns, serviceAccount: 'deployer', instanceNamespaces: [ns] });
+        const repo = `oci://${auth.host}/${uniqueName('e2e/projects/elsewhere')}`;
+        await publishProject(registry, repo, shopProjectFiles({ moduleUrl: `oci://${attacker.host}/modules/webapp`, moduleVersion: '1.0.0', namespace: ns, infra: ['db'], message: 'elsewhere' }));
+        await createProject(fleet, { name: 'elsewhere', namespace: ns, repository: repo }, { registryCredentials: { username: auth.username, password: auth.password } });
+        // the positive signal: a run fetched the artifact with the credentials, asked the other registry for the module, and failed there
+        await eventually(
+          'a run that failed on the module registry',
+          async () => (await runs(fleet, 'elsewhere', 'spoke-1')).find((r) => r.finishedAt !== null && r.result === 'Failed' && JSON.stringify(r).includes(attacker.host)),
+          { timeoutMs: 45_000, observe: () => target(fleet, 'elsewhere', 'spoke-1') },
+        );
+        expect(attacker.requests.length).toBeGreaterThan(0);
+        expect(attacker.requests.map((r) => r.authorization)).toEqual(attacker.requests.map(() => undefined));
+      } finally {
+        await attacker.close();
+      }
     })());
 
   it('uses the image pull secrets of the Project’s service account when the Project has none', () =>

@@ -1,6 +1,6 @@
 import { harnessEnv } from '../../../../test/harness/env';
 import { startTestHub, type TestHub } from '../../test/hub';
-import { type RecordingListener, startRecordingListener } from '../../test/recording-listener';
+import { type RecordingListener, startRecordingListener } from '../../../../test/harness/recording-listener';
 import { ClustersService } from './clusters.service';
 
 // An operator who may edit clusters must not be able to collect a cluster's

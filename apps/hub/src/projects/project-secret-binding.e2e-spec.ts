@@ -1,5 +1,5 @@
 import { startTestHub, type TestHub } from '../../test/hub';
-import { type RecordingListener, startRecordingListener } from '../../test/recording-listener';
+import { type RecordingListener, startRecordingListener } from '../../../../test/harness/recording-listener';
 import { defaultCdeventsConfig } from '../config/cdevents-config';
 import { CdeventsDelivery } from '../cdevents/delivery.service';
 
