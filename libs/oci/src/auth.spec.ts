@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { registries, uniqueRepo } from '../testdata/helpers';
 import { startTokenProxy, type TokenProxy } from '../testdata/token-proxy';
+import { startRecordingListener } from '../../../test/harness/recording-listener';
 import { Authenticator } from './auth';
 import { AuthError } from './errors';
 import { RegistryClient } from './registry-client';
@@ -35,6 +36,22 @@ describe('bearer token flow', () => {
     const pushed = await client.pushBlob(from, randomBytes(100));
     expect(await client.mountBlob(to, pushed.digest, from.repository)).toBe(true);
     expect(proxy.tokenRequests.at(-1)?.sort()).toEqual([`repository:${from.repository}:pull`, `repository:${to.repository}:pull,push`].sort());
+  });
+
+  it('never sends the credentials to a token realm on another host', async () => {
+    const attacker = await startRecordingListener((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"token":"t"}'));
+    const elsewhere = await startTokenProxy({ upstream: plain.host, username: 'robot', password: 'pw', expiresIn: 300, realm: `${attacker.url}/token` });
+    try {
+      const client = new RegistryClient({ credentials: { kind: 'basic', username: 'robot', password: 'pw' } });
+      const err = await client.listTags({ registry: elsewhere.host, repository: 'bearer/x' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AuthError);
+      expect((err as Error).message).toContain(`bearer realm ${attacker.url} is on another host`);
+      expect(elsewhere.challenged).toBeGreaterThan(0);
+      expect(attacker.requests).toEqual([]);
+    } finally {
+      await elsewhere.close();
+      await attacker.close();
+    }
   });
 
   it('names the failure when the token endpoint refuses the credentials', async () => {

@@ -1,8 +1,10 @@
 // Authorization for one registry: basic, a fixed bearer token, or the token
-// flow (challenge → token endpoint with scope), tokens cached per scope until expiry.
+// flow (challenge → token endpoint with scope), tokens cached per scope until
+// expiry. Credentials go to a token realm only where token-realm.ts allows.
 import { type AuthChallenge } from './auth-challenge';
 import { AuthError } from './errors';
 import { RequestDeadline, untilAborted } from './request-deadline';
+import { realmMayReceiveCredentials } from './token-realm';
 import { readLimited } from './response-read';
 import type { Credentials } from './types';
 
@@ -86,6 +88,12 @@ export class Authenticator {
       url = new URL(realm);
     } catch (cause) {
       throw new AuthError(registry, `bearer realm '${realm}' is not a URL`, { cause });
+    }
+    if (creds.kind !== 'anonymous' && !realmMayReceiveCredentials(registry, url)) {
+      throw new AuthError(
+        registry,
+        `bearer realm ${url.origin} is on another host: the credentials for ${registry} are not sent there (a token realm may be the registry's own host, a parent domain of it over HTTPS, or auth.docker.io for Docker Hub)`,
+      );
     }
     const service = challenge.params.service;
     const headers: Record<string, string> = { 'user-agent': this.opts.userAgent };

@@ -15,6 +15,8 @@ export interface TokenProxyOptions {
   expiresIn: number;
   /** Answer tokens as `access_token` (OAuth2 style) instead of `token`. */
   accessTokenField?: boolean;
+  /** The token endpoint the challenge names; default this proxy's own `/token`. */
+  realm?: string;
 }
 
 export interface TokenProxy {
@@ -67,7 +69,7 @@ export async function startTokenProxy(opts: TokenProxyOptions): Promise<TokenPro
     const { ok, scope } = allowed(req, url);
     if (!ok) {
       state.challenged++;
-      const challenge = `Bearer realm="http://${host}/token",service="flotilla-test"${scope ? `,scope="${scope}"` : ''}`;
+      const challenge = `Bearer realm="${opts.realm ?? `http://${host}/token`}",service="flotilla-test"${scope ? `,scope="${scope}"` : ''}`;
       req.resume();
       res.writeHead(401, { 'www-authenticate': challenge, 'content-type': 'application/json' }).end('{"errors":[{"code":"UNAUTHORIZED","message":"token required"}]}');
       return;
