@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { harnessEnv } from '../../../../test/harness/env';
 import { startTestHub, type TestHub } from '../../test/hub';
 import { type RecordingListener, startRecordingListener } from '../../../../test/harness/recording-listener';
@@ -44,6 +45,17 @@ describe('a push cluster credential goes only to the server it was given for (ha
     expect(await hub.app.get(ClustersService).checkDue(0, 10)).toContain('victim');
     expect((await hub.call('GET', '/api/v1/clusters/victim')).body.status).toMatchObject({ reachable: true, version: kube().version });
     expect(attacker.requests).toEqual([]);
+  });
+
+  it('a server changed in the database alone gets no credentials: the periodic check records why', async () => {
+    const ds = hub.app.get(DataSource);
+    await ds.query(`UPDATE clusters SET server = $1, insecure_skip_tls_verify = true WHERE name = 'victim'`, [attacker.url]);
+    expect(await hub.app.get(ClustersService).checkDue(0, 10)).toContain('victim');
+    const status = (await hub.call('GET', '/api/v1/clusters/victim')).body.status;
+    expect(status).toMatchObject({ reachable: false, error: expect.stringContaining('stored credentials: credential') });
+    expect(status.error).toContain(`is bound to "cluster-server ${kube().server}"`);
+    expect(attacker.requests).toEqual([]);
+    await ds.query(`UPDATE clusters SET server = $1, insecure_skip_tls_verify = false WHERE name = 'victim'`, [kube().server]);
   });
 
   it('moves the endpoint when new credentials come with it: only the new token goes there', async () => {

@@ -84,8 +84,10 @@ describe('push clusters against the harness kube-apiserver', () => {
     const ds = hub.app.get(DataSource);
     const ghost = await hub.call('POST', '/api/v1/clusters', { body: { name: 'gone-later', mode: 'push', endpoint: { server: kube().server, caData: kube().caData }, credentials: { token: kube().admin.token } } });
     expect(ghost.body.status.reachable).toBe(true);
-    // the API server of gone-later moves away, and both were last checked an hour ago
-    await ds.query(`UPDATE clusters SET server = 'https://127.0.0.1:1', last_checked_at = now() - interval '1 hour' WHERE name = 'gone-later'`);
+    // gone-later moves to an address where nothing listens (new credentials with it: the stored ones stay bound to the old server), and both were last checked an hour ago
+    const moved = await hub.call('PATCH', '/api/v1/clusters/gone-later', { body: { endpoint: { server: 'https://127.0.0.1:1' }, credentials: { token: kube().admin.token } } });
+    expect(moved.status).toBe(200);
+    await ds.query(`UPDATE clusters SET last_checked_at = now() - interval '1 hour' WHERE name = 'gone-later'`);
     await ds.query(`UPDATE clusters SET last_checked_at = now() - interval '1 hour' WHERE name = 'real'`);
     const before = Date.parse((await hub.call('GET', '/api/v1/clusters/real')).body.status.lastChecked);
     const checks = hub.app.get(ClustersService);

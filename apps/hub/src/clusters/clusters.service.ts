@@ -12,7 +12,8 @@ import type { ClusterEntity } from '../database/entities';
 import { KubeRepository } from '../kube/kube.repository';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { type ClusterViewRow, ClustersRepository } from '../repositories/clusters.repository';
-import { clusterServerBinding } from '../credentials/credential-binding';
+import { clusterServerBinding, CredentialBindingError } from '../credentials/credential-binding';
+import { DecryptionError } from '../crypto/crypto.repository';
 import { CredentialsRepository } from '../repositories/credentials.repository';
 import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
@@ -160,6 +161,10 @@ export class ClustersService {
           const auth = (await secretOf(this.credentials, cluster)).auth;
           await this.check(cluster, credentialsWith({ server: cluster.server!, caData: cluster.caData ?? undefined, insecureSkipTLSVerify: cluster.insecureSkipTlsVerify }, auth));
         } catch (err) {
+          // stored credentials that do not open for this server (bound elsewhere, copied in): the cluster shows why it is not checked
+          if (err instanceof CredentialBindingError || err instanceof DecryptionError) {
+            await this.clusters.update(cluster.id, { reachable: false, lastCheckedAt: this.clock.now(), statusMessage: `stored credentials: ${err.message}` });
+          }
           // the check records what the cluster answered; this is the hub's own trouble (credentials, database)
           this.logger.error({ cluster: cluster.name, err: err instanceof Error ? err.message : String(err) }, 'cluster check failed');
         }
