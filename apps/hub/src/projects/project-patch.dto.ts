@@ -27,7 +27,7 @@ import {
 // default would overwrite what the Project has.
 
 export class SourcePatchDto {
-  @ApiPropertyOptional({ example: 'oci://ghcr.io/acme/platform' })
+  @ApiPropertyOptional({ example: 'oci://ghcr.io/acme/platform', description: 'another registry host needs `registryCredentials` (or null) in the same patch when the Project has some stored' })
   @Optional()
   @IsString({ message: 'must be a string' })
   @Matches(OCI_REPOSITORY, { message: 'must be oci://host[:port]/path with a lowercase repository path' })
@@ -130,7 +130,7 @@ export class UpdateProjectDto implements CrossFieldChecks {
   @NestedObject(() => RegistryCredentialsDto)
   registryCredentials?: RegistryCredentialsDto | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'URL that receives CDEvents about this Project; null stops them' })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'URL that receives CDEvents about this Project; null stops them. A new URL needs `cdeventsSinkHeader` (or null) in the same patch when a header is stored' })
   @OptionalOrNull()
   @IsHttpUrl()
   cdeventsSink?: string | null;
