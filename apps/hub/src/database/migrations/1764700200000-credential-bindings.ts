@@ -6,8 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * associated data. Rows written before stay null here: the hub re-seals them
  * under their owner's endpoint at start (it holds the keys, SQL does not).
  */
-export class CredentialBindings1764700000000 implements MigrationInterface {
-  name = 'CredentialBindings1764700000000';
+export class CredentialBindings1764700200000 implements MigrationInterface {
+  name = 'CredentialBindings1764700200000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE "credentials" ADD "bound_to" text`);
