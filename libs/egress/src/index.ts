@@ -5,3 +5,4 @@ export { parseEgressEntry, normalizeHost, type EgressEntry } from './egress-entr
 export * from './egress-policy';
 export * from './egress-connector';
 export * from './egress-fetch';
+export * from './remote-text';

@@ -1,4 +1,4 @@
-import { apiStatusOf, boundedText, MAX_STATUS_MESSAGE } from './api-status';
+import { apiStatusOf, MAX_STATUS_MESSAGE } from './api-status';
 
 describe('apiStatusOf', () => {
   it('keeps the fields of a Kubernetes Status, bounded', () => {
@@ -14,12 +14,5 @@ describe('apiStatusOf', () => {
     for (const body of [undefined, 'text', ['a'], { message: 'secret' }, { kind: 'Pod', message: 'secret' }]) {
       expect(apiStatusOf(body)).toEqual({ message: 'the answer is not a Kubernetes Status (body not shown)' });
     }
-  });
-});
-
-describe('boundedText', () => {
-  it('replaces control characters and cuts long text', () => {
-    expect(boundedText('a\u0000b\u001bc\u0085d', 10)).toBe('a b c d');
-    expect(boundedText('abcdef', 3)).toBe('abc…');
   });
 });

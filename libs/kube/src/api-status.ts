@@ -2,6 +2,7 @@
 // bounded and stripped of control characters. Any other body (an HTML page, a metadata
 // service's answer, a database's banner) is described, never echoed: a hub pointed at
 // an arbitrary server must not become a way to read that server.
+import { boundedText } from '@flotilla/egress';
 import type { ApiStatus } from './errors';
 
 /** Longest Status message kept (an RBAC refusal with its user and resource fits). */
@@ -10,17 +11,6 @@ export const MAX_STATUS_MESSAGE = 200;
 const MAX_STATUS_REASON = 64;
 /** Causes kept of a Status (field validation errors). */
 const MAX_STATUS_CAUSES = 10;
-
-/** `text` without control characters, cut to `max` characters with an ellipsis. */
-export function boundedText(text: string, max: number): string {
-  let out = '';
-  for (const ch of text) {
-    const code = ch.codePointAt(0)!;
-    out += code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0) ? ' ' : ch;
-    if (out.length > max) return `${out.slice(0, max)}…`;
-  }
-  return out;
-}
 
 function field(value: unknown, max: number): string | undefined {
   return typeof value === 'string' && value !== '' ? boundedText(value, max) : undefined;

@@ -1,5 +1,6 @@
 // Authorization for one registry: basic, a fixed bearer token, or the token
 // flow (challenge → token endpoint with scope), tokens cached per scope until expiry.
+import { isLoopbackHost } from '@flotilla/egress';
 import { type AuthChallenge } from './auth-challenge';
 import { AuthError } from './errors';
 import { RequestDeadline, untilAborted } from './request-deadline';
@@ -25,6 +26,8 @@ export interface AuthenticatorOptions {
   timeoutMs?: number;
   /** Largest token response read (tokens are a few KiB). */
   maxBytes?: number;
+  /** Plain-HTTP token realms off loopback are allowed (the registry's own `insecure`). */
+  insecure?: boolean;
   now?: () => number;
 }
 
@@ -87,6 +90,11 @@ export class Authenticator {
     } catch (cause) {
       throw new AuthError(registry, `bearer realm '${realm}' is not a URL`, { cause });
     }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new AuthError(registry, `bearer realm '${realm}' must be an https:// URL`);
+    // credentials go to the realm: never in clear across a network
+    if (url.protocol === 'http:' && creds.kind !== 'anonymous' && !this.opts.insecure && !isLoopbackHost(url.hostname)) {
+      throw new AuthError(registry, `bearer realm '${url.origin}' is plain http:// and not loopback; credentials are only sent to it over https://`);
+    }
     const service = challenge.params.service;
     const headers: Record<string, string> = { 'user-agent': this.opts.userAgent };
     let init: RequestInit;
@@ -116,7 +124,8 @@ export class Authenticator {
     } finally {
       deadline.clear();
     }
-    if (!res.ok) throw new AuthError(registry, `token endpoint answered ${res.status}: ${text.slice(0, 200)}`);
+    // the answer is not shown: the realm is named by the registry and may be any server
+    if (!res.ok) throw new AuthError(registry, `token endpoint answered ${res.status}`);
     let body: { token?: string; access_token?: string; expires_in?: number; issued_at?: string };
     try {
       body = JSON.parse(text);
