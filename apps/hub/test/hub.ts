@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { createHubApp, type HubAppOptions, listeningUrl } from '../src/app';
 import { defaultCdeventsConfig } from '../src/config/cdevents-config';
+import { defaultEgressConfig } from '../src/config/egress-config';
 import { defaultAgentServerConfig, defaultHubConfig, defaultSchedulerConfig, type HubConfig } from '../src/config/hub-config';
 import { createTempDataDir, createTestDatabase, seedPgliteDataDir } from './databases';
 
@@ -51,6 +52,8 @@ export async function startTestHub(kind: DatabaseKind, overrides: Partial<HubCon
     cdevents: { ...defaultCdeventsConfig(), delivery: false },
     // a free port: suites run hubs side by side
     agents: { ...defaultAgentServerConfig('127.0.0.1'), port: 0 },
+    // the harness's API server, registries and sinks listen on loopback
+    egress: { ...defaultEgressConfig(), allowLoopback: true },
     ...overrides,
   };
   const hub = await launch(config, options);

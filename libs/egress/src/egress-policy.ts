@@ -100,9 +100,7 @@ export class EgressPolicy {
     if (familyOf(host)) return this.checkAddress(host);
     if (this.deny.hasName(host)) return refused(`${host} is on the egress deny list`);
     if (METADATA_NAMES.has(host)) return refused(`${host} is a cloud metadata service`);
-    if (host === 'localhost' || host.endsWith('.localhost')) {
-      if (!this.options.allowLoopback && !this.allow.hasName(host)) return refused(`${host} is loopback, which the egress policy does not allow`);
-    }
+    // any other name (localhost included) is judged by the addresses it resolves to
     return { allowed: true };
   }
 

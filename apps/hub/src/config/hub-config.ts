@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { parseDurationMs } from '../common/duration';
 import { type CdeventsConfig, defaultCdeventsConfig, parseCdeventsConfig } from './cdevents-config';
+import { defaultEgressConfig, type EgressConfig, parseEgressConfig } from './egress-config';
 
 /** Hub settings, parsed once at boot from the environment. */
 export interface HubConfig {
@@ -34,6 +35,8 @@ export interface HubConfig {
   cdevents: CdeventsConfig;
   /** The gRPC server connected agents dial. */
   agents: AgentServerConfig;
+  /** Where the hub may connect (FLOTILLA_EGRESS_*). */
+  egress: EgressConfig;
 }
 
 export interface AgentServerConfig {
@@ -109,7 +112,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export function defaultHubConfig(): HubConfig {
-  return { port: 8080, host: '0.0.0.0', dataDir: resolve('.flotilla'), logLevel: 'info', scheduler: defaultSchedulerConfig(), cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig() };
+  return { port: 8080, host: '0.0.0.0', dataDir: resolve('.flotilla'), logLevel: 'info', scheduler: defaultSchedulerConfig(), cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig(), egress: defaultEgressConfig() };
 }
 
 /** Every bad environment variable, listed at once. */
@@ -221,6 +224,7 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
   }
 
   config.cdevents = parseCdeventsConfig(value, problems);
+  config.egress = parseEgressConfig(value, problems);
   parseAgentServerConfig(value, config, problems, cwd);
 
   if (problems.length > 0) throw new HubConfigError(problems);

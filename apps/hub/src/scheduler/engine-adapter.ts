@@ -18,6 +18,7 @@ import {
   type RunReport,
   type RunResult,
 } from '@flotilla/engine';
+import type { EgressPolicy } from '@flotilla/egress';
 import { ResourceManager } from '@flotilla/kube';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -30,22 +31,27 @@ export interface EngineRunnerOptions {
   /** limit for deleting each instance when a Project is deleted */
   deleteTimeoutMs: number;
   reconcile: Partial<ReconcileOptions>;
+  /** where API servers may be reached (the hub's egress policy) */
+  egress: EgressPolicy;
+  /** fetch of the registry clients (modules, artifacts, token realms): the hub's egress-checked one */
+  registryFetch?: typeof fetch;
 }
 
-export function defaultEngineRunnerOptions(dataDir: string): EngineRunnerOptions {
-  return { cacheDir: join(dataDir, 'cache'), deleteTimeoutMs: 5 * 60_000, reconcile: {} };
+export function defaultEngineRunnerOptions(dataDir: string, egress: EgressPolicy, registryFetch?: typeof fetch): EngineRunnerOptions {
+  return { cacheDir: join(dataDir, 'cache'), deleteTimeoutMs: 5 * 60_000, reconcile: {}, egress, registryFetch };
 }
 
 export class EngineTargetRunner implements TargetRunner {
   private readonly runtime: EngineRuntime;
 
   /** `runtime` lets tests and benchmarks pass their own generator; by default the CUE engine starts at the first run. */
-  constructor(options: EngineRunnerOptions, runtime?: EngineRuntime, logger?: Logger) {
+  constructor(private readonly options: EngineRunnerOptions, runtime?: EngineRuntime, logger?: Logger) {
     this.runtime =
       runtime ??
       EngineRuntime.create({
         cacheDir: options.cacheDir,
         reconcile: { ...options.reconcile, pruneTimeoutMs: options.deleteTimeoutMs },
+        ...(options.registryFetch ? { registry: { fetch: options.registryFetch } } : {}),
         onCueStarted: (cue) =>
           cue.fallbackReason
             ? logger?.warn({ reason: cue.fallbackReason }, 'CUE runs on WebAssembly, slower and larger: the native helper is unavailable')
@@ -104,7 +110,7 @@ export class EngineTargetRunner implements TargetRunner {
   }
 
   async diff(input: TargetDiffInput): Promise<ProjectDiff> {
-    const conn = openKubeConnection(input.connection, input.onKubeRequest);
+    const conn = openKubeConnection(input.connection, this.options.egress, input.onKubeRequest);
     try {
       return await this.runtime.diff(
         {
@@ -138,7 +144,7 @@ export class EngineTargetRunner implements TargetRunner {
       return buildRunReport(failedRunResult({ project: spec(input), cluster: input.cluster }, error, new Date()), input.schedule, kind);
     }
     // the hub's own connection when it opened one (it closes it); otherwise this run's
-    const conn = input.kube?.connection ?? openKubeConnection(input.connection, input.onKubeRequest);
+    const conn = input.kube?.connection ?? openKubeConnection(input.connection, this.options.egress, input.onKubeRequest);
     const manager = new ResourceManager(conn, undefined, input.kube?.discovery);
     const removed = kind === 'delete' ? 'deleted' : 'pruned';
     try {
