@@ -38,6 +38,7 @@ export function isHostName(host: string): boolean {
 export function parseEgressEntry(raw: string): EgressEntry {
   const entry = normalizeHost(raw);
   if (!entry) throw new EgressPolicyConfigError(raw, 'is empty');
+  if (entry.includes('://')) throw new EgressPolicyConfigError(raw, 'expected a host name, not a URL (drop the scheme and path)');
   const slash = entry.indexOf('/');
   if (slash >= 0) {
     const address = entry.slice(0, slash);

@@ -22,7 +22,7 @@ describe('egress settings', () => {
     expect(err).toBeInstanceOf(HubConfigError);
     expect((err as HubConfigError).problems).toEqual([
       'FLOTILLA_EGRESS_ALLOW: egress policy entry "10.0.0.0/40": the prefix length must be an integer from 0 to 32',
-      'FLOTILLA_EGRESS_DENY: egress policy entry "http://x": expected a host name, a *.suffix pattern, an IP address or a CIDR',
+      'FLOTILLA_EGRESS_DENY: egress policy entry "http://x": expected a host name, not a URL (drop the scheme and path)',
       'FLOTILLA_EGRESS_ALLOW_LOOPBACK="maybe": expected on or off',
     ]);
   });

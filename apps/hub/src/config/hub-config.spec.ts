@@ -1,10 +1,11 @@
+import { defaultEgressConfig } from './egress-config';
 import { defaultCdeventsConfig } from './cdevents-config';
 import { defaultAgentServerConfig, defaultSchedulerConfig, HubConfigError, parseHubConfig } from './hub-config';
 
 describe('parseHubConfig', () => {
   it('defaults to port 8080 on all interfaces with the embedded database under ./.flotilla', () => {
     const c = parseHubConfig({}, '/srv/hub');
-    expect(c).toEqual({ port: 8080, host: '0.0.0.0', dataDir: '/srv/hub/.flotilla', logLevel: 'info', scheduler: { ...defaultSchedulerConfig(), hubId: c.scheduler.hubId }, cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig() });
+    expect(c).toEqual({ port: 8080, host: '0.0.0.0', dataDir: '/srv/hub/.flotilla', logLevel: 'info', scheduler: { ...defaultSchedulerConfig(), hubId: c.scheduler.hubId }, cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig(), egress: defaultEgressConfig() });
     expect(c.scheduler).toMatchObject({ enabled: true, tickMs: 2000, leaseTtlMs: 30_000, concurrency: 32, sourcePollMs: 60_000, clusterCheckMs: 60_000 });
     expect(c.scheduler.hubId).toMatch(/^.+-\d+-[0-9a-f]{6}$/);
     expect(c.databaseUrl).toBeUndefined();
@@ -35,6 +36,7 @@ describe('parseHubConfig', () => {
       cdevents: defaultCdeventsConfig(),
       // the agents' server binds where HOST says unless told otherwise
       agents: { ...defaultAgentServerConfig(), host: '127.0.0.1' },
+      egress: defaultEgressConfig(),
     });
   });
 
