@@ -134,7 +134,8 @@ export class RegistryTransport {
       return await this.opts.fetch(url, { method, headers, body, redirect: 'manual', signal: deadline.signal });
     } catch (cause) {
       deadline.check();
-      throw new RegistryError(method, url, 0, undefined, 'request failed before a response', { cause });
+      const why = innermostMessage(cause);
+      throw new RegistryError(method, url, 0, undefined, `request failed before a response${why ? `: ${why}` : ''}`, { cause });
     }
   }
 
@@ -181,6 +182,20 @@ async function registryError(method: string, url: string, res: Response): Promis
     // not a distribution error body: described above, never echoed
   }
   return new RegistryError(method, url, res.status, code, detail);
+}
+
+/**
+ * The innermost message of a network error (fetch wraps the socket's, which says
+ * what happened: refused, reset, the egress policy's refusal), bounded.
+ */
+function innermostMessage(err: unknown): string | undefined {
+  let c = err as { message?: unknown; cause?: unknown } | undefined;
+  let best: string | undefined;
+  for (let depth = 0; c && typeof c === 'object' && depth < 5; depth++) {
+    if (typeof c.message === 'string' && c.message) best = c.message;
+    c = c.cause as typeof c;
+  }
+  return best === undefined || best === 'fetch failed' ? undefined : boundedText(best, 200);
 }
 
 /** Distribution error codes are short upper-case words (`MANIFEST_UNKNOWN`). */
