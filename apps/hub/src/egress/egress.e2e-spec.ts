@@ -65,6 +65,36 @@ describe('a hub whose egress policy does not allow loopback', () => {
   });
 });
 
+describe('Projects that name a registry or a sink the hub may not reach', () => {
+  let hub: TestHub;
+  beforeAll(async () => (hub = await startTestHub('postgres', { egress: noLoopback })));
+  afterAll(() => hub?.close());
+  const project = (name: string, extra: Record<string, unknown>) => ({ body: { name, namespace: 'apps', source: { repository: 'oci://registry.example.com/acme/app' }, targets: { names: ['nowhere'] }, ...extra } });
+
+  it('refuses a registry or sink at a metadata or loopback address, naming the field, and stores nothing', async () => {
+    const registry = await hub.call('POST', '/api/v1/projects', project('imds-registry', { source: { repository: 'oci://169.254.169.254/latest/app' } }));
+    expect(registry.status).toBe(400);
+    expect(registry.body.message).toContain('source.repository: 169.254.169.254 is a cloud metadata address');
+    const sink = await hub.call('POST', '/api/v1/projects', project('lo-sink', { cdeventsSink: 'http://127.0.0.1:9/events' }));
+    expect(sink.status).toBe(400);
+    expect(sink.body.message).toContain('cdeventsSink: 127.0.0.1 is loopback');
+    for (const name of ['imds-registry', 'lo-sink']) expect((await hub.call('GET', `/api/v1/projects/${name}`)).status).toBe(404);
+  });
+
+  it('refuses a sink header over plain http off loopback, at creation and when a patch adds it', async () => {
+    const header = { name: 'Authorization', value: 'Bearer s3cret-value' };
+    const created = await hub.call('POST', '/api/v1/projects', project('clear-sink', { cdeventsSink: 'http://10.0.0.1:8080/events', cdeventsSinkHeader: header }));
+    expect(created.status).toBe(400);
+    expect(created.body.message).toContain('cdeventsSink: plain http:// would send cdeventsSinkHeader in clear; use https://');
+    // without a header, plain http is the operator's choice
+    expect((await hub.call('POST', '/api/v1/projects', project('open-sink', { cdeventsSink: 'http://10.0.0.1:8080/events' }))).status).toBe(201);
+    const patched = await hub.call('PATCH', '/api/v1/projects/open-sink', { body: { cdeventsSinkHeader: header } });
+    expect(patched.status).toBe(400);
+    expect(patched.body.message).toContain('cdeventsSink: plain http:// would send cdeventsSinkHeader in clear');
+    expect((await hub.call('GET', '/api/v1/projects/open-sink')).body).toMatchObject({ cdeventsSinkHeader: null, generation: 1 });
+  });
+});
+
 describe('allow and deny lists', () => {
   it('lets a loopback address in the allow list through, and the deny list win over it', async () => {
     const allowed = await startTestHub('postgres', { egress: { allow: ['127.0.0.1'], deny: [], allowLoopback: false } });
