@@ -9,6 +9,10 @@ describe('address checks at the edge', () => {
     expect(serverProblems('http://10.0.0.1:6443', 'endpoint.server', policy)[0]).toMatch(/^endpoint\.server: plain http:\/\/ would send/);
     expect(serverProblems('ftp://10.0.0.1', 'endpoint.server', policy)).toEqual(['endpoint.server: must be an https:// URL']);
     expect(serverProblems('https://[fe80::1]:6443', 'credentials.kubeconfig server', policy)[0]).toMatch(/^credentials\.kubeconfig server: fe80::1 is a link-local address; /);
+    // other spellings of an IPv4 address are the address (URL parsing normalises them)
+    for (const spelled of ['https://2852039166', 'https://0xa9.0xfe.0xa9.0xfe', 'https://[::ffff:169.254.169.254]']) {
+      expect([spelled, serverProblems(spelled, 'endpoint.server', policy)[0]]).toEqual([spelled, expect.stringMatching(/is a cloud metadata address/)]);
+    }
     // a name is judged when it is resolved, at connect time
     expect(serverProblems('https://localhost:6443', 'endpoint.server', policy)).toEqual([]);
   });
