@@ -230,6 +230,19 @@ describe('flotilla-hub Helm chart (real Helm, real API server)', () => {
     expect(plain.volumes.map((v) => v.name)).not.toContain('agent-ca');
   });
 
+  it('passes the egress policy to the hub: loopback refused by default, lists joined', () => {
+    const plain = envOf(deploymentOf(render(opts(), home)).spec.template.spec.containers[0]);
+    expect(plain).toMatchObject({ FLOTILLA_EGRESS_ALLOW_LOOPBACK: 'off' });
+    expect(Object.keys(plain)).not.toContain('FLOTILLA_EGRESS_ALLOW');
+    const set = { 'config.egress.allow': '{10.0.0.0/8,*.corp.example}', 'config.egress.deny': '{10.1.0.0/16}', 'config.egress.allowLoopback': 'true' };
+    const env = envOf(deploymentOf(render(opts({ set }), home)).spec.template.spec.containers[0]);
+    expect(env).toMatchObject({ FLOTILLA_EGRESS_ALLOW: '10.0.0.0/8,*.corp.example', FLOTILLA_EGRESS_DENY: '10.1.0.0/16', FLOTILLA_EGRESS_ALLOW_LOOPBACK: 'on' });
+    // an entry with a comma or a space would change the list's meaning: the schema refuses it
+    const bad = helm(templateArgs(opts({ set: { 'config.egress.deny': '{a b}' } })), home);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toContain('egress');
+  });
+
   describe('refuses', () => {
     it.each([
       ['no database', {}, 'replicaCount=2 needs an external PostgreSQL: the embedded database (PGlite) serves a single replica only'],

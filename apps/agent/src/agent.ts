@@ -1,6 +1,7 @@
 // The agent process, wired: one connection with the agent's own identity,
 // the engine runtime, the Project controller (behind a Lease when several
 // replicas run), Events, metrics and the probe endpoints.
+import { EgressPolicy, egressFetch } from '@flotilla/egress';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { defaultBackoffOptions, EngineRuntime } from '@flotilla/engine';
@@ -61,8 +62,11 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
   const version = await manager.serverVersion();
   log.info('connected to the API server', { server: credentials.server, version });
 
+  // registries, token realms and sinks are named by Projects: checked on the address connected to
+  const net = egressFetch(new EgressPolicy(config.egress));
   const runtime = EngineRuntime.create({
     cacheDir: config.cacheDir,
+    registry: { fetch: net.fetch },
     cue: config.cue,
     onCueStarted: (cue) => {
       const pool = { poolSize: config.cue.poolSize, workerMemoryMiB: Math.round(config.cue.memoryLimitBytes / 1048576) };
@@ -80,7 +84,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
   const cdevents = new AgentCdeventsEmitter({
     source: `/flotilla/agent/${encodeURIComponent(config.clusterName)}`,
     backoff: { ...defaultDeliveryBackoff(), initialMs: config.cdevents.retryInitialMs, maxMs: config.cdevents.retryMaxMs, maxAttempts: config.cdevents.maxAttempts },
-    post: defaultSinkPostOptions(),
+    post: { ...defaultSinkPostOptions(), fetch: net.fetch },
     maxQueued: config.cdevents.maxQueued,
     log,
     ...(outboxNamespace ? { store: new OutboxStore(manager.client, outboxNamespace) } : {}),
@@ -186,6 +190,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     await cdevents.stop();
     await events.flush();
     await runtime.close();
+    await net.close();
     await probe.close();
     await connection.close();
     log.info('stopped');

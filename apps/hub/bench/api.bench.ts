@@ -202,6 +202,7 @@ async function main(): Promise<void> {
       HOST: '127.0.0.1',
       PORT: String(port),
       FLOTILLA_AGENT_PORT: '0',
+      FLOTILLA_EGRESS_ALLOW_LOOPBACK: 'on',
       DATABASE_URL: pg.endpoint.url,
       FLOTILLA_DATA_DIR: join(work, 'hub'),
       FLOTILLA_ADMIN_TOKEN: TOKEN,

@@ -4,6 +4,7 @@ import type { INestApplication } from '@nestjs/common';
 import { createHubApp, listeningUrl } from '../src/app';
 import { defaultHubConfig, defaultSchedulerConfig, type SchedulerConfig, defaultAgentServerConfig } from '../src/config/hub-config';
 import { type CdeventsConfig, defaultCdeventsConfig } from '../src/config/cdevents-config';
+import { defaultEgressConfig } from '../src/config/egress-config';
 import type { TargetRunner } from '../src/scheduler/target-runner';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
@@ -28,6 +29,8 @@ export async function startBenchHub(options: { dataDir: string; databaseUrl: str
       scheduler: { ...defaultSchedulerConfig(), hubId: 'bench', ...options.scheduler },
       cdevents: { ...defaultCdeventsConfig(), ...options.cdevents },
       agents: { ...defaultAgentServerConfig('127.0.0.1'), port: 0 },
+      // the harness's services listen on loopback
+      egress: { ...defaultEgressConfig(), allowLoopback: true },
     },
     { scheduler: { targetRunner: options.runner }, announce: () => undefined },
   );

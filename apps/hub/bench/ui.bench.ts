@@ -123,7 +123,7 @@ async function main(): Promise<void> {
     const port = await freePort();
     let out = '';
     hub = spawn(process.execPath, [join(ROOT, 'dist/apps/hub/src/main.js')], {
-      env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), FLOTILLA_AGENT_PORT: '0', DATABASE_URL: pg.endpoint.url, FLOTILLA_DATA_DIR: join(work, 'hub'), FLOTILLA_ADMIN_TOKEN: TOKEN, FLOTILLA_SCHEDULER: 'off', LOG_LEVEL: 'warn' },
+      env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), FLOTILLA_AGENT_PORT: '0', DATABASE_URL: pg.endpoint.url, FLOTILLA_DATA_DIR: join(work, 'hub'), FLOTILLA_ADMIN_TOKEN: TOKEN, FLOTILLA_SCHEDULER: 'off', FLOTILLA_EGRESS_ALLOW_LOOPBACK: 'on', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     hub.stdout!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));

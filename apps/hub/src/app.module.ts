@@ -8,6 +8,7 @@ import { ClustersModule } from './clusters/clusters.module';
 import type { Clock } from './common/clock';
 import { ClockModule } from './common/clock.module';
 import { ConfigModule } from './config/config.module';
+import { EgressModule } from './egress/egress.module';
 import { CredentialsModule } from './credentials/credentials.module';
 import type { HubConfig } from './config/hub-config';
 import { CryptoModule } from './crypto/crypto.module';
@@ -41,6 +42,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(logger),
         ClockModule.forRoot(clock),
+        EgressModule,
         DatabaseModule,
         NotifyModule,
         CryptoModule,

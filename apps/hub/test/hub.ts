@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { createHubApp, type HubAppOptions, listeningUrl } from '../src/app';
 import { ADMIN_TOKEN_FILE } from '../src/auth/admin-token-file';
 import { defaultCdeventsConfig } from '../src/config/cdevents-config';
+import { defaultEgressConfig } from '../src/config/egress-config';
 import { defaultAgentServerConfig, defaultAuthConfig, defaultHubConfig, defaultSchedulerConfig, type HubConfig } from '../src/config/hub-config';
 import { createTempDataDir, createTestDatabase, seedPgliteDataDir } from './databases';
 
@@ -56,6 +57,8 @@ export async function startTestHub(kind: DatabaseKind, overrides: Partial<HubCon
     agents: { ...defaultAgentServerConfig('127.0.0.1'), port: 0 },
     // suites (and the fuzzer) send wrong tokens by the dozen from one address; the limiter's own specs turn it on
     auth: { ...defaultAuthConfig(), failureLimit: 0 },
+    // the harness's API server, registries and sinks listen on loopback
+    egress: { ...defaultEgressConfig(), allowLoopback: true },
     ...overrides,
   };
   const hub = await launch(config, options);

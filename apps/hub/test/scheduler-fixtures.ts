@@ -4,6 +4,7 @@ import { appliedInstance, buildRunReport, formatRevision, InstanceApplyError, re
 import { RegistryClient } from '@flotilla/oci';
 import { harnessEnv } from '../../../test/harness/env';
 import { defaultHubConfig, defaultSchedulerConfig, type HubConfig, type SchedulerConfig, defaultAgentServerConfig } from '../src/config/hub-config';
+import { defaultEgressConfig } from '../src/config/egress-config';
 import type { TestHub } from './hub';
 import { OciTagResolver, type TagCredentials, type TagResolver } from '../src/scheduler/sources/tag-resolver';
 import type { TargetRunHooks, TargetRunInput, TargetRunner } from '../src/scheduler/target-runner';
@@ -181,6 +182,8 @@ export function schedulerHubConfig(databaseUrl: string, dataDir: string, secrets
     ...secrets,
     scheduler: fastScheduler(scheduler),
     agents: { ...defaultAgentServerConfig('127.0.0.1'), port: 0 },
+    // the harness's services (and the fake clusters) are on loopback
+    egress: { ...defaultEgressConfig(), allowLoopback: true },
   };
 }
 

@@ -1,3 +1,4 @@
+import { isLoopbackHost } from '@flotilla/egress';
 import { SinkDeliveryError } from './errors';
 import { type BindingMode, toHttpMessage } from './http-binding';
 import type { CDEvent } from './types';
@@ -12,6 +13,7 @@ export interface SinkPostOptions {
   mode: BindingMode;
   /** total time for the request and its answer */
   deadlineMs: number;
+  /** the hub passes its egress-checked fetch (plain http only to loopback for sinks with a header) */
   fetch?: typeof fetch;
 }
 
@@ -19,13 +21,24 @@ export function defaultSinkPostOptions(): SinkPostOptions {
   return { mode: 'binary', deadlineMs: 10_000 };
 }
 
-/** How much of a refusing sink's answer is kept in the error. */
-const ANSWER_LIMIT = 300;
+/**
+ * Bytes of a sink's answer read (so a short answer leaves the connection reusable);
+ * a longer answer is cut off. The answer itself never goes into the error: a sink URL
+ * may name any server, whose body is not the hub's users' to read.
+ */
+export const SINK_ANSWER_READ_LIMIT = 16 * 1024;
 
 /** POSTs one CDEvent as a CloudEvent; resolves on 2xx, throws SinkDeliveryError otherwise. */
 export async function postCdevent(sink: SinkTarget, event: CDEvent, options: SinkPostOptions = defaultSinkPostOptions()): Promise<void> {
   const { headers, body } = toHttpMessage(event, options.mode);
-  if (sink.header) headers[sink.header.name] = sink.header.value;
+  if (sink.header) {
+    // the header is a secret: it never crosses a network in clear
+    const url = parseUrl(sink.url);
+    if (url?.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+      throw new SinkDeliveryError(`POST ${sink.url}: plain http:// with a secret header is only allowed to loopback; use https://`);
+    }
+    headers[sink.header.name] = sink.header.value;
+  }
   const signal = AbortSignal.timeout(options.deadlineMs);
   let res: Response;
   try {
@@ -34,9 +47,34 @@ export async function postCdevent(sink: SinkTarget, event: CDEvent, options: Sin
     const why = signal.aborted ? `no answer within ${options.deadlineMs} ms` : describe(err);
     throw new SinkDeliveryError(`POST ${sink.url}: ${why}`, undefined, { cause: err });
   }
-  // read (and bound) the answer under the same deadline, so the connection is reused
-  const answer = await res.text().catch(() => '');
-  if (!res.ok) throw new SinkDeliveryError(`POST ${sink.url}: HTTP ${res.status}${answer ? `: ${answer.slice(0, ANSWER_LIMIT)}` : ''}`, res.status);
+  // read a bounded part of the answer under the same deadline, so the connection is reused
+  await drainBounded(res, SINK_ANSWER_READ_LIMIT);
+  if (!res.ok) throw new SinkDeliveryError(`POST ${sink.url}: HTTP ${res.status}`, res.status);
+}
+
+/** Reads at most `limit` bytes of the body, then cancels the rest; errors end the read quietly. */
+async function drainBounded(res: Response, limit: number): Promise<void> {
+  const reader = res.body?.getReader();
+  if (!reader) return;
+  let read = 0;
+  try {
+    while (read <= limit) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      read += value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+function parseUrl(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `fetch failed: connect ECONNREFUSED …`: the error and its cause (checked by shape: errors may come from another realm). */

@@ -33,8 +33,9 @@ beforeAll(async () => {
     const groups: string[] = [];
     for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i].toLowerCase() === 'impersonate-group') groups.push(req.rawHeaders[i + 1]);
     // /whoami answers anyone (to inspect headers); everything else needs a client certificate
+    // (answers are Status objects, as a real API server's errors are)
     res.writeHead(authorized || req.url === '/whoami' ? 200 : 401, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ cn: authorized ? peer.subject?.CN : undefined, user: req.headers['impersonate-user'], groups, auth: req.headers.authorization ?? null, message: authorized ? 'ok' : 'no client certificate' }));
+    res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', cn: authorized ? peer.subject?.CN : undefined, user: req.headers['impersonate-user'], groups, auth: req.headers.authorization ?? null, message: authorized ? 'ok' : 'no client certificate' }));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const addr = server.address();

@@ -7,7 +7,9 @@ import { undici } from './undici-loader';
 import { apiPathTemplate } from './api-path';
 import { DEFAULT_BURST, DEFAULT_QPS } from './constants';
 import { ConflictError, ConnectionConfigError, ResponseTooLargeError, ForbiddenError, KubeApiError, NotFoundError, RequestTimeoutError, StreamDecodeError, StreamIdleError, type ApiStatus } from './errors';
+import { type EgressPolicy, egressConnector, isLoopbackHost } from '@flotilla/egress';
 import { parseExactJson, stringifyExactJson } from '@flotilla/json';
+import { apiStatusOf } from './api-status';
 import { LineSplitter } from './line-splitter';
 import { TokenBucket } from './rate-limiter';
 import { TokenFile } from './token-file';
@@ -78,6 +80,11 @@ export interface ConnectionOptions {
   now?: () => number;
   /** called after every request (the hub exports counts as metrics); must not throw */
   onRequest?: (event: RequestEvent) => void;
+  /**
+   * Where connections may go, checked on the address each socket connects to (the hub's
+   * egress policy); none: anywhere (the agent's own API server, the CLI's kubeconfig).
+   */
+  egress?: EgressPolicy;
 }
 
 export function defaultConnectionOptions(): ConnectionOptions {
@@ -174,9 +181,14 @@ export class ClusterConnection {
         throw new ConnectionConfigError(`cluster ${credentials.server}: ${field} is not PEM (expected "-----BEGIN …")`);
       }
     }
+    // credentials always go with the requests: never in clear across a network
+    if (base.protocol === 'http:' && !isLoopbackHost(base.hostname)) {
+      throw new ConnectionConfigError(`cluster server ${credentials.server}: plain http:// is only allowed to loopback (credentials would travel in clear); use https://`);
+    }
+    const connect = { ...tlsContext(credentials), rejectUnauthorized: !credentials.insecureSkipTLSVerify };
     const agent = new (undici().Agent)({
       connections: 16,
-      connect: { ...tlsContext(credentials), rejectUnauthorized: !credentials.insecureSkipTLSVerify },
+      connect: opts.egress ? egressConnector(opts.egress, { plainHttpLoopbackOnly: true, connect }) : connect,
     });
     const transport: Transport = {
       agent,
@@ -253,8 +265,7 @@ export class ClusterConnection {
       if (statusCode === 404 && req.absentAsUndefined) return undefined as T;
       // a rotated token: read the file again on the next request
       if (statusCode === 401) this.transport.tokenFile?.invalidate();
-      const status: ApiStatus = parsed && typeof parsed === 'object' ? (parsed as ApiStatus) : { message: text.slice(0, 500) };
-      throw apiError(req.method, url.pathname, statusCode, status, req.subject);
+      throw apiError(req.method, url.pathname, statusCode, apiStatusOf(parsed), req.subject);
     } catch (err) {
       if (err instanceof KubeApiError && err.statusCode !== 0) throw err;
       if (timeout && deadline.signal.reason === timeout) throw timeout;
@@ -318,9 +329,7 @@ export class ClusterConnection {
         arm(headersLate, timeoutMs);
         const text = await readBounded(res, this.options.maxResponseBytes, () => new ResponseTooLargeError(req.method, url.pathname, statusCode, this.options.maxResponseBytes, req.subject));
         if (statusCode === 401) this.transport.tokenFile?.invalidate();
-        const parsed = parseJson(text);
-        const status: ApiStatus = parsed && typeof parsed === 'object' ? (parsed as ApiStatus) : { message: text.slice(0, 500) };
-        throw apiError(req.method, url.pathname, statusCode, status, req.subject);
+        throw apiError(req.method, url.pathname, statusCode, apiStatusOf(parseJson(text)), req.subject);
       }
       const lines = new LineSplitter(maxLine, () => new ResponseTooLargeError(req.method, url.pathname, statusCode, maxLine, req.subject, 'stream line'));
       const decode = (line: Buffer): T => {
@@ -328,7 +337,7 @@ export class ClusterConnection {
         try {
           return parseExactJson(text) as T;
         } catch (err) {
-          throw new StreamDecodeError(req.method, url.pathname, statusCode, text, req.subject, { cause: err });
+          throw new StreamDecodeError(req.method, url.pathname, statusCode, line.length, req.subject, { cause: err });
         }
       };
       arm(idle, idleMs);

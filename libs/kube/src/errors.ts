@@ -83,8 +83,9 @@ export class StreamIdleError extends KubeApiError {
 
 /** A stream line that is not a JSON document. */
 export class StreamDecodeError extends KubeApiError {
-  constructor(method: string, path: string, statusCode: number, line: string, subject?: string, options?: { cause?: unknown }) {
-    super(method, path, statusCode, { message: `stream line is not JSON: ${line.slice(0, 200)}` }, subject, options);
+  constructor(method: string, path: string, statusCode: number, lineBytes: number, subject?: string, options?: { cause?: unknown }) {
+    // the line itself is not shown: it is whatever the server sent
+    super(method, path, statusCode, { message: `stream line of ${lineBytes} bytes is not JSON` }, subject, options);
   }
 }
 

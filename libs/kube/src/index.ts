@@ -17,6 +17,7 @@ export * from './rate-limiter';
 export * from './api-path';
 export * from './token-file';
 export * from './connection';
+export { apiStatusOf } from './api-status';
 export * from './kubeconfig';
 export * from './in-cluster';
 export * from './discovery';

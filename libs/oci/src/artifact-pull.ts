@@ -22,8 +22,9 @@ export async function fetchTimoniManifest(client: RegistryClient, ref: Reference
   let manifest: ImageManifest;
   try {
     manifest = JSON.parse(fetched.bytes.toString('utf8')) as ImageManifest;
-  } catch (cause) {
-    throw new ArtifactFormatError(formatReference(ref), `manifest is not JSON: ${(cause as Error).message}`);
+  } catch {
+    // the parser's message quotes the bytes, which came from the registry
+    throw new ArtifactFormatError(formatReference(ref), 'manifest is not JSON');
   }
   if (!manifest.config || !Array.isArray(manifest.layers)) {
     throw new ArtifactFormatError(formatReference(ref), `not an image manifest (media type '${fetched.mediaType}')`);

@@ -1,6 +1,7 @@
 // Authorization for one registry: basic, a fixed bearer token, or the token
 // flow (challenge → token endpoint with scope), tokens cached per scope until
 // expiry. Credentials go to a token realm only where token-realm.ts allows.
+import { isLoopbackHost } from '@flotilla/egress';
 import { type AuthChallenge } from './auth-challenge';
 import { AuthError } from './errors';
 import { RequestDeadline, untilAborted } from './request-deadline';
@@ -27,6 +28,8 @@ export interface AuthenticatorOptions {
   timeoutMs?: number;
   /** Largest token response read (tokens are a few KiB). */
   maxBytes?: number;
+  /** Plain-HTTP token realms off loopback are allowed (the registry's own `insecure`). */
+  insecure?: boolean;
   now?: () => number;
 }
 
@@ -89,6 +92,11 @@ export class Authenticator {
     } catch (cause) {
       throw new AuthError(registry, `bearer realm '${realm}' is not a URL`, { cause });
     }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new AuthError(registry, `bearer realm '${realm}' must be an https:// URL`);
+    // credentials go to the realm: never in clear across a network
+    if (url.protocol === 'http:' && creds.kind !== 'anonymous' && !this.opts.insecure && !isLoopbackHost(url.hostname)) {
+      throw new AuthError(registry, `bearer realm '${url.origin}' is plain http:// and not loopback; credentials are only sent to it over https://`);
+    }
     if (creds.kind !== 'anonymous' && !realmMayReceiveCredentials(registry, url)) {
       throw new AuthError(
         registry,
@@ -124,7 +132,8 @@ export class Authenticator {
     } finally {
       deadline.clear();
     }
-    if (!res.ok) throw new AuthError(registry, `token endpoint answered ${res.status}: ${text.slice(0, 200)}`);
+    // the answer is not shown: the realm is named by the registry and may be any server
+    if (!res.ok) throw new AuthError(registry, `token endpoint answered ${res.status}`);
     let body: { token?: string; access_token?: string; expires_in?: number; issued_at?: string };
     try {
       body = JSON.parse(text);

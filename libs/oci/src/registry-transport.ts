@@ -2,6 +2,7 @@
 // insecure), user agent, authorization with one retry after a 401 challenge,
 // and distribution error bodies turned into RegistryError. Every request runs
 // under its RequestDeadline, whose signal also ends the caller's body read.
+import { boundedText } from '@flotilla/egress';
 import { parseChallenge } from './auth-challenge';
 import { Authenticator } from './auth';
 import { AuthError, InsecureRegistryError, RegistryError } from './errors';
@@ -14,6 +15,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 /** Error bodies are read for their message only. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** Longest registry error message kept. */
+const MAX_ERROR_MESSAGE = 200;
 
 export interface TransportOptions {
   credentials: CredentialSource;
@@ -131,7 +134,8 @@ export class RegistryTransport {
       return await this.opts.fetch(url, { method, headers, body, redirect: 'manual', signal: deadline.signal });
     } catch (cause) {
       deadline.check();
-      throw new RegistryError(method, url, 0, undefined, 'request failed before a response', { cause });
+      const why = innermostMessage(cause);
+      throw new RegistryError(method, url, 0, undefined, `request failed before a response${why ? `: ${why}` : ''}`, { cause });
     }
   }
 
@@ -148,6 +152,7 @@ export class RegistryTransport {
             fetch: this.opts.fetch,
             timeoutMs: this.opts.responseTimeoutMs,
             maxBytes: this.opts.maxTokenBytes,
+            insecure: this.opts.insecure,
           }),
       );
       // A failed credential lookup is retried on the next request rather than cached.
@@ -158,19 +163,44 @@ export class RegistryTransport {
   }
 }
 
+/**
+ * The error of a non-2xx answer: the first distribution error's `code` and `message`,
+ * bounded. Any other body is not shown: a registry host may name any server.
+ */
 async function registryError(method: string, url: string, res: Response): Promise<RegistryError> {
   const text = method === 'HEAD' ? '' : await readLimited(res, MAX_ERROR_BODY_BYTES, `${method} ${url} error body`).then((b) => b.toString('utf8'), () => '');
   let code: string | undefined;
-  let detail = text.slice(0, 300);
+  let detail = text ? 'the answer is not a registry error (body not shown)' : '';
   try {
-    const body = JSON.parse(text) as { errors?: { code?: string; message?: string }[] };
-    const first = body.errors?.[0];
-    if (first) {
-      code = first.code;
-      detail = first.message ?? '';
+    const body = JSON.parse(text) as { errors?: { code?: unknown; message?: unknown }[] };
+    const first = Array.isArray(body?.errors) ? body.errors[0] : undefined;
+    if (first && typeof first === 'object') {
+      code = typeof first.code === 'string' && isErrorCode(first.code) ? first.code : undefined;
+      detail = typeof first.message === 'string' ? boundedText(first.message, MAX_ERROR_MESSAGE) : '';
     }
   } catch {
-    // not a distribution error body; keep the text
+    // not a distribution error body: described above, never echoed
   }
   return new RegistryError(method, url, res.status, code, detail);
+}
+
+/**
+ * The innermost message of a network error (fetch wraps the socket's, which says
+ * what happened: refused, reset, the egress policy's refusal), bounded.
+ */
+function innermostMessage(err: unknown): string | undefined {
+  let c = err as { message?: unknown; cause?: unknown } | undefined;
+  let best: string | undefined;
+  for (let depth = 0; c && typeof c === 'object' && depth < 5; depth++) {
+    if (typeof c.message === 'string' && c.message) best = c.message;
+    c = c.cause as typeof c;
+  }
+  return best === undefined || best === 'fetch failed' ? undefined : boundedText(best, 200);
+}
+
+/** Distribution error codes are short upper-case words (`MANIFEST_UNKNOWN`). */
+function isErrorCode(code: string): boolean {
+  if (code.length === 0 || code.length > 64) return false;
+  for (const ch of code) if (!((ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch === '_')) return false;
+  return true;
 }

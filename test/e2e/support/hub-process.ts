@@ -32,7 +32,7 @@ export class HubProcess {
     this.log = createWriteStream(this.logFile);
     // Only what the hub needs: no inherited FLOTILLA_* or DATABASE_URL from the developer's shell.
     this.child = spawn(process.execPath, [...nodeFlags, HUB_MAIN], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dataDir, PORT: '0', FLOTILLA_AGENT_PORT: '0', HOST: '127.0.0.1', FLOTILLA_DATA_DIR: dataDir, FLOTILLA_HUB_ID: id, ...env },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dataDir, PORT: '0', FLOTILLA_AGENT_PORT: '0', HOST: '127.0.0.1', FLOTILLA_DATA_DIR: dataDir, FLOTILLA_HUB_ID: id, FLOTILLA_EGRESS_ALLOW_LOOPBACK: 'on', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let partial = '';

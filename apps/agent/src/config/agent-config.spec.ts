@@ -137,3 +137,14 @@ describe('the CDEvents receiver settings', () => {
     expect(problemsOf(['--events-address=nowhere'], { FLOTILLA_EVENTS_SECRETS: 'one-secret-0123456789' })).toEqual(['--events-address="nowhere" must be host:port (port 0 picks a free one)']);
   });
 });
+
+describe('the egress settings', () => {
+  it('refuses metadata and link-local by default and allows the pod\'s loopback', () => {
+    expect(parseAgentConfig([], { POD_NAMESPACE: 'flotilla-system' }).egress).toEqual({ allow: [], deny: [], allowLoopback: true });
+  });
+
+  it('reads the lists and names a bad entry with its flag', () => {
+    expect(parseAgentConfig(['--egress-allow=registry.corp.example, 100.64.0.0/10', '--egress-deny=127.0.0.0/8'], { POD_NAMESPACE: 'x' }).egress).toEqual({ allow: ['registry.corp.example', '100.64.0.0/10'], deny: ['127.0.0.0/8'], allowLoopback: true });
+    expect(problemsOf(['--egress-deny=10.0.0.0/99'], { POD_NAMESPACE: 'x' })).toEqual(['--egress-deny: egress policy entry "10.0.0.0/99": the prefix length must be an integer from 0 to 32']);
+  });
+});

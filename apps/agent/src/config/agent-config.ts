@@ -6,6 +6,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EgressPolicyConfigError, type EgressPolicyOptions, parseEgressEntry } from '@flotilla/egress';
 import { formatDuration, parseDuration } from './duration';
 
 export interface AgentConfig {
@@ -50,6 +51,12 @@ export interface AgentConfig {
   hub: HubLinkConfig | null;
   /** the CUE pool, sized so it fits the container's memory limit beside the agent itself */
   cue: CueMemoryBudget;
+  /**
+   * Where registries, token realms and CDEvents sinks may be reached (`--egress-allow`,
+   * `--egress-deny`): metadata and link-local addresses are refused by default, loopback
+   * (the pod's own) is allowed. The agent's own API server is not checked.
+   */
+  egress: EgressPolicyOptions;
 }
 
 /** What the agent runs in: the container's memory limit (null: none) and its CPUs. */
@@ -127,6 +134,8 @@ export const AGENT_FLAGS: Record<string, FlagSpec> = {
   'hub-ca-file': { kind: 'string', help: 'PEM file of the hub\'s agent CA (default: $FLOTILLA_HUB_CA, which the install manifest sets)' },
   'report-buffer': { kind: 'int', help: 'run reports kept while the hub is unreachable (default 1000)' },
   'hub-heartbeat': { kind: 'duration', help: 'heartbeat to the hub (default 10s)' },
+  'egress-allow': { kind: 'string', help: 'comma-separated hosts, *.suffix patterns, IP addresses and CIDRs that registries and sinks may be on even where the defaults refuse them (metadata, link-local, special-purpose ranges)' },
+  'egress-deny': { kind: 'string', help: 'the same forms, never reached by registry or sink requests; wins over --egress-allow (e.g. 127.0.0.0/8 to refuse the pod\'s loopback)' },
   'hub-reconnect-max': { kind: 'duration', help: 'longest wait between reconnects to the hub, jittered (default 1m)' },
   'cue-pool-size': { kind: 'int', help: 'CUE workers (default: one per CPU while each gets 256Mi of the container\'s memory limit)' },
   'cue-memory-reserve': { kind: 'string', help: 'memory kept for the agent beside the CUE pool, e.g. 192Mi; the rest of the container\'s limit is split over the CUE workers (default 192Mi)' },
@@ -309,9 +318,24 @@ export function parseAgentConfig(argv: readonly string[], env: Record<string, st
     cdevents,
     hub,
     cue,
+    egress: { allow: egressList('egress-allow', str('egress-allow', null), problems), deny: egressList('egress-deny', str('egress-deny', null), problems), allowLoopback: true },
   };
   if (problems.length > 0) throw new AgentConfigError(problems);
   return config;
+}
+
+/** A comma-separated egress list; each entry that does not parse is a problem naming the flag. */
+function egressList(flag: string, raw: string | null, problems: string[]): string[] {
+  const entries = (raw ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '');
+  for (const entry of entries) {
+    try {
+      parseEgressEntry(entry);
+    } catch (err) {
+      if (!(err instanceof EgressPolicyConfigError)) throw err;
+      problems.push(`--${flag}: ${err.message}`);
+    }
+  }
+  return entries;
 }
 
 /** The hub's agent CA from its file, or from the environment; a problem when there is none or it is no CA certificate. */

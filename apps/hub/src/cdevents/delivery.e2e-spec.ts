@@ -90,9 +90,10 @@ describe('CDEvents delivery on the harness PostgreSQL', () => {
     // three attempts each, one after the other: the second only once the first was given up
     expect(sink.received.map((r) => r.type.split('.')[3])).toEqual(['created', 'created', 'created', 'modified', 'modified', 'modified']);
     const failed = (await deliveries('refused', '?state=failed')).items;
+    // the sink's answer is not shown: a sink URL may name any server
     expect(failed.map((d: { attempts: number; lastError: string }) => [d.attempts, d.lastError])).toEqual([
-      [3, `POST ${sink.url}: HTTP 503: sink says no`],
-      [3, `POST ${sink.url}: HTTP 503: sink says no`],
+      [3, `POST ${sink.url}: HTTP 503`],
+      [3, `POST ${sink.url}: HTTP 503`],
     ]);
     const metrics = (await hub.call('GET', '/metrics', { token: null })).text;
     expect(metrics).toContain('flotilla_cdevents_deliveries_total{result="failed"} 2');

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { CryptoRepository } from '../crypto/crypto.repository';
+import { HubEgress } from '../egress/egress.module';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { CdeventOutboxRepository, type ClaimedDelivery } from '../repositories/cdevent-outbox.repository';
 import { CdeventsMetrics } from './cdevents.metrics';
@@ -49,6 +50,7 @@ export class CdeventsDelivery implements OnApplicationBootstrap, OnApplicationSh
     private readonly wakeup: DeliveryWakeup,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
+    private readonly egress: HubEgress,
   ) {}
 
   /**
@@ -106,7 +108,8 @@ export class CdeventsDelivery implements OnApplicationBootstrap, OnApplicationSh
   private async deliver(row: ClaimedDelivery, owner: string, pass: DeliveryPass): Promise<void> {
     const { backoff, deadlineMs, mode } = this.config.cdevents;
     try {
-      await postCdevent(this.sinkOf(row), row.payload as unknown as CDEvent, { mode, deadlineMs });
+      const sink = this.sinkOf(row);
+      await postCdevent(sink, row.payload as unknown as CDEvent, { mode, deadlineMs, fetch: sink.header ? this.egress.credentialFetch : this.egress.fetch });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const state = await this.outbox.attemptFailed(row.id, owner, message, retryDelayMs(backoff, row.attempts + 1), backoff.maxAttempts);

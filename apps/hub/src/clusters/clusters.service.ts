@@ -2,6 +2,7 @@ import { AgentBootstrapService } from '../agents/agent-bootstrap.service';
 import { type AgentLinkState, AgentLinksRepository } from '../agents/agent-links.repository';
 import { AgentSessions } from '../agents/agent-sessions';
 import { agentView } from '../agents/agent-view';
+import { EgressPolicy } from '@flotilla/egress';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ClusterCredentials } from '@flotilla/kube';
 import type { Logger } from 'pino';
@@ -19,6 +20,7 @@ import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
 import { parseLabelSelector } from '../targeting/selector';
 import { credentialsWith, endpointFrom, resolveConnection, type StoredClusterSecret } from './cluster-connection';
+import { serverProblems } from '../egress/address-checks';
 import type { ClusterDto, ClusterQuery, CreateClusterDto, EndpointDto, UpdateClusterDto } from './clusters.dto';
 
 /**
@@ -38,11 +40,13 @@ export class ClustersService {
     private readonly links: AgentLinksRepository,
     private readonly bootstrap: AgentBootstrapService,
     private readonly sessions: AgentSessions,
+    private readonly egress: EgressPolicy,
   ) {}
 
   /** A taken name is AlreadyExistsError (409), also when a concurrent request took it first. */
   async create(dto: CreateClusterDto): Promise<ClusterDto> {
     const resolved = dto.mode === 'push' ? resolveConnection(dto.endpoint, dto.credentials!) : undefined;
+    if (resolved) this.checkServer(resolved.credentials.server, dto.endpoint ? 'endpoint.server' : 'credentials.kubeconfig server');
     const cluster = await this.uow.transaction(async (tx) => {
       const credential = resolved ? await tx.credentials.store(resolved.kind, resolved.secret, clusterServerBinding(resolved.credentials.server)) : undefined;
       const created = await tx.clusters.insert({
@@ -111,6 +115,7 @@ export class ClustersService {
         connection = credentialsWith(endpoint, (await secretOf(tx.credentials, cluster)).auth);
       }
       if (connection) {
+        this.checkServer(connection.server, dto.endpoint ? 'endpoint.server' : dto.credentials?.kubeconfig !== undefined ? 'credentials.kubeconfig server' : 'endpoint.server');
         patch.server = connection.server;
         patch.caData = connection.caData ?? null;
         patch.insecureSkipTlsVerify = connection.insecureSkipTLSVerify ?? false;
@@ -121,6 +126,12 @@ export class ClustersService {
     });
     if (changed.connection) await this.check(changed.cluster, changed.connection);
     return this.get(name);
+  }
+
+  /** InvalidInputError when the hub may not reach `server` (plain http off loopback, egress policy). */
+  private checkServer(server: string, field: string): void {
+    const problems = serverProblems(server, field, this.egress);
+    if (problems.length) throw new InvalidInputError(problems);
   }
 
   /** The cluster, its Targets and its credential go together. */

@@ -5,6 +5,7 @@ import { availableParallelism, hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { parseDurationMs } from '../common/duration';
 import { type CdeventsConfig, defaultCdeventsConfig, parseCdeventsConfig } from './cdevents-config';
+import { defaultEgressConfig, type EgressConfig, parseEgressConfig } from './egress-config';
 
 /** Hub settings, parsed once at boot from the environment. */
 export interface HubConfig {
@@ -40,6 +41,8 @@ export interface HubConfig {
   cue: CueMemoryBudget;
   /** API tokens and the guard in front of them. */
   auth: AuthConfig;
+  /** Where the hub may connect (FLOTILLA_EGRESS_*). */
+  egress: EgressConfig;
 }
 
 export interface AuthConfig {
@@ -178,6 +181,7 @@ export function defaultHubConfig(): HubConfig {
     agents: defaultAgentServerConfig(),
     cue: cueMemoryBudget({ limitBytes: null, cpus: availableParallelism(), reserveBytes: DEFAULT_HUB_MEMORY_RESERVE }),
     auth: defaultAuthConfig(),
+    egress: defaultEgressConfig(),
   };
 }
 
@@ -291,6 +295,7 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
 
   config.cdevents = parseCdeventsConfig(value, problems);
   parseAuthConfig(value, config.auth, problems);
+  config.egress = parseEgressConfig(value, problems);
   parseAgentServerConfig(value, config, problems, cwd);
   parseCueConfig(value, config, problems, machine);
 

@@ -1,3 +1,4 @@
+import { EgressPolicy } from '@flotilla/egress';
 import { Injectable } from '@nestjs/common';
 import { ClusterConnection, KubeApiError, type ClusterCredentials } from '@flotilla/kube';
 
@@ -24,11 +25,13 @@ export interface ClusterProbe {
 /** The hub's calls to remote API servers, through libs/kube connections. */
 @Injectable()
 export class KubeRepository {
+  constructor(private readonly egress: EgressPolicy) {}
+
   /** GET /version (and the cluster's identity): KubeUnreachableError saying why not. */
   async probe(conn: ClusterCredentials, timeoutMs = 5000): Promise<ClusterProbe> {
     let kube: ClusterConnection;
     try {
-      kube = ClusterConnection.create(conn, { requestTimeoutMs: timeoutMs, userAgent: 'flotilla-hub' });
+      kube = ClusterConnection.create(conn, { requestTimeoutMs: timeoutMs, userAgent: 'flotilla-hub', egress: this.egress });
     } catch (err) {
       throw new KubeUnreachableError(conn.server, err instanceof Error ? err.message : String(err), { cause: err });
     }

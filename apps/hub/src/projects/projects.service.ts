@@ -1,8 +1,10 @@
+import { EgressPolicy } from '@flotilla/egress';
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { formatDuration, parseDuration } from '../common/duration';
 import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
 import { registryHostBinding, registryHostOf } from '../credentials/credential-binding';
+import { repositoryProblems, sinkProblems } from '../egress/address-checks';
 import type { Page } from '../common/paging';
 import type { ProjectEntity, TargetSelector } from '../database/entities';
 import { EventsService } from '../events/events.service';
@@ -30,10 +32,18 @@ export class ProjectsService {
     private readonly clock: Clock,
     private readonly triggers: RunTriggers,
     private readonly crypto: CryptoRepository,
+    private readonly egress: EgressPolicy,
   ) {}
+
+  /** InvalidInputError when the registry or sink is one the hub may not reach (egress policy, a header in clear). */
+  private checkAddresses(repository: string, sink: string | null, sinkHeader: boolean): void {
+    const problems = [...repositoryProblems(repository, this.egress), ...(sink ? sinkProblems(sink, sinkHeader, this.egress) : [])];
+    if (problems.length) throw new InvalidInputError(problems);
+  }
 
   /** The credential, the Project, its Targets and their events commit together; a taken name is AlreadyExistsError. */
   async create(dto: CreateProjectDto): Promise<ProjectDto> {
+    this.checkAddresses(dto.source.repository, dto.cdeventsSink ?? null, !!dto.cdeventsSinkHeader);
     const id = await this.uow.transaction(async (tx) => {
       const credential = dto.registryCredentials ? await storeRegistryCredentials(tx, dto.registryCredentials, dto.source.repository) : undefined;
       // the id is chosen here: the sink header is sealed for this Project
@@ -88,6 +98,7 @@ export class ProjectsService {
     const changed = await this.uow.transaction(async (tx): Promise<{ id: string; sourceMoved: boolean } | undefined> => {
       const p = this.refuseWhileDeleting(await findIn(tx, name));
       const spec = patchedSpec(p, dto);
+      this.checkAddresses(spec.sourceRepository, spec.cdeventsSink, dto.cdeventsSinkHeader === null ? false : !!dto.cdeventsSinkHeader || !!p.cdeventsSinkHeader);
       const patch: Partial<ProjectEntity> = {};
       for (const key of Object.keys(spec) as Array<keyof ProjectSpec>) {
         if (JSON.stringify(p[key]) !== JSON.stringify(spec[key])) (patch as Record<string, unknown>)[key] = spec[key];

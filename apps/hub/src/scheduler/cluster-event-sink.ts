@@ -4,6 +4,7 @@
 // back a reconcile. While a run goes on, its events use what the run holds
 // (its Project, its connection); other events read the cluster and Project
 // and keep a connection per cluster while events keep coming.
+import { EgressPolicy } from '@flotilla/egress';
 import { instanceKubeEvent } from '@flotilla/engine';
 import { ObjectClient, type ClusterConnection } from '@flotilla/kube';
 import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
@@ -50,6 +51,7 @@ export class ClusterEventSink implements EventSink, OnModuleInit, OnApplicationS
     private readonly projects: ProjectsRepository,
     private readonly credentials: CredentialsService,
     private readonly metrics: SchedulerMetrics,
+    private readonly egress: EgressPolicy,
   ) {}
 
   onModuleInit(): void {
@@ -117,7 +119,7 @@ export class ClusterEventSink implements EventSink, OnModuleInit, OnApplicationS
     if (!entry) {
       const credentials = await pushConnection(this.credentials, cluster);
       if (!credentials) return null;
-      const connection = openKubeConnection(credentials, (e) => this.metrics.observeKubeRequest(e));
+      const connection = openKubeConnection(credentials, this.egress, (e) => this.metrics.observeKubeRequest(e));
       entry = { connection, client: new ObjectClient(connection), key, idle: undefined };
       this.open.set(cluster.id, entry);
     }

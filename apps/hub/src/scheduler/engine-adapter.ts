@@ -19,6 +19,7 @@ import {
   type RunResult,
 } from '@flotilla/engine';
 import type { CueEngineOptions } from '@flotilla/cue';
+import type { EgressPolicy } from '@flotilla/egress';
 import { ResourceManager } from '@flotilla/kube';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -33,23 +34,28 @@ export interface EngineRunnerOptions {
   reconcile: Partial<ReconcileOptions>;
   /** the CUE pool: its size and per-worker memory, from the hub's configuration */
   cue: Partial<CueEngineOptions>;
+  /** where API servers may be reached (the hub's egress policy) */
+  egress: EgressPolicy;
+  /** fetch of the registry clients (modules, artifacts, token realms): the hub's egress-checked one */
+  registryFetch?: typeof fetch;
 }
 
-export function defaultEngineRunnerOptions(dataDir: string, cue: Partial<CueEngineOptions> = {}): EngineRunnerOptions {
-  return { cacheDir: join(dataDir, 'cache'), deleteTimeoutMs: 5 * 60_000, reconcile: {}, cue };
+export function defaultEngineRunnerOptions(dataDir: string, egress: EgressPolicy, registryFetch?: typeof fetch, cue: Partial<CueEngineOptions> = {}): EngineRunnerOptions {
+  return { cacheDir: join(dataDir, 'cache'), deleteTimeoutMs: 5 * 60_000, reconcile: {}, egress, registryFetch, cue };
 }
 
 export class EngineTargetRunner implements TargetRunner {
   private readonly runtime: EngineRuntime;
 
   /** `runtime` lets tests and benchmarks pass their own generator; by default the CUE engine starts at the first run. */
-  constructor(options: EngineRunnerOptions, runtime?: EngineRuntime, logger?: Logger) {
+  constructor(private readonly options: EngineRunnerOptions, runtime?: EngineRuntime, logger?: Logger) {
     this.runtime =
       runtime ??
       EngineRuntime.create({
         cacheDir: options.cacheDir,
         cue: options.cue,
         reconcile: { ...options.reconcile, pruneTimeoutMs: options.deleteTimeoutMs },
+        ...(options.registryFetch ? { registry: { fetch: options.registryFetch } } : {}),
         onCueStarted: (cue) => {
           const pool = { poolSize: options.cue.poolSize, workerMemoryMiB: options.cue.memoryLimitBytes && Math.round(options.cue.memoryLimitBytes / 1048576) };
           if (cue.fallbackReason) logger?.warn({ reason: cue.fallbackReason, ...pool }, 'CUE runs on WebAssembly, slower and larger: the native helper is unavailable');
@@ -109,7 +115,7 @@ export class EngineTargetRunner implements TargetRunner {
   }
 
   async diff(input: TargetDiffInput): Promise<ProjectDiff> {
-    const conn = openKubeConnection(input.connection, input.onKubeRequest);
+    const conn = openKubeConnection(input.connection, this.options.egress, input.onKubeRequest);
     try {
       return await this.runtime.diff(
         {
@@ -143,7 +149,7 @@ export class EngineTargetRunner implements TargetRunner {
       return buildRunReport(failedRunResult({ project: spec(input), cluster: input.cluster }, error, new Date()), input.schedule, kind);
     }
     // the hub's own connection when it opened one (it closes it); otherwise this run's
-    const conn = input.kube?.connection ?? openKubeConnection(input.connection, input.onKubeRequest);
+    const conn = input.kube?.connection ?? openKubeConnection(input.connection, this.options.egress, input.onKubeRequest);
     const manager = new ResourceManager(conn, undefined, input.kube?.discovery);
     const removed = kind === 'delete' ? 'deleted' : 'pruned';
     try {

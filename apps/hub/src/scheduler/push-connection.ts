@@ -1,6 +1,7 @@
 // How the hub reaches a push cluster as itself: the stored endpoint and sealed
 // credentials, opened as a libs/kube connection. Shared by the Target runs and
 // the source poller (which reads image pull secrets with it).
+import type { EgressPolicy } from '@flotilla/egress';
 import { ClusterConnection, type ClusterCredentials } from '@flotilla/kube';
 import { credentialsWith, type StoredClusterSecret } from '../clusters/cluster-connection';
 import { clusterServerBinding } from '../credentials/credential-binding';
@@ -16,10 +17,11 @@ export async function pushConnection(credentials: CredentialsService, cluster: C
   return credentialsWith({ server: cluster.server, caData: cluster.caData ?? undefined, insecureSkipTLSVerify: cluster.insecureSkipTlsVerify }, stored.secret.auth);
 }
 
-/** Opens a connection; every request is reported to `onRequest` (metrics). */
-export function openKubeConnection(c: ClusterCredentials, onRequest: (e: KubeRequestEvent) => void): ClusterConnection {
+/** Opens a connection under the hub's egress policy; every request is reported to `onRequest` (metrics). */
+export function openKubeConnection(c: ClusterCredentials, egress: EgressPolicy, onRequest: (e: KubeRequestEvent) => void): ClusterConnection {
   return ClusterConnection.create(c, {
     userAgent: 'flotilla-hub',
+    egress,
     onRequest: (e) => onRequest({ method: e.method, pathTemplate: e.pathTemplate, statusCode: e.statusCode, durationMs: e.durationMs }),
   });
 }

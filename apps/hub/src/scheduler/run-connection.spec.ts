@@ -1,14 +1,18 @@
+import { EgressPolicy } from '@flotilla/egress';
 import { KubeApiError, ResourceManager } from '@flotilla/kube';
 import { harnessEnv } from '../../../../test/harness/env';
 import { openKubeConnection } from './push-connection';
 import { RunConnection } from './run-connection';
 import type { KubeRequestEvent } from './target-runner';
 
+// the harness API server listens on loopback
+const loopbackEgress = new EgressPolicy({ allow: [], deny: [], allowLoopback: true });
+
 const namespace = { apiVersion: 'v1', kind: 'Namespace', name: 'default' };
 
 function open(seen: KubeRequestEvent[] = []): RunConnection {
   const kube = harnessEnv().kube;
-  return new RunConnection(openKubeConnection({ server: kube.server, caData: kube.caData, token: kube.admin.token }, (e) => seen.push(e)));
+  return new RunConnection(openKubeConnection({ server: kube.server, caData: kube.caData, token: kube.admin.token }, loopbackEgress, (e) => seen.push(e)));
 }
 
 describe('RunConnection', () => {

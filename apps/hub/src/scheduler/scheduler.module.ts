@@ -6,6 +6,7 @@ import { MetricsModule, MetricsRegistry } from '../metrics/metrics.module';
 import { RepositoriesModule } from '../repositories/repositories.module';
 import { EventsModule } from '../events/events.module';
 import { HUB_CONFIG } from '../config/config.module';
+import { HubEgress } from '../egress/egress.module';
 import type { HubConfig } from '../config/hub-config';
 import { HUB_LOGGER } from '../logging/logging.module';
 import type { Logger } from 'pino';
@@ -45,12 +46,15 @@ export class SchedulerModule {
       providers: [
         {
           provide: TARGET_RUNNER,
-          inject: [HUB_CONFIG, HUB_LOGGER, AgentSessions],
+          inject: [HUB_CONFIG, HUB_LOGGER, AgentSessions, HubEgress],
           // push clusters' Targets to the engine (or the runner a test passes), agent clusters' to their agents
-          useFactory: (config: HubConfig, logger: Logger, sessions: AgentSessions) =>
-            new ModeRoutingRunner(options.targetRunner ?? new EngineTargetRunner(defaultEngineRunnerOptions(config.dataDir, config.cue), undefined, logger), new AgentTargetRunner(sessions, config.agents.runTimeoutMs)),
+          useFactory: (config: HubConfig, logger: Logger, sessions: AgentSessions, egress: HubEgress) =>
+            new ModeRoutingRunner(
+              options.targetRunner ?? new EngineTargetRunner(defaultEngineRunnerOptions(config.dataDir, egress.policy, egress.fetch, config.cue), undefined, logger),
+              new AgentTargetRunner(sessions, config.agents.runTimeoutMs),
+            ),
         },
-        { provide: TAG_RESOLVER, useValue: options.tagResolver ?? new OciTagResolver() },
+        { provide: TAG_RESOLVER, inject: [HubEgress], useFactory: (egress: HubEgress) => options.tagResolver ?? new OciTagResolver({ responseTimeoutMs: 30_000, fetch: egress.fetch }) },
         { provide: SchedulerMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new SchedulerMetrics(registry) },
         LeaseRepository,
         LeaseBatchRepository,

@@ -1,3 +1,4 @@
+import { EgressPolicy } from '@flotilla/egress';
 import { buildRunReport, condition, failedRunResult, formatRevision, instanceEventText, reconcilingStatus, UnexpectedRunError, type ProjectSpec, type ReportContext, type ReportInstance, type RunReport } from '@flotilla/engine';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
@@ -65,6 +66,7 @@ export class TargetRunService {
     private readonly clock: Clock,
     private readonly uow: UnitOfWork,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
+    private readonly egress: EgressPolicy,
     private readonly cdevents: CdeventOutboxRepository,
     private readonly agents: AgentSessions,
     private readonly batched: BatchedRunWrites,
@@ -344,7 +346,7 @@ export class TargetRunService {
       connection,
       registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId, project.sourceRepository),
       // opened last: nothing after it can fail and leave it open
-      kube: connection ? new RunConnection(openKubeConnection(connection, onKubeRequest)) : undefined,
+      kube: connection ? new RunConnection(openKubeConnection(connection, this.egress, onKubeRequest)) : undefined,
       digest,
       owner: cluster.id,
       knownNamespaces: target.namespaces,

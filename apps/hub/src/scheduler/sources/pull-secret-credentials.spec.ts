@@ -1,3 +1,4 @@
+import { EgressPolicy } from '@flotilla/egress';
 import { ClusterConnection as KubeConnection, ObjectClient } from '@flotilla/kube';
 import { AuthError, RegistryError } from '@flotilla/oci';
 import { randomBytes } from 'node:crypto';
@@ -41,7 +42,7 @@ describe('PullSecretReader against the harness API server', () => {
 
   it('finds the pull secrets in the first push cluster that has them, reading each cluster once', async () => {
     const asked: string[] = [];
-    const reader = new PullSecretReader(async (c) => (asked.push(c.name), c.name === 'broken' ? null : hubConnection), () => undefined);
+    const reader = new PullSecretReader(async (c) => (asked.push(c.name), c.name === 'broken' ? null : hubConnection), () => undefined, EgressPolicy.allowAll());
     const clusters = [cluster('agent', 'pull'), cluster('broken', 'push'), cluster('spoke', 'push')];
     const found = await reader.lookup(project('with'), clusters);
     expect(found).toMatchObject({ found: true, cluster: 'spoke', credentials: { fingerprint: expect.stringMatching(/^pull-secrets:/) } });
@@ -53,7 +54,7 @@ describe('PullSecretReader against the harness API server', () => {
   });
 
   it('says what it tried when no cluster has pull secrets', async () => {
-    const reader = new PullSecretReader(async (c) => (c.name === 'broken' ? null : hubConnection), () => undefined);
+    const reader = new PullSecretReader(async (c) => (c.name === 'broken' ? null : hubConnection), () => undefined, EgressPolicy.allowAll());
     const found = await reader.lookup(project('without'), [cluster('broken', 'push'), cluster('spoke', 'push')]);
     expect(found).toEqual({
       found: false,

@@ -2,6 +2,7 @@
 // the registry refuses anonymous access: the image pull secrets of its service
 // account, read as the hub in one of its push clusters, exactly as libs/engine
 // reads them for a reconcile (resolveRegistryCredentials without a store).
+import type { EgressPolicy } from '@flotilla/egress';
 import { resolveRegistryCredentials, type ResolvedCredentials } from '@flotilla/engine';
 import { ObjectClient } from '@flotilla/kube';
 import { AuthError, RegistryError } from '@flotilla/oci';
@@ -39,6 +40,7 @@ export class PullSecretReader {
   constructor(
     private readonly connectionOf: (cluster: ClusterEntity) => Promise<ClusterCredentials | null>,
     private readonly onKubeRequest: (e: KubeRequestEvent) => void,
+    private readonly egress: EgressPolicy,
   ) {}
 
   /** `clusters` in the Project's Target order; only push clusters with stored credentials are asked. */
@@ -71,7 +73,7 @@ export class PullSecretReader {
   private async readUncached(project: PullSecretProject, cluster: ClusterEntity): Promise<ResolvedCredentials> {
     const connection = await this.connectionOf(cluster);
     if (!connection) throw new Error('no stored endpoint or credentials for push mode');
-    const conn = openKubeConnection(connection, this.onKubeRequest);
+    const conn = openKubeConnection(connection, this.egress, this.onKubeRequest);
     try {
       const spec = { name: project.name, namespace: project.namespace, serviceAccountName: project.serviceAccountName, source: { repository: project.repository, tag: project.tag, path: '' }, annotations: {} };
       return await resolveRegistryCredentials(spec, undefined, new ObjectClient(conn));

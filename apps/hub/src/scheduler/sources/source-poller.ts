@@ -1,3 +1,4 @@
+import { EgressPolicy } from '@flotilla/egress';
 import type { ResolvedCredentials } from '@flotilla/engine';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
@@ -78,6 +79,7 @@ export class SourcePoller {
     private readonly wakeup: RunWakeup,
     private readonly leases: LeaseRepository,
     private readonly advanceClaims: AdvanceClaims,
+    private readonly egress: EgressPolicy,
   ) {
     this.limiter = new Limiter(config.scheduler.sourceConcurrency);
   }
@@ -143,6 +145,7 @@ export class SourcePoller {
       pullSecrets: new PullSecretReader(
         (c) => pushConnection(this.credentials, c),
         (e) => this.metrics.observeKubeRequest(e),
+        this.egress,
       ),
       signal: this.stopping.signal,
     };

@@ -15,11 +15,12 @@ export interface TagResolver {
 
 /** Resolves through libs/oci (HEAD of the manifest, GET when HEAD gives no digest). */
 export class OciTagResolver implements TagResolver {
-  constructor(private readonly options: { responseTimeoutMs: number } = { responseTimeoutMs: 30_000 }) {}
+  /** `fetch`: the hub's egress-checked fetch (default: Node's) */
+  constructor(private readonly options: { responseTimeoutMs: number; fetch?: typeof fetch } = { responseTimeoutMs: 30_000 }) {}
 
   async resolve(repository: string, tag: string, credentials?: TagCredentials, signal?: AbortSignal): Promise<string> {
     const ref = parseReference(`${repository}:${tag}`);
-    const client = new RegistryClient({ credentials: credentialSource(credentials, ref.registry), responseTimeoutMs: this.options.responseTimeoutMs });
+    const client = new RegistryClient({ credentials: credentialSource(credentials, ref.registry), responseTimeoutMs: this.options.responseTimeoutMs, ...(this.options.fetch ? { fetch: this.options.fetch } : {}) });
     return (await client.resolve(ref, { signal })).digest;
   }
 }
