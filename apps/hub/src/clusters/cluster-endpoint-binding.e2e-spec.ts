@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { harnessEnv } from '../../../../test/harness/env';
 import { startTestHub, type TestHub } from '../../test/hub';
 import { type RecordingListener, startRecordingListener } from '../../../../test/harness/recording-listener';
+import { AgentCa } from '../agents/agent-ca.service';
 import { ClustersService } from './clusters.service';
 
 // An operator who may edit clusters must not be able to collect a cluster's
@@ -44,6 +45,26 @@ describe('a push cluster credential goes only to the server it was given for (ha
     expect(checked.body.status).toMatchObject({ reachable: true, version: kube().version, error: null });
     expect(await hub.app.get(ClustersService).checkDue(0, 10)).toContain('victim');
     expect((await hub.call('GET', '/api/v1/clusters/victim')).body.status).toMatchObject({ reachable: true, version: kube().version });
+    expect(attacker.requests).toEqual([]);
+  });
+
+  it('refuses another CA or skipped verification for the same server without new credentials, and takes the same CA again', async () => {
+    const before = (await hub.call('GET', '/api/v1/clusters/victim')).body;
+    const skip = await hub.call('PATCH', '/api/v1/clusters/victim', { body: { endpoint: { server: kube().server, insecureSkipTLSVerify: true } } });
+    expect(skip.status).toBe(400);
+    expect(skip.body.message).toContain('endpoint.insecureSkipTLSVerify');
+    // any other certificate than the cluster's own: here the hub's agent CA
+    const otherCa = hub.app.get(AgentCa).certPem;
+    const ca = await hub.call('PATCH', '/api/v1/clusters/victim', { body: { endpoint: { server: kube().server, caData: otherCa } } });
+    expect(ca.status).toBe(400);
+    expect(ca.body.message).toContain('endpoint.caData');
+    const after = (await hub.call('GET', '/api/v1/clusters/victim')).body;
+    expect(after.endpoint).toEqual(before.endpoint);
+    expect(after.credentials.fingerprint).toBe(before.credentials.fingerprint);
+
+    const same = await hub.call('PATCH', '/api/v1/clusters/victim', { body: { endpoint: { server: kube().server, caData: kube().caData } } });
+    expect(same.status).toBe(200);
+    expect(same.body.status).toMatchObject({ reachable: true, version: kube().version });
     expect(attacker.requests).toEqual([]);
   });
 

@@ -112,6 +112,13 @@ export class ClustersService {
             `endpoint.server: changes where the stored credentials of cluster "${name}" go (now ${cluster.server}): send new credentials with it`,
           ]);
         }
+        // nor a new trust: another CA or skipped verification would let another server pose as this one
+        if ((endpoint.insecureSkipTLSVerify ?? false) && !cluster.insecureSkipTlsVerify) {
+          throw new InvalidInputError([`endpoint.insecureSkipTLSVerify: would send the stored credentials of cluster "${name}" to any server at ${cluster.server}: send new credentials with it`]);
+        }
+        if ((endpoint.caData ?? null) !== cluster.caData) {
+          throw new InvalidInputError([`endpoint.caData: changes which server the stored credentials of cluster "${name}" trust: send new credentials with it`]);
+        }
         connection = credentialsWith(endpoint, (await secretOf(tx.credentials, cluster)).auth);
       }
       if (connection) {
