@@ -15,7 +15,7 @@ import { type ClusterViewRow, ClustersRepository } from '../repositories/cluster
 import { CredentialsRepository } from '../repositories/credentials.repository';
 import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
-import { parseLabelSelector } from '../targeting/selector';
+import { parseLabelSelector } from '../targeting/label-selector-parser';
 import { credentialsWith, endpointFrom, resolveConnection, type StoredClusterSecret } from './cluster-connection';
 import type { ClusterDto, ClusterQuery, CreateClusterDto, EndpointDto, UpdateClusterDto } from './clusters.dto';
 
