@@ -1,6 +1,7 @@
 """What the hub's OpenAPI document cannot spell out in JSON Schema, taught to
-schemathesis: four string formats (a kubeconfig, a docker config, a reconcile
-interval between 10s and 168h, a base64 gzip'd tar for the fleet diff), the
+schemathesis: five string formats (a kubeconfig, a docker config, a reconcile
+interval between 10s and 168h, a base64 gzip'd tar for the fleet diff, a
+label selector, whose grammar the document gives in words), the
 meaning of a 202 to DELETE, and YAML answers of several documents (the agent's
 install manifest), which are text to the schema."""
 
@@ -84,6 +85,35 @@ schemathesis.openapi.format(
 )
 
 
+# Label selectors built from the grammar's parts (LABEL_SELECTOR_GRAMMAR in the
+# hub); the hub's parser is the only full statement of it, so the values made
+# here are remembered and before_call keeps exactly those.
+SELECTOR_KEYS = st.sampled_from(["env", "tier", "example.com/team", "a.b-c_d"])
+SELECTOR_VALUES = st.sampled_from(["", "prod", "eu", "v1.2-x_y"])
+SELECTOR_SPACE = st.sampled_from(["", " ", "  "])
+SELECTOR_REQUIREMENTS = st.one_of(
+    st.builds(lambda k, op, v, s: f"{s}{k}{s}{op}{s}{v}{s}", SELECTOR_KEYS, st.sampled_from(["=", "==", "!="]), SELECTOR_VALUES, SELECTOR_SPACE),
+    st.builds(
+        lambda k, op, vs, s: f"{s}{k} {op}{s}({s}{(s + ',' + s).join(vs)}{s}){s}",
+        SELECTOR_KEYS,
+        st.sampled_from(["in", "notin"]),
+        st.lists(SELECTOR_VALUES, min_size=1, max_size=3),
+        SELECTOR_SPACE,
+    ),
+    st.builds(lambda k, s: f"{s}{k}{s}", SELECTOR_KEYS, SELECTOR_SPACE),
+    st.builds(lambda k, s: f"{s}!{s}{k}{s}", SELECTOR_KEYS, SELECTOR_SPACE),
+)
+LABEL_SELECTORS = {"env=prod"}
+
+
+def remember_selector(text: str) -> str:
+    LABEL_SELECTORS.add(text)
+    return text
+
+
+schemathesis.openapi.format("label-selector", st.lists(SELECTOR_REQUIREMENTS, min_size=1, max_size=4).map(",".join).map(remember_selector))
+
+
 # Every YAML type, as schemathesis takes the first of a family it matches.
 @schemathesis.deserializer(*YAML_MEDIA_TYPES)
 def yaml_documents(_ctx, response):
@@ -97,6 +127,10 @@ def yaml_documents(_ctx, response):
 @schemathesis.hook
 def before_call(context, case, kwargs):
     """Phases that ignore formats (coverage, stateful) still send valid values in valid requests."""
+    query = case.query
+    if isinstance(query, dict) and isinstance(query.get("labelSelector"), str) and query["labelSelector"] not in LABEL_SELECTORS:
+        if case.meta is None or not case.meta.is_negative_at(ParameterLocation.QUERY):
+            query["labelSelector"] = "env=prod"
     body = case.body
     if not isinstance(body, dict) or (case.meta is not None and case.meta.is_negative_at(ParameterLocation.BODY)):
         return

@@ -4,10 +4,11 @@
 // Both are reduced to one comparable form.
 import { CdeventsRequestError } from './errors';
 import type { OciRepositoryRef } from './types';
+import { trimTrailingSlashes } from '@flotilla/oci';
 
 /** `oci://Registry:5000/acme/shop/` → `registry:5000/acme/shop`: the form repositories are matched in. */
 export function normaliseRepository(repository: string): string {
-  const bare = repository.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/\/+$/, '');
+  const bare = trimTrailingSlashes(repository.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, ''));
   // registry host names are case-insensitive; repository paths are lower case by the distribution spec
   return bare.toLowerCase();
 }

@@ -8,6 +8,7 @@ export * from './media-types';
 
 export { parseReference, formatReference, repositoryName, isValidTag, isValidDigest, isLoopbackRegistry, TAG_PATTERN, DOCKER_HUB } from './reference';
 export { sha256Digest, DigestVerifier } from './digest';
+export { trimTrailingSlashes } from './trailing-slashes';
 export { dockerConfigCredentials, parseDockerConfig, credentialsFor, credentialsFromFlag } from './docker-config';
 
 export { RegistryClient, defaultRegistryClientOptions } from './registry-client';

@@ -177,5 +177,8 @@ describe('transport policy', () => {
   it('parses Link headers of tag pages', () => {
     expect(nextLink('</v2/a/tags/list?last=t1&n=2>; rel="next"', 'http://127.0.0.1:5000')).toBe('/v2/a/tags/list?last=t1&n=2');
     expect(nextLink(null, 'http://x')).toBeUndefined();
+    expect(nextLink(' </v2/a/tags/list?n=2>;rel=next', 'http://127.0.0.1:5000')).toBe('/v2/a/tags/list?n=2');
+    // a registry's header is untrusted: many "<" without ">" is read once, not from each "<"
+    expect(nextLink('REL=NEXT<;'.repeat(50_000), 'http://x')).toBeUndefined();
   });
 });

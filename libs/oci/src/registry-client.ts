@@ -335,7 +335,8 @@ function uploadLocation(res: Response, base: string): string {
 export function nextLink(header: string | null, base: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(',')) {
-    const m = /<([^>]+)>\s*;\s*rel="?next"?/i.exec(part);
+    // anchored: unanchored, every "<" would start a new scan to the end (quadratic)
+    const m = /^\s*<([^>]+)>\s*;\s*rel="?next"?/i.exec(part);
     if (m?.[1]) {
       const url = new URL(m[1], base);
       return url.origin === new URL(base).origin ? `${url.pathname}${url.search}` : url.toString();

@@ -12,6 +12,7 @@ import { type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { Parser as TarParser, ReadEntry } from 'tar';
 import { UnsafeArchiveError } from './errors';
+import { trimTrailingSlashes } from './trailing-slashes';
 
 export interface ExtractOptions {
   /** Sum of entry sizes allowed over all layers (Timoni: 100 MiB). */
@@ -186,7 +187,7 @@ export function safeRelative(name: string): string {
   }
   if (name.startsWith('/') || /^[A-Za-z]:/.test(name)) throw new UnsafeArchiveError(name, 'absolute-path', 'absolute paths are not allowed');
   if (name.split('/').includes('..')) throw new UnsafeArchiveError(name, 'path-escape', "'..' is not allowed");
-  const normal = posix.normalize(name).replace(/\/+$/, '');
+  const normal = trimTrailingSlashes(posix.normalize(name));
   return normal === '.' ? '' : normal.replace(/^\.\//, '');
 }
 

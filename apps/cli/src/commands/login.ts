@@ -5,6 +5,7 @@ import { examples, type Cli } from '../cli';
 import { configPath, readConfig, writeConfig } from '../config/config-file';
 import { CliError, UsageError } from '../errors';
 import { HubClient } from '../hub/hub-client';
+import { trimTrailingSlashes } from '@flotilla/oci';
 
 interface LoginOptions {
   server: string;
@@ -39,7 +40,7 @@ async function login(cli: Cli, opts: LoginOptions): Promise<void> {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--server "${opts.server}" must be http:// or https://`);
   if (url.username || url.password) throw new UsageError('--server must not carry a user name or password', 'give the token with --token-stdin');
-  const server = url.toString().replace(/\/+$/, '');
+  const server = trimTrailingSlashes(url.toString());
   const name = opts.name ?? url.host;
   const hub = new HubClient({ name, server, token }, cli.timeoutMs());
   // Any read proves the token: clusters need the lowest role (viewer).

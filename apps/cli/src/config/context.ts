@@ -2,6 +2,7 @@
 // FLOTILLA_TOKEN taking precedence (CI sets those and has no config file).
 import { CliError } from '../errors';
 import { configPath, readConfig, type HubContext } from './config-file';
+import { trimTrailingSlashes } from '@flotilla/oci';
 
 export interface Connection {
   name: string;
@@ -23,5 +24,5 @@ export function resolveContext(env: NodeJS.ProcessEnv, selected?: string): Conne
   if (!server || !token) {
     throw new CliError('no hub context: nothing says which hub to talk to', 'run `flotilla login --server URL --token TOKEN`, or set FLOTILLA_SERVER and FLOTILLA_TOKEN');
   }
-  return { name: env.FLOTILLA_SERVER ? 'FLOTILLA_SERVER' : (ctx?.name ?? 'env'), server: server.replace(/\/+$/, ''), token };
+  return { name: env.FLOTILLA_SERVER ? 'FLOTILLA_SERVER' : (ctx?.name ?? 'env'), server: trimTrailingSlashes(server), token };
 }

@@ -2,6 +2,7 @@ import { type ClusterCredentials, credentialsFromKubeconfig, KubeconfigError, pe
 import { InvalidInputError } from '../common/errors';
 import { HEADER_TOKEN } from '../common/validators';
 import type { ClusterCredentialsDto, EndpointDto } from './clusters.dto';
+import { trimTrailingSlashes } from '@flotilla/oci';
 
 /** How the hub authenticates to a push cluster, as sealed (a stored format: keep it stable). */
 export type StoredClusterAuth = { token: string } | { clientCertificateData: string; clientKeyData: string };
@@ -74,5 +75,5 @@ export function endpointFrom(e: EndpointDto, problems: string[]): ClusterEndpoin
     caData = pemFrom(e.caData);
     if (!caData) problems.push('endpoint.caData: expected a PEM certificate or base64 of one');
   }
-  return { server: e.server.replace(/\/+$/, ''), caData, insecureSkipTLSVerify: e.insecureSkipTLSVerify ?? false };
+  return { server: trimTrailingSlashes(e.server), caData, insecureSkipTLSVerify: e.insecureSkipTLSVerify ?? false };
 }

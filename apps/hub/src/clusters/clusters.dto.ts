@@ -4,7 +4,7 @@ import { IsBoolean, IsIn, IsString, Matches, MaxLength, MinLength } from 'class-
 import { PageQuery } from '../common/paging';
 import type { CrossFieldChecks } from '../common/validation.pipe';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, HEADER_TOKEN, IsHttpUrl, IsLabelMap, NestedObject, Optional, PEM_DATA, PEM_MESSAGE } from '../common/validators';
-import { IsLabelSelectorQuery } from '../targeting/selector';
+import { IsLabelSelectorQuery } from '../targeting/label-selector-query';
 
 const MODES = ['push', 'agent'] as const;
 
@@ -165,7 +165,7 @@ export class ClusterQuery extends PageQuery {
   @IsIn(MODES, { message: 'must be push or agent' })
   mode?: 'push' | 'agent';
 
-  @ApiPropertyOptional({ description: 'kubectl syntax, e.g. `env=prod,region in (eu,us),!legacy`' })
+  @ApiPropertyOptional()
   @Optional()
   @IsLabelSelectorQuery()
   labelSelector?: string;

@@ -18,7 +18,7 @@ import { DecryptionError } from '../crypto/crypto.repository';
 import { CredentialsRepository } from '../repositories/credentials.repository';
 import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
-import { parseLabelSelector } from '../targeting/selector';
+import { parseLabelSelector } from '../targeting/label-selector-parser';
 import { credentialsWith, endpointFrom, resolveConnection, type StoredClusterSecret } from './cluster-connection';
 import { serverProblems } from '../egress/address-checks';
 import type { ClusterDto, ClusterQuery, CreateClusterDto, EndpointDto, UpdateClusterDto } from './clusters.dto';

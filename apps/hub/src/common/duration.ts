@@ -4,7 +4,7 @@ const UNITS: Record<string, number> = { h: 3600, m: 60, s: 1 };
 export function parseDuration(text: string): number | undefined {
   if (!/^(\d+[hms])+$/.test(text)) return undefined;
   let total = 0;
-  for (const [, n, unit] of text.matchAll(/(\d+)([hms])/g)) total += Number(n) * UNITS[unit];
+  for (const [, n, unit] of text.matchAll(/(\d+)([hms])/gy)) total += Number(n) * UNITS[unit];
   return total;
 }
 
@@ -27,6 +27,6 @@ const MS_UNITS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms:
 export function parseDurationMs(text: string): number | undefined {
   if (!/^(\d+(ms|h|m|s))+$/.test(text)) return undefined;
   let total = 0;
-  for (const [, n, unit] of text.matchAll(/(\d+)(ms|h|m|s)/g)) total += Number(n) * MS_UNITS[unit];
+  for (const [, n, unit] of text.matchAll(/(\d+)(ms|h|m|s)/gy)) total += Number(n) * MS_UNITS[unit];
   return total;
 }

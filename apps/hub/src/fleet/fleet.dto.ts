@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { PageQuery } from '../common/paging';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, Optional } from '../common/validators';
-import { IsLabelSelectorQuery } from '../targeting/selector';
+import { IsLabelSelectorQuery } from '../targeting/label-selector-query';
 import { FLEET_STATES, type FleetState } from './fleet-state';
 
 /** `GET /api/v1/fleet/matrix`: which clusters (rows) and how many Projects (columns). */
@@ -21,7 +21,7 @@ export class MatrixQuery extends PageQuery {
   @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
   group?: string;
 
-  @ApiPropertyOptional({ description: 'kubectl syntax, e.g. `env=prod,region in (eu,us),!legacy`' })
+  @ApiPropertyOptional()
   @Optional()
   @IsLabelSelectorQuery()
   labelSelector?: string;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { FleetRepository } from '../repositories/fleet.repository';
-import { parseLabelSelector } from '../targeting/selector';
+import { parseLabelSelector } from '../targeting/label-selector-parser';
 import { FLEET_STATES, type FleetState } from './fleet-state';
 import type { FleetSummaryDto, MatrixPageDto, MatrixQuery } from './fleet.dto';
 

@@ -1,7 +1,8 @@
 import { startTestHub, type TestHub } from '../../test/hub';
 import { DNS_LABEL, HTTP_URL, LABEL_KEY, LABEL_VALUE, PEM_DATA } from '../common/validators';
 import { TARGET_PHASES } from '../database/entities';
-import { LABEL_SELECTOR_QUERY } from '../targeting/selector';
+import { LABEL_SELECTOR_GRAMMAR } from '../targeting/label-selector-parser';
+import { LABEL_SELECTOR_FORMAT } from './validation-keywords';
 
 describe('OpenAPI', () => {
   let hub: TestHub;
@@ -103,7 +104,10 @@ describe('OpenAPI', () => {
     // parameters: names in paths, empty query values, integers for paging
     const list = doc.paths['/api/v1/clusters'].get;
     expect(list.parameters.find((p: { name: string }) => p.name === 'limit')).toMatchObject({ allowEmptyValue: true, schema: { type: 'integer', minimum: 1, maximum: 500 } });
-    expect(list.parameters.find((p: { name: string }) => p.name === 'labelSelector').schema.pattern).toBe(LABEL_SELECTOR_QUERY.source);
+    // a selector's grammar is the parser's alone: told in words and named by a format, never restated as a pattern
+    const selector = list.parameters.find((p: { name: string }) => p.name === 'labelSelector');
+    expect(selector.schema).toEqual({ type: 'string', format: LABEL_SELECTOR_FORMAT, minLength: 1, maxLength: 4096 });
+    expect(selector.description).toContain(LABEL_SELECTOR_GRAMMAR);
     expect(doc.paths['/api/v1/clusters/{name}'].get.parameters[0].schema).toEqual({ type: 'string', pattern: DNS_LABEL.source, maxLength: 63 });
     expect(doc.paths['/api/v1/tokens/{id}'].delete.parameters[0].schema).toEqual({ type: 'string', format: 'uuid' });
     expect(doc.paths['/api/v1/projects/{name}'].patch.requestBody.required).toBe(false);

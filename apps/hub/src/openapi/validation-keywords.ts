@@ -1,6 +1,7 @@
 import { DECORATORS } from '@nestjs/swagger';
 import { getMetadataStorage, type MetadataStorage } from 'class-validator';
 import { LABEL_KEY, LABEL_VALUE } from '../common/validators';
+import { LABEL_SELECTOR_GRAMMAR } from '../targeting/label-selector-parser';
 
 type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadatas']>[number];
 
@@ -14,9 +15,11 @@ function keywordsOf(m: ValidationMetadata): Keywords | undefined {
   switch (m.name) {
     case 'matches':
     case 'isHttpUrl':
-    case 'isLabelSelectorQuery':
     case 'isLabelKey':
       return { pattern: (first as RegExp).source };
+    case 'isLabelSelectorQuery':
+      // The parser is the only statement of this grammar; a pattern would be a second copy that can disagree.
+      return { format: LABEL_SELECTOR_FORMAT, minLength: 1, description: `A label selector on the clusters' labels, kubectl syntax: ${LABEL_SELECTOR_GRAMMAR}` };
     case 'maxLength':
       return { maxLength: first };
     case 'minLength':
@@ -50,6 +53,8 @@ function keywordsOf(m: ValidationMetadata): Keywords | undefined {
 }
 
 const NO_NUL = '^[^\\u0000]*$';
+/** The OpenAPI format of a labelSelector parameter: a name for the grammar, which the contract test's hooks generate. */
+export const LABEL_SELECTOR_FORMAT = 'label-selector';
 const MAP_CHECKS = new Set(['isLabelMap', 'isAnnotationMap', 'isLabelMapPatch', 'isAnnotationMapPatch']);
 
 /** Every class the validation pipe checks, with the checks each declares per property (a base class holds its own). */
@@ -85,7 +90,8 @@ export function documentValidationRules(): string[] {
       const maps: Keywords = {};
       for (const check of checks) Object.assign(MAP_CHECKS.has(check.name ?? '') ? maps : derived, keywordsOf(check));
       // The pipe refuses NUL in every string (PostgreSQL cannot store it); patterns already exclude it.
-      if (checks.some((c) => c.name === 'isString') && derived.pattern === undefined) derived.pattern = NO_NUL;
+      // A format with its own grammar (which already excludes NUL) needs no pattern beside it.
+      if (checks.some((c) => c.name === 'isString') && derived.pattern === undefined && derived.format === undefined) derived.pattern = NO_NUL;
       // Swagger moves pattern and lengths of an array property into its items, as `each` checks mean.
       // A map's key and value rules replace the plain `additionalProperties: string` @ApiProperty needs.
       Reflect.defineMetadata(DECORATORS.API_MODEL_PROPERTIES, { ...derived, ...existing, ...maps }, target.prototype, property);

@@ -7,7 +7,7 @@ import { PageQuery } from '../common/paging';
 import type { CrossFieldChecks } from '../common/validation.pipe';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMap, IsHttpUrl, IsLabelKey, IsLabelMap, NestedObject, Optional } from '../common/validators';
 import { TARGET_PHASES, TARGET_REMOVALS, type TargetPhase, type TargetRemoval } from '../database/entities';
-import { IsLabelSelectorQuery } from '../targeting/selector';
+import { IsLabelSelectorQuery } from '../targeting/label-selector-query';
 import { SinkHeaderDto } from '../cdevents/sink-header.dto';
 import { BOOTSTRAP_ROLES, type BootstrapRole } from '@flotilla/engine';
 
@@ -299,7 +299,7 @@ export class TargetQuery extends PageQuery {
   @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
   group?: string;
 
-  @ApiPropertyOptional({ description: "on the cluster's labels, kubectl syntax" })
+  @ApiPropertyOptional()
   @Optional()
   @IsLabelSelectorQuery()
   labelSelector?: string;

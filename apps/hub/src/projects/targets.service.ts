@@ -9,7 +9,7 @@ import { markStale } from './stale-target';
 import { UnitOfWork } from '../repositories/unit-of-work';
 import { RunTriggers } from '../scheduler/run-triggers';
 import { formatRevision } from '@flotilla/engine';
-import { parseLabelSelector } from '../targeting/selector';
+import { parseLabelSelector } from '../targeting/label-selector-parser';
 import type { EventQuery, TargetQuery } from './projects.dto';
 import { ProjectsService } from './projects.service';
 import type { EventDto, ReconcileRequestedDto, RunDto, TargetDto } from './projects.views';

@@ -84,7 +84,8 @@ async function status(cli: Cli, name: string, opts: StatusOptions): Promise<void
 
 /** Relative times change every second; a new frame off a terminal is only worth printing when something else did. */
 function stripTimes(frame: string): string {
-  return frame.replace(/(in )?\d+[smhd](\d+[sm])?( ago)?/g, '');
+  // \b: a time starts a word, so a run of digits is tried once, not from each of its digits
+  return frame.replace(/(in )?\b\d+[smhd](\d+[sm])?( ago)?/g, '');
 }
 
 /** At most `width` visible characters; colour codes do not count. */
