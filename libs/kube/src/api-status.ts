@@ -5,8 +5,8 @@
 import { boundedText } from '@flotilla/egress';
 import type { ApiStatus } from './errors';
 
-/** Longest Status message kept (an RBAC refusal with its user and resource fits). */
-export const MAX_STATUS_MESSAGE = 200;
+/** Longest Status message kept: an admission policy's or webhook's refusal with its reason fits. */
+export const MAX_STATUS_MESSAGE = 1024;
 /** Longest reason kept (`Forbidden`, `AlreadyExists`, …). */
 const MAX_STATUS_REASON = 64;
 /** Causes kept of a Status (field validation errors). */
