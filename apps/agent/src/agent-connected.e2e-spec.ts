@@ -11,7 +11,7 @@ import { certificateFingerprint } from '@flotilla/agent-protocol';
 import { DataSource } from 'typeorm';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AGENT_NAMESPACE, agentKubeconfig, installAgent } from '../test/install';
+import { AGENT_NAMESPACE, agentKubeconfig, installAgent, removeConnectedInstall } from '../test/install';
 import type { ProjectResource } from './project/project-resource';
 import { configMaps, getProject, projectObject, projectRepository, pushGreeter, pushGreeterModule } from '../test/project-fixtures';
 import { greeterProjectFiles } from '../../hub/test/push-fixtures';
@@ -69,15 +69,7 @@ describe('connected agent', () => {
     await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns }).catch(() => undefined);
     await client.delete({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: identitySecret }).catch(() => undefined);
     // the API server is shared by the whole run: leave the agent's identity as the standalone install has it
-    for (const [apiVersion, kind, namespace, name] of [
-      ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', undefined, 'flotilla-agent-connected'],
-      ['rbac.authorization.k8s.io/v1', 'ClusterRole', undefined, 'flotilla-agent-connected'],
-      ['rbac.authorization.k8s.io/v1', 'RoleBinding', AGENT_NAMESPACE, 'flotilla-agent-identity'],
-      ['rbac.authorization.k8s.io/v1', 'Role', AGENT_NAMESPACE, 'flotilla-agent-identity'],
-      ['v1', 'Secret', AGENT_NAMESPACE, 'flotilla-agent-hub'],
-    ] as const) {
-      await client.delete({ apiVersion, kind, namespace, name }).catch(() => undefined);
-    }
+    await removeConnectedInstall(client);
     await installAgent(client);
     await client.connection.close();
   });

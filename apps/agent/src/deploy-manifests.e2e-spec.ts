@@ -15,7 +15,7 @@ import { eventually } from '../../../libs/kube/testdata/eventually';
 import { harnessEnv } from '../../../test/harness/env';
 import { kubeRequest } from '../../../test/harness/kube-http';
 import { serviceAccountSubject, waitUntilAllowed } from '../../../test/harness/kube-rbac';
-import { AGENT_NAMESPACE, AGENT_SERVICE_ACCOUNT, adminClient, agentKubeconfig, CONNECTED_DEPLOY_DIR, grantSecretRead, installAgent, loadInstallManifests } from '../test/install';
+import { AGENT_NAMESPACE, AGENT_SERVICE_ACCOUNT, adminClient, agentKubeconfig, CONNECTED_DEPLOY_DIR, grantSecretRead, installAgent, loadInstallManifests, removeConnectedInstall } from '../test/install';
 import {
   DEFAULT_PATH,
   DEFAULT_TAG,
@@ -415,17 +415,9 @@ describe('deploy/agent manifests (real API server)', () => {
 
     afterAll(async () => {
       // later specs expect the standalone install alone
-      for (const [apiVersion, kind, namespace, name] of [
-        ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', undefined, 'flotilla-agent-connected'],
-        ['rbac.authorization.k8s.io/v1', 'ClusterRole', undefined, 'flotilla-agent-connected'],
-        ['rbac.authorization.k8s.io/v1', 'RoleBinding', AGENT_NAMESPACE, 'flotilla-agent-identity'],
-        ['rbac.authorization.k8s.io/v1', 'Role', AGENT_NAMESPACE, 'flotilla-agent-identity'],
-        ['v1', 'Secret', AGENT_NAMESPACE, 'flotilla-agent-hub'],
-        ['v1', 'Secret', AGENT_NAMESPACE, IDENTITY],
-        ['v1', 'Namespace', undefined, assigned],
-      ] as const) {
-        await admin.delete({ apiVersion, kind, namespace, name }).catch(() => undefined);
-      }
+      await removeConnectedInstall(admin);
+      await admin.delete({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: IDENTITY }).catch(() => undefined);
+      await admin.delete({ apiVersion: 'v1', kind: 'Namespace', name: assigned }).catch(() => undefined);
     });
 
     it('creates an assignment\'s namespace, but may not patch or relabel a namespace', async () => {

@@ -106,3 +106,16 @@ export async function grantSecretRead(client: ObjectClient, namespace: string): 
   );
   await waitUntilAllowed(harnessEnv().kube, { ...serviceAccountSubject(AGENT_NAMESPACE, AGENT_SERVICE_ACCOUNT), namespace, verb: 'get', resource: 'secrets', group: '' });
 }
+
+/** Takes away what the connected install adds to the standalone one (the API server is shared by the whole run). */
+export async function removeConnectedInstall(client: ObjectClient): Promise<void> {
+  for (const [apiVersion, kind, namespace, name] of [
+    ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', undefined, 'flotilla-agent-connected'],
+    ['rbac.authorization.k8s.io/v1', 'ClusterRole', undefined, 'flotilla-agent-connected'],
+    ['rbac.authorization.k8s.io/v1', 'RoleBinding', AGENT_NAMESPACE, 'flotilla-agent-identity'],
+    ['rbac.authorization.k8s.io/v1', 'Role', AGENT_NAMESPACE, 'flotilla-agent-identity'],
+    ['v1', 'Secret', AGENT_NAMESPACE, 'flotilla-agent-hub'],
+  ] as const) {
+    await client.delete({ apiVersion, kind, namespace, name }).catch(() => undefined);
+  }
+}

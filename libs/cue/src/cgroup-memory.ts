@@ -3,7 +3,19 @@
 // pool is sized from it, so content cannot push the process past the limit
 // the kernel would kill it at.
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+
+/** What a process runs in: its container's memory limit (null: none) and its CPUs. */
+export interface ContainerResources {
+  memoryLimitBytes: number | null;
+  cpus: number;
+}
+
+/** This process's container, from its cgroup. */
+export function currentContainer(): ContainerResources {
+  return { memoryLimitBytes: readCgroupMemoryLimit(), cpus: availableParallelism() };
+}
 
 /** Where a container sees its own cgroup (the cgroup namespace makes it the root). */
 export const CGROUP_ROOT = '/sys/fs/cgroup';

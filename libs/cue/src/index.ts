@@ -5,6 +5,6 @@ export * from './errors';
 export * from './types';
 export { parseOrderedJson, type OrderedValue } from './ordered-json';
 export { readFileTree } from './file-tree';
-export { CGROUP_ROOT, readCgroupMemoryLimit } from './cgroup-memory';
+export { CGROUP_ROOT, type ContainerResources, currentContainer, readCgroupMemoryLimit } from './cgroup-memory';
 export { cueMemoryBudget, type CueMemoryBudget, type CueMemoryBudgetInput } from './memory-budget';
 export { parseMemorySize } from './memory-size';

@@ -1,10 +1,10 @@
 // The agent's one configuration object, parsed once at start from flags (and
 // the downward-API environment). Every problem is collected, so a bad
 // Deployment is fixed in one go instead of one restart per mistake.
-import { type CueMemoryBudget, cueMemoryBudget, CueMemoryBudgetError, parseMemorySize, readCgroupMemoryLimit } from '@flotilla/cue';
+import { type CueMemoryBudget, cueMemoryBudget, CueMemoryBudgetError, parseMemorySize, type ContainerResources, currentContainer } from '@flotilla/cue';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EgressPolicyConfigError, type EgressPolicyOptions, parseEgressEntry } from '@flotilla/egress';
 import { formatDuration, parseDuration } from './duration';
@@ -57,17 +57,6 @@ export interface AgentConfig {
    * (the pod's own) is allowed. The agent's own API server is not checked.
    */
   egress: EgressPolicyOptions;
-}
-
-/** What the agent runs in: the container's memory limit (null: none) and its CPUs. */
-export interface AgentMachine {
-  memoryLimitBytes: number | null;
-  cpus: number;
-}
-
-/** This process's container, from its cgroup. */
-export function currentMachine(): AgentMachine {
-  return { memoryLimitBytes: readCgroupMemoryLimit(), cpus: availableParallelism() };
 }
 
 /** Memory the agent keeps for itself beside the CUE pool (--cue-memory-reserve). */
@@ -181,7 +170,7 @@ function readFlags(argv: readonly string[], problems: string[]): Map<string, str
   return values;
 }
 
-export function parseAgentConfig(argv: readonly string[], env: Record<string, string | undefined>, machine: AgentMachine = currentMachine()): AgentConfig {
+export function parseAgentConfig(argv: readonly string[], env: Record<string, string | undefined>, machine: ContainerResources = currentContainer()): AgentConfig {
   const problems: string[] = [];
   const flags = readFlags(argv, problems);
   const str = (name: string, fallback: string | null): string | null => {
@@ -364,7 +353,7 @@ function hubCa(file: string | null, fromEnv: string | undefined, problems: strin
 }
 
 /** The CUE pool for the container: the operator's pool size and reserve, the rest from its memory limit. */
-function cueBudget(poolSize: number | undefined, reserve: string | null, machine: AgentMachine, problems: string[]): CueMemoryBudget {
+function cueBudget(poolSize: number | undefined, reserve: string | null, machine: ContainerResources, problems: string[]): CueMemoryBudget {
   let reserveBytes = DEFAULT_AGENT_MEMORY_RESERVE;
   if (reserve !== null) {
     const bytes = parseMemorySize(reserve);

@@ -1,4 +1,4 @@
-import { type CueMemoryBudget, cueMemoryBudget, CueMemoryBudgetError, parseMemorySize, readCgroupMemoryLimit } from '@flotilla/cue';
+import { type CueMemoryBudget, cueMemoryBudget, CueMemoryBudgetError, parseMemorySize, type ContainerResources, currentContainer } from '@flotilla/cue';
 import { AGENT_PROTOCOL_LIMITS } from '@flotilla/agent-protocol';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, hostname } from 'node:os';
@@ -58,17 +58,6 @@ export interface AuthConfig {
 
 export function defaultAuthConfig(): AuthConfig {
   return { failureLimit: 10, failureWindowMs: 60_000 };
-}
-
-/** What the hub runs in: the container's memory limit (null: none) and its CPUs. */
-export interface HubMachine {
-  memoryLimitBytes: number | null;
-  cpus: number;
-}
-
-/** This process's container, from its cgroup. */
-export function currentMachine(): HubMachine {
-  return { memoryLimitBytes: readCgroupMemoryLimit(), cpus: availableParallelism() };
 }
 
 /** Memory the hub keeps for itself beside the CUE pool (FLOTILLA_CUE_MEMORY_RESERVE): agent streams, caches, the embedded database. */
@@ -194,7 +183,7 @@ export class HubConfigError extends Error {
 }
 
 /** Reads the environment into a HubConfig; throws HubConfigError naming every bad variable. */
-export function parseHubConfig(env: Record<string, string | undefined>, cwd = process.cwd(), machine: HubMachine = currentMachine()): HubConfig {
+export function parseHubConfig(env: Record<string, string | undefined>, cwd = process.cwd(), machine: ContainerResources = currentContainer()): HubConfig {
   const config = defaultHubConfig();
   const problems: string[] = [];
   const value = (name: string): string | undefined => {
@@ -358,7 +347,7 @@ function parseAgentServerConfig(value: (name: string) => string | undefined, con
   }
 }
 
-function parseCueConfig(value: (name: string) => string | undefined, config: HubConfig, problems: string[], machine: HubMachine): void {
+function parseCueConfig(value: (name: string) => string | undefined, config: HubConfig, problems: string[], machine: ContainerResources): void {
   let reserveBytes = DEFAULT_HUB_MEMORY_RESERVE;
   let poolSize: number | undefined;
   const reserve = value('FLOTILLA_CUE_MEMORY_RESERVE');
