@@ -31,7 +31,7 @@ describe('a push cluster credential goes only to the server it was given for (ha
     const fingerprint = created.body.credentials.fingerprint;
 
     const moved = await hub.call('PATCH', '/api/v1/clusters/victim', { body: { endpoint: { server: attacker.url, insecureSkipTLSVerify: true } } });
-    expect(moved.status).toBe(400);
+    expect(moved.status).toBe(409);
     expect(moved.body.message).toContain('endpoint.server');
     expect(moved.body.message).toContain('send new credentials with it');
 
@@ -51,12 +51,12 @@ describe('a push cluster credential goes only to the server it was given for (ha
   it('refuses another CA or skipped verification for the same server without new credentials, and takes the same CA again', async () => {
     const before = (await hub.call('GET', '/api/v1/clusters/victim')).body;
     const skip = await hub.call('PATCH', '/api/v1/clusters/victim', { body: { endpoint: { server: kube().server, insecureSkipTLSVerify: true } } });
-    expect(skip.status).toBe(400);
+    expect(skip.status).toBe(409);
     expect(skip.body.message).toContain('endpoint.insecureSkipTLSVerify');
     // any other certificate than the cluster's own: here the hub's agent CA
     const otherCa = hub.app.get(AgentCa).certPem;
     const ca = await hub.call('PATCH', '/api/v1/clusters/victim', { body: { endpoint: { server: kube().server, caData: otherCa } } });
-    expect(ca.status).toBe(400);
+    expect(ca.status).toBe(409);
     expect(ca.body.message).toContain('endpoint.caData');
     const after = (await hub.call('GET', '/api/v1/clusters/victim')).body;
     expect(after.endpoint).toEqual(before.endpoint);

@@ -7,7 +7,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ClusterCredentials } from '@flotilla/kube';
 import type { Logger } from 'pino';
 import { Clock } from '../common/clock';
-import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../common/errors';
 import type { Page } from '../common/paging';
 import type { ClusterEntity } from '../database/entities';
 import { KubeRepository } from '../kube/kube.repository';
@@ -108,16 +108,14 @@ export class ClustersService {
         if (problems.length) throw new InvalidInputError(problems);
         // the stored credentials were given for the stored server: they never follow a new one
         if (endpoint.server !== cluster.server) {
-          throw new InvalidInputError([
-            `endpoint.server: changes where the stored credentials of cluster "${name}" go (now ${cluster.server}): send new credentials with it`,
-          ]);
+          throw new ConflictError(`endpoint.server: changes where the stored credentials of cluster "${name}" go (now ${cluster.server}): send new credentials with it`);
         }
         // nor a new trust: another CA or skipped verification would let another server pose as this one
         if ((endpoint.insecureSkipTLSVerify ?? false) && !cluster.insecureSkipTlsVerify) {
-          throw new InvalidInputError([`endpoint.insecureSkipTLSVerify: would send the stored credentials of cluster "${name}" to any server at ${cluster.server}: send new credentials with it`]);
+          throw new ConflictError(`endpoint.insecureSkipTLSVerify: would send the stored credentials of cluster "${name}" to any server at ${cluster.server}: send new credentials with it`);
         }
         if ((endpoint.caData ?? null) !== cluster.caData) {
-          throw new InvalidInputError([`endpoint.caData: changes which server the stored credentials of cluster "${name}" trust: send new credentials with it`]);
+          throw new ConflictError(`endpoint.caData: changes which server the stored credentials of cluster "${name}" trust: send new credentials with it`);
         }
         connection = credentialsWith(endpoint, (await secretOf(tx.credentials, cluster)).auth);
       }
@@ -135,10 +133,10 @@ export class ClustersService {
     return this.get(name);
   }
 
-  /** InvalidInputError when the hub may not reach `server` (plain http off loopback, egress policy). */
+  /** ForbiddenError when the hub's policy refuses `server` (plain http off loopback, egress policy). */
   private checkServer(server: string, field: string): void {
     const problems = serverProblems(server, field, this.egress);
-    if (problems.length) throw new InvalidInputError(problems);
+    if (problems.length) throw new ForbiddenError(problems.join('; '));
   }
 
   /** The cluster, its Targets and its credential go together. */

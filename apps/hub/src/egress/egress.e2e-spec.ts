@@ -38,7 +38,7 @@ describe('a hub whose egress policy does not allow loopback', () => {
       ['gce', 'https://metadata.google.internal', 'metadata.google.internal is a cloud metadata service'],
     ]) {
       const res = await hub.call('POST', '/api/v1/clusters', pushCluster(name, server));
-      expect([name, res.status]).toEqual([name, 400]);
+      expect([name, res.status]).toEqual([name, 403]);
       expect(res.body.message).toContain(`endpoint.server: ${why}`);
       expect(res.body.message).toContain('FLOTILLA_EGRESS_ALLOW_LOOPBACK');
       expect((await hub.call('GET', `/api/v1/clusters/${name}`)).status).toBe(404);
@@ -55,11 +55,11 @@ describe('a hub whose egress policy does not allow loopback', () => {
 
   it('refuses plain http:// with credentials off loopback, for an endpoint and a kubeconfig, before connecting', async () => {
     const endpoint = await hub.call('POST', '/api/v1/clusters', { body: { name: 'clear', mode: 'push', endpoint: { server: 'http://10.0.0.1:8080' }, credentials: { token: 't0ken' } } });
-    expect(endpoint.status).toBe(400);
+    expect(endpoint.status).toBe(403);
     expect(endpoint.body.message).toContain("endpoint.server: plain http:// would send the cluster's credentials in clear; use https://");
     const kubeconfig = kubeconfigYaml({ server: 'http://10.0.0.1:8080', token: 't0ken' });
     const kc = await hub.call('POST', '/api/v1/clusters', { body: { name: 'clear-kc', mode: 'push', credentials: { kubeconfig } } });
-    expect(kc.status).toBe(400);
+    expect(kc.status).toBe(403);
     expect(kc.body.message).toContain("credentials.kubeconfig server: plain http:// would send the cluster's credentials in clear");
     for (const name of ['clear', 'clear-kc']) expect((await hub.call('GET', `/api/v1/clusters/${name}`)).status).toBe(404);
   });
@@ -73,10 +73,10 @@ describe('Projects that name a registry or a sink the hub may not reach', () => 
 
   it('refuses a registry or sink at a metadata or loopback address, naming the field, and stores nothing', async () => {
     const registry = await hub.call('POST', '/api/v1/projects', project('imds-registry', { source: { repository: 'oci://169.254.169.254/latest/app' } }));
-    expect(registry.status).toBe(400);
+    expect(registry.status).toBe(403);
     expect(registry.body.message).toContain('source.repository: 169.254.169.254 is a cloud metadata address');
     const sink = await hub.call('POST', '/api/v1/projects', project('lo-sink', { cdeventsSink: 'http://127.0.0.1:9/events' }));
-    expect(sink.status).toBe(400);
+    expect(sink.status).toBe(403);
     expect(sink.body.message).toContain('cdeventsSink: 127.0.0.1 is loopback');
     for (const name of ['imds-registry', 'lo-sink']) expect((await hub.call('GET', `/api/v1/projects/${name}`)).status).toBe(404);
   });
@@ -84,12 +84,12 @@ describe('Projects that name a registry or a sink the hub may not reach', () => 
   it('refuses a sink header over plain http off loopback, at creation and when a patch adds it', async () => {
     const header = { name: 'Authorization', value: 'Bearer s3cret-value' };
     const created = await hub.call('POST', '/api/v1/projects', project('clear-sink', { cdeventsSink: 'http://10.0.0.1:8080/events', cdeventsSinkHeader: header }));
-    expect(created.status).toBe(400);
+    expect(created.status).toBe(403);
     expect(created.body.message).toContain('cdeventsSink: plain http:// would send cdeventsSinkHeader in clear; use https://');
     // without a header, plain http is the operator's choice
     expect((await hub.call('POST', '/api/v1/projects', project('open-sink', { cdeventsSink: 'http://10.0.0.1:8080/events' }))).status).toBe(201);
     const patched = await hub.call('PATCH', '/api/v1/projects/open-sink', { body: { cdeventsSinkHeader: header } });
-    expect(patched.status).toBe(400);
+    expect(patched.status).toBe(403);
     expect(patched.body.message).toContain('cdeventsSink: plain http:// would send cdeventsSinkHeader in clear');
     expect((await hub.call('GET', '/api/v1/projects/open-sink')).body).toMatchObject({ cdeventsSinkHeader: null, generation: 1 });
   });
@@ -108,7 +108,7 @@ describe('allow and deny lists', () => {
     const denied = await startTestHub('postgres', { egress: { allow: ['127.0.0.1'], deny: ['127.0.0.0/8'], allowLoopback: true } });
     try {
       const res = await denied.call('POST', '/api/v1/clusters', pushCluster('denied', kube().server));
-      expect(res.status).toBe(400);
+      expect(res.status).toBe(403);
       expect(res.body.message).toContain('endpoint.server: 127.0.0.1 is on the egress deny list');
     } finally {
       await denied.close();

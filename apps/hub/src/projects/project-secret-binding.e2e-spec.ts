@@ -35,7 +35,7 @@ describe('a Project secret goes only where it was given for (harness PostgreSQL)
     expect(created.status).toBe(201);
 
     const moved = await hub.call('PATCH', '/api/v1/projects/sunk', { body: { cdeventsSink: `${attacker.url}/collect` } });
-    expect(moved.status).toBe(400);
+    expect(moved.status).toBe(409);
     expect(moved.body.message).toContain('cdeventsSink');
     expect(moved.body.message).toContain('send cdeventsSinkHeader with it');
     const after = (await hub.call('GET', '/api/v1/projects/sunk')).body;
@@ -62,7 +62,7 @@ describe('a Project secret goes only where it was given for (harness PostgreSQL)
     const fingerprint = created.body.registryCredentials.fingerprint;
 
     const moved = await hub.call('PATCH', '/api/v1/projects/private', { body: { source: { repository: `oci://${attacker.host}/acme/private` } } });
-    expect(moved.status).toBe(400);
+    expect(moved.status).toBe(409);
     expect(moved.body.message).toContain('source.repository');
     expect(moved.body.message).toContain(`registry host ${attacker.host}`);
     expect(moved.body.message).toContain('send registryCredentials with it');

@@ -12,7 +12,12 @@ import { SinkHeaderDto } from '../cdevents/sink-header.dto';
 import { BOOTSTRAP_ROLES, type BootstrapRole } from '@flotilla/engine';
 
 export const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-export const OCI_REPOSITORY = /^oci:\/\/[a-zA-Z0-9.-]+(:\d+)?(\/[a-z0-9]+([._-][a-z0-9]+)*)+$/;
+/**
+ * `oci://host[:port]/path`, read as the registry client reads references: the
+ * host is what names a registry (a dot, a port or `localhost`), and each path
+ * component is lowercase with `.`, `_`, `__` or dashes between.
+ */
+export const OCI_REPOSITORY = /^oci:\/\/(?:[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)+(?::\d{1,5})?|[a-zA-Z0-9-]+:\d{1,5}|localhost)(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)+$/;
 export const OCI_TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
 const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
 // eslint-disable-next-line no-control-regex -- NUL and control characters are what it refuses

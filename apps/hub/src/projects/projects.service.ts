@@ -2,7 +2,7 @@ import { EgressPolicy } from '@flotilla/egress';
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { formatDuration, parseDuration } from '../common/duration';
-import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
+import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors';
 import { registryHostBinding, registryHostOf } from '../credentials/credential-binding';
 import { repositoryProblems, sinkProblems } from '../egress/address-checks';
 import type { Page } from '../common/paging';
@@ -35,10 +35,10 @@ export class ProjectsService {
     private readonly egress: EgressPolicy,
   ) {}
 
-  /** InvalidInputError when the registry or sink is one the hub may not reach (egress policy, a header in clear). */
+  /** ForbiddenError when the hub's policy refuses the registry or sink (egress policy, a header in clear). */
   private checkAddresses(repository: string, sink: string | null, sinkHeader: boolean): void {
     const problems = [...repositoryProblems(repository, this.egress), ...(sink ? sinkProblems(sink, sinkHeader, this.egress) : [])];
-    if (problems.length) throw new InvalidInputError(problems);
+    if (problems.length) throw new ForbiddenError(problems.join('; '));
   }
 
   /** The credential, the Project, its Targets and their events commit together; a taken name is AlreadyExistsError. */
@@ -265,7 +265,7 @@ function refuseMovedSecrets(p: ProjectEntity, spec: ProjectSpec, dto: UpdateProj
   if (p.cdeventsSinkHeader && dto.cdeventsSinkHeader === undefined && spec.cdeventsSink !== p.cdeventsSink) {
     problems.push(`cdeventsSink: changes where the stored cdeventsSinkHeader goes: send cdeventsSinkHeader with it (or null to drop it)`);
   }
-  if (problems.length > 0) throw new InvalidInputError(problems);
+  if (problems.length > 0) throw new ConflictError(problems.join('; '));
 }
 
 function registrySecret(dto: RegistryCredentialsDto): { kind: string; secret: object } {
