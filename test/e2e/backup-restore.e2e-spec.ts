@@ -220,6 +220,10 @@ describe('backup and restore', () => {
       databases.push(restored);
       await adminStatement(server, `CREATE DATABASE "${restored}"`);
       await pgRestore(databaseUrl(server, restored), dump);
+      // without the keys the backup is of no use: a hub with others refuses to start and names the one it lacks
+      const keyless = startHub('hub-other-keys', { ...env, DATABASE_URL: databaseUrl(server, restored), FLOTILLA_ENCRYPTION_KEYS: `other:${randomBytes(32).toString('base64')}` }, adminToken);
+      await expect(keyless.hub.url).rejects.toThrow('key "backup1" is not in the keyring');
+      expect(await keyless.hub.exited).not.toBe(0);
       const second = startHub('hub-restored', { ...env, DATABASE_URL: databaseUrl(server, restored) }, adminToken);
       await second.hub.url;
       await expectFleetCarriesOn(second, fleet);
