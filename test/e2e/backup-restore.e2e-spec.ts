@@ -11,7 +11,7 @@ import { startConnectedAgent, type ConnectedAgent } from './support/connected-ag
 import { eventually } from './support/eventually';
 import { HubApi } from './support/hub-api';
 import { HubProcess } from './support/hub-process';
-import { adminStatement, databaseUrl, pgDump, pgRestore } from './support/pg-tools';
+import { adminStatement, createDatabase, databaseUrl, pgDump, pgRestore } from './support/pg-tools';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
 import { configMapData } from './support/shop';
 import { adminClient, deleteNamespaces, prepareTenant, uniqueName } from './support/spoke';
@@ -218,7 +218,7 @@ describe('backup and restore', () => {
 
       const restored = `bak_${randomBytes(6).toString('hex')}`;
       databases.push(restored);
-      await adminStatement(server, `CREATE DATABASE "${restored}"`);
+      await createDatabase(server, restored);
       await pgRestore(databaseUrl(server, restored), dump);
       // without the keys the backup is of no use: a hub with others refuses to start and names the one it lacks
       const keyless = startHub('hub-other-keys', { ...env, DATABASE_URL: databaseUrl(server, restored), FLOTILLA_ENCRYPTION_KEYS: `other:${randomBytes(32).toString('base64')}` }, adminToken);

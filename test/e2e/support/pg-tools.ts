@@ -66,3 +66,8 @@ export async function adminStatement(serverUrl: string, sql: string): Promise<vo
     await c.end();
   }
 }
+
+/** `createdb`: an empty database `name` on the server of `serverUrl`. */
+export function createDatabase(serverUrl: string, name: string): Promise<void> {
+  return tool('createdb', [`--maintenance-db=${databaseUrl(serverUrl, 'postgres')}`, name]);
+}
