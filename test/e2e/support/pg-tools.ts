@@ -71,3 +71,8 @@ export async function adminStatement(serverUrl: string, sql: string): Promise<vo
 export function createDatabase(serverUrl: string, name: string): Promise<void> {
   return tool('createdb', [`--maintenance-db=${databaseUrl(serverUrl, 'postgres')}`, name]);
 }
+
+/** `psql --command`: one statement, stopping on its error. */
+export function psql(databaseUrl: string, sql: string): Promise<void> {
+  return tool('psql', ['--no-psqlrc', '--set=ON_ERROR_STOP=1', `--dbname=${databaseUrl}`, `--command=${sql}`]);
+}
