@@ -46,8 +46,9 @@ export class AgentGrpcServer implements OnApplicationBootstrap, BeforeApplicatio
 
   async onApplicationBootstrap(): Promise<void> {
     const { host, port } = this.config.agents;
-    // streams this replica held before a crash are gone
-    await this.links.disconnectAllOf(this.config.scheduler.hubId);
+    // streams this replica held before a crash are gone; on the embedded database it is the only replica, so every stream is
+    if (this.config.databaseUrl === undefined) await this.links.disconnectAll();
+    else await this.links.disconnectAllOf(this.config.scheduler.hubId);
     const serving = (this.serving = new ServingIdentity(this.agentCa.ca, servingNames(this.config.agents)));
     await serving.refresh();
     const server = new Server(AGENT_SERVER_OPTIONS);

@@ -132,6 +132,16 @@ export class AgentLinksRepository {
   }
 
   /**
+   * Every link marked connected, marked disconnected: for a hub that is the
+   * only one on its database (the embedded one), whose rows may come from
+   * another process, such as a copy of the data directory restored from a
+   * backup, where the replica names in them are not this one's.
+   */
+  async disconnectAll(): Promise<void> {
+    await this.ds.query(`UPDATE agent_links SET connected = false, status_since = now(), updated_at = now() WHERE connected`);
+  }
+
+  /**
    * The certificate fingerprints each cluster's agent may use now (a
    * renewed-away one only while it overlaps). TLS checks expiry only when a
    * stream opens: a stream outliving its certificate is cut here.
