@@ -28,6 +28,11 @@ RUN npm run build \
        "$(node -p "require('./libs/cue/.wasm-location.json').dir")"/wasm_exec.js \
        "$(node -p "require('./libs/cue/.wasm-location.json').dir")"/cue-native /cue-wasm/
 
+# The npm packages the agent's compiled code requires, with their dependencies,
+# and nothing else: the repository's one package.json also lists the hub's.
+FROM build AS agent-modules
+RUN node deploy/images/copy-app-modules.mjs dist/apps/agent/src/main.js /agent/node_modules
+
 # Runtime stage: Node only. npm, npx, corepack and yarn are removed, there is no
 # compiler, and the app files belong to root so the app user cannot change them.
 FROM ${NODE_IMAGE}
@@ -37,7 +42,7 @@ RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx \
  && chown 65532:65532 /var/cache/flotilla
 WORKDIR /app
 COPY --from=build /src/package.json ./
-COPY --from=build /src/node_modules ./node_modules
+COPY --from=agent-modules /agent/node_modules ./node_modules
 # the agent's code and the libs it imports; the hub's code stays out
 COPY --from=build /src/dist/apps/agent ./dist/apps/agent
 COPY --from=build /src/dist/libs ./dist/libs

@@ -4,10 +4,11 @@
 // assignment into the harness API server and reconciles it from the harness
 // registry. test/images/build.mjs builds both first (cached: a warm run
 // rebuilds only what changed in the tree).
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { adminManager, createTenant, unique } from '../../libs/engine/testdata/harness';
 import { eventually } from '../../libs/kube/testdata/eventually';
 import { AGENT_NAMESPACE, agentKubeconfig, installAgent } from '../../apps/agent/test/install';
@@ -17,6 +18,7 @@ import { testDir } from '../harness/temp-dirs';
 import { builtImages, Container, type BuiltImages } from './container';
 
 const APP_USER = 65532;
+const exec = promisify(execFile);
 
 /** The Debian packages the build and the containers need (.ci/run installs them too). */
 function ensureContainerTools(): void {
@@ -211,6 +213,23 @@ describe('the images, built and started', () => {
     } finally {
       await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns }).catch(() => undefined);
     }
+  });
+
+  it('the agent image carries only what the agent needs: no hub code or UI, no hub-only or dev packages, no npm, no Go', async () => {
+    const mount = (await exec('podman', ['image', 'mount', images.agent.name], { timeout: 60_000 })).stdout.trim();
+    try {
+      const has = (path: string) => existsSync(join(mount, path));
+      expect(has('app/dist/apps/agent/src/main.js')).toBe(true);
+      expect(has('app/cue-wasm/cue-native')).toBe(true);
+      for (const path of ['app/dist/apps/hub', 'app/dist/ui', 'usr/local/go', 'usr/local/bin/npm', 'usr/local/lib/node_modules', 'app/deploy']) expect([path, has(path)]).toEqual([path, false]);
+      // what the agent requires is there; the hub's database, web framework and dev tools are not
+      for (const pkg of ['@grpc/grpc-js', 'undici', 'yaml', 'tar', 'pino']) expect([pkg, has(`app/node_modules/${pkg}/package.json`)]).toEqual([pkg, true]);
+      for (const pkg of ['typeorm', '@electric-sql/pglite', '@nestjs/core', 'pg', 'typescript', 'jest', 'esbuild', '@swc/core']) expect([pkg, has(`app/node_modules/${pkg}`)]).toEqual([pkg, false]);
+    } finally {
+      await exec('podman', ['image', 'unmount', images.agent.name], { timeout: 60_000 });
+    }
+    // and so it is smaller than the hub image (sizes: test/images/build.mjs prints them)
+    expect(images.agent.size).toBeLessThan(images.hub.size);
   });
 
   it('the hub stops cleanly on SIGTERM as PID 1', async () => {
