@@ -85,4 +85,4 @@ while (pending.length > 0) {
 const top = join(root, 'node_modules');
 const kept = [...dirs].filter((dir) => ![...dirs].some((other) => other !== dir && dir.startsWith(`${other}/`))).sort();
 for (const dir of kept) cpSync(dir, join(out, relative(top, dir)), { recursive: true, verbatimSymlinks: true });
-console.log(`copy-app-modules: ${entry}: ${relative(root, root) || '.'} ${seen.size} files of ours require ${packages.size} packages; kept ${kept.length} package directories: ${kept.map((d) => relative(top, d)).join(' ')}`);
+console.log(`copy-app-modules: ${entry}: ${seen.size} files of ours require ${packages.size} packages; kept ${kept.length} package directories in ${out}`);

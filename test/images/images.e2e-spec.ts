@@ -36,7 +36,12 @@ function buildImages(): Promise<void> {
     const child = spawn('nice', [process.execPath, join(__dirname, 'build.mjs')], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`test/images/build.mjs failed (${code}):\n${out.slice(-6000)}`))));
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`test/images/build.mjs failed (${code}):\n${out.slice(-6000)}`));
+      // the images' sizes, in the run's output as the harness prints its start
+      process.stderr.write(`\n${out.split('\n').filter((l) => /^images build: (hub|agent|base|building the Node base) /.test(l)).join('\n')}\n`);
+      resolve();
+    });
   });
 }
 
