@@ -20,6 +20,8 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 # npm install, not npm ci: see .ci/run (the lock file holds one platform's optional binaries)
 RUN npm install --no-audit --no-fund
+# marks the layers that change with every source change, so a builder can prune old ones
+LABEL dev.flotilla.image-stage=build
 COPY . .
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \

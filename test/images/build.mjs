@@ -36,8 +36,11 @@ const DPKG_OPTIONS = [
   'path-exclude=/usr/share/info/*',
   'path-exclude=/usr/share/locale/*',
 ];
-export const HUB_IMAGE = 'localhost/flotilla-hub:dev';
-export const AGENT_IMAGE = 'localhost/flotilla-agent:dev';
+// One tag per checkout, so builds from two working trees on one machine do not take each other's tags.
+const tag = `dev-${createHash('sha256').update(root).digest('hex').slice(0, 8)}`;
+const HUB_IMAGE = `localhost/flotilla-hub:${tag}`;
+const AGENT_IMAGE = `localhost/flotilla-agent:${tag}`;
+const BUILD_STAGE_IMAGE = `localhost/flotilla-build:${tag}`;
 
 class ImageBuildError extends Error {}
 
@@ -193,13 +196,14 @@ function buildMounts() {
   ];
 }
 
-function buildImage(app, name, buildArgs) {
-  log(`building ${name} from deploy/images/${app}.Dockerfile`);
+function buildImage(app, name, buildArgs, target) {
+  log(`building ${name} from deploy/images/${app}.Dockerfile${target ? ` (stage ${target})` : ''}`);
   run('nice', [
     'buildah', 'bud', '--layers', '--network', 'host',
     ...CONTAINER_FLAGS,
     ...buildMounts(),
     ...Object.entries(buildArgs).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]),
+    ...(target ? ['--target', target] : []),
     '-f', `deploy/images/${app}.Dockerfile`,
     '-t', name,
     '.',
@@ -224,10 +228,27 @@ function inspect(name) {
   }
 }
 
+/**
+ * The build stage is tagged so that it stays cached; once a newer one has the
+ * tag, the older layers from the source on (labelled in the Dockerfiles)
+ * are dangling and removed. Without this, every build of a changed tree
+ * would leave about a gigabyte behind in podman's storage.
+ */
+function pruneOldBuildStages(goImageName) {
+  // buildah 1.28 keeps a working container of a stage that is only a FROM (the
+  // Dockerfiles' `go` stage) after every build: remove those of the Go image
+  const leftovers = output('buildah', ['containers', '--quiet', '--filter', `ancestor=${goImageName}`]).split('\n').filter(Boolean);
+  if (leftovers.length > 0) run('buildah', ['rm', ...leftovers], { stdio: 'ignore', allowFail: true });
+  const removed = output('podman', ['image', 'prune', '--force', '--filter', 'label=dev.flotilla.image-stage=build']).split('\n').filter(Boolean).length;
+  if (removed > 0) log(`removed ${removed} old build-stage layers`);
+}
+
 const mib = (n) => `${(n / 1048576).toFixed(0)} MiB`;
 const base = { NODE_IMAGE: nodeImage(), GO_IMAGE: goImage() };
+buildImage('hub', BUILD_STAGE_IMAGE, base, 'build');
 buildImage('hub', HUB_IMAGE, base);
 buildImage('agent', AGENT_IMAGE, base);
+pruneOldBuildStages(base.GO_IMAGE);
 const images = { runFlags: CONTAINER_FLAGS, hub: inspect(HUB_IMAGE), agent: inspect(AGENT_IMAGE), base: { name: base.NODE_IMAGE, size: Number(output('podman', ['image', 'inspect', '--format', '{{.Size}}', base.NODE_IMAGE])) } };
 writeFileSync(join(here, '.images.json'), JSON.stringify(images, null, 2));
 for (const [app, info] of Object.entries(images).filter(([k]) => k !== 'runFlags')) {
