@@ -3,11 +3,16 @@
 # NODE_VERSION is the Node the CI suites also run on (scripts/test-on-node-lts.mjs).
 ARG NODE_VERSION=24.21.0
 ARG GO_VERSION=1.26.8
+# The base images: the official ones unless a build passes its own. Where no
+# registry of base images is reachable, test/images/build.mjs builds both
+# locally (Debian packages, Node from the npm registry, the host's Go).
+ARG NODE_IMAGE=node:${NODE_VERSION}-trixie-slim
+ARG GO_IMAGE=golang:${GO_VERSION}-trixie
 
-FROM golang:${GO_VERSION}-trixie AS go
+FROM ${GO_IMAGE} AS go
 
 # Build stage: the same npm scripts CI runs (.ci/run), with Go for the CUE helper and its wasm fallback.
-FROM node:${NODE_VERSION}-trixie-slim AS build
+FROM ${NODE_IMAGE} AS build
 COPY --from=go /usr/local/go /usr/local/go
 ENV PATH=/usr/local/go/bin:$PATH \
     FLOTILLA_CACHE_DIR=/build-cache
@@ -15,6 +20,8 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 # npm install, not npm ci: see .ci/run (the lock file holds one platform's optional binaries)
 RUN npm install --no-audit --no-fund
+# marks the layers that change with every source change, so a builder can prune old ones
+LABEL dev.flotilla.image-stage=build
 COPY . .
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
@@ -25,7 +32,7 @@ RUN npm run build \
 
 # Runtime stage: Node only. npm, npx, corepack and yarn are removed, there is no
 # compiler, and the app files belong to root so the app user cannot change them.
-FROM node:${NODE_VERSION}-trixie-slim
+FROM ${NODE_IMAGE}
 RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx \
            /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-* \
  && mkdir -p /var/lib/flotilla \
