@@ -36,7 +36,7 @@ function relay(dir: string): () => void {
       return;
     }
     const end = text.lastIndexOf('\n') + 1;
-    if (end > offset) process.stdout.write(text.slice(offset, end).replace(/^/gm, '  '));
+    if (end > offset) process.stdout.write(text.slice(offset, end).replace(/^(?=.)/gm, '  '));
     offset = Math.max(offset, end);
   };
 }
