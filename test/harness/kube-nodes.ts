@@ -35,14 +35,18 @@ export async function createFakeNodes(endpoint: KubeEndpoint, count: number): Pr
   return names;
 }
 
-/** True once every named node reports Ready=True. */
+/**
+ * True once every named node reports Ready=True and carries no taint: the
+ * node lifecycle controller taints a new node not-ready until it has seen it
+ * Ready, and DaemonSet pods do not tolerate that taint.
+ */
 export async function nodesReady(endpoint: KubeEndpoint, names: string[]): Promise<boolean> {
   const res = await kubeRequest(endpoint, '/api/v1/nodes', { token: endpoint.admin.token, timeoutMs: 5_000 });
   if (res.status !== 200) return false;
-  type Node = { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } };
+  type Node = { metadata: { name: string }; spec?: { taints?: unknown[] }; status?: { conditions?: { type: string; status: string }[] } };
   const ready = new Set(
     (res.json as { items: Node[] }).items
-      .filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+      .filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') && !n.spec?.taints?.length)
       .map((n) => n.metadata.name),
   );
   return names.every((n) => ready.has(n));

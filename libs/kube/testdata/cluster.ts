@@ -15,7 +15,7 @@ export function uniqueName(prefix: string): string {
   return `${prefix}-${randomBytes(3).toString('hex')}`;
 }
 
-/** Creates a fresh namespace (the harness has no controller manager, so none is ever finalized). */
+/** Creates a fresh namespace for one test. */
 export async function createNamespace(client: ObjectClient, prefix: string): Promise<string> {
   const name = uniqueName(prefix);
   await client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false, force: true, fieldManager: 'flotilla-test' });
