@@ -3,7 +3,7 @@
 // (fake nodes; test/kube-apiserver/kwok/stages.yaml). Nothing here writes a
 // workload's status by hand; only the custom resource, which no controller
 // owns, gets its condition from the test.
-import { createNamespace, deployment, job, testCluster, uniqueName } from '../../testdata/cluster';
+import { createNamespace, deployment, job, testCluster, uniqueName, UNPULLABLE_IMAGE as UNPULLABLE } from '../../testdata/cluster';
 import { eventually } from '../../testdata/eventually';
 import { WaitFailedError, WaitTimeoutError } from '../errors';
 import { defaultApplyOptions } from '../resources-apply';
@@ -15,8 +15,6 @@ afterAll(() => connection.close());
 
 // Rollouts on fake nodes take a few seconds; the bound only limits a failing spec.
 const waitUpTo = (timeoutMs: number): WaitOptions => ({ ...defaultWaitOptions(), timeoutMs, intervalMs: 500, initialIntervalMs: 100 });
-/** An image name the kwok stages never "pull": its pods stay Pending with ErrImagePull. */
-const UNPULLABLE = 'registry.invalid/does-not-exist:1';
 
 async function apply(ns: string, objects: KubeObject[]): Promise<KubeObject[]> {
   const set = await manager.prepare(objects, { name: 'app', namespace: ns });
@@ -71,7 +69,7 @@ function daemonSet(ns: string, name: string): KubeObject {
 describe('health and wait on a cluster with controllers and kwok nodes', () => {
   it('a Deployment rolls out and becomes Available: Current, and wait returns', async () => {
     const ns = await createNamespace(client, 'ctl-deploy');
-    const web = deployment(ns, 'web');
+    const web = deployment(ns, 'web', 'nginx:1');
     (web.spec as { replicas: number }).replicas = 2;
     const set = await apply(ns, [web]);
     const report = await manager.wait(set, waitUpTo(50_000));
