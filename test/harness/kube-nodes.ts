@@ -4,6 +4,12 @@ import type { KubeEndpoint } from './types';
 /** The annotation kwok is started to manage: nodes without it are left alone. */
 export const FAKE_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
 
+/**
+ * An image the kwok stages never "pull" (test/kube-apiserver/kwok/stages.yaml):
+ * a pod using it stays Pending with ErrImagePull, so its owner never becomes ready.
+ */
+export const UNPULLABLE_IMAGE = 'registry.invalid/does-not-exist:1';
+
 /** Name of the i-th fake node (from 0). */
 export function fakeNodeName(i: number): string {
   return `kwok-node-${i}`;

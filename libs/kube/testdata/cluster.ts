@@ -1,6 +1,7 @@
 // Test helpers for specs that talk to the harness API server (one namespace per test).
 import { randomBytes } from 'node:crypto';
 import { harnessEnv } from '../../../test/harness/env';
+import { UNPULLABLE_IMAGE } from '../../../test/harness/kube-nodes';
 import { ClusterConnection, type ConnectionOptions } from '../src/connection';
 import { ObjectClient } from '../src/object-client';
 import { ResourceManager } from '../src/resource-manager';
@@ -35,11 +36,7 @@ export function configMap(namespace: string, name: string, data: Record<string, 
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, ...extra }, data };
 }
 
-/**
- * An image the harness's kwok nodes never pull (test/kube-apiserver/kwok/stages.yaml):
- * its pods stay Pending with ErrImagePull, so their owner never becomes ready.
- */
-export const UNPULLABLE_IMAGE = 'registry.invalid/does-not-exist:1';
+export { UNPULLABLE_IMAGE };
 
 /** Never ready by default (see UNPULLABLE_IMAGE); give any other image to let the controllers roll it out. */
 export function deployment(namespace: string, name: string, image = UNPULLABLE_IMAGE): KubeObject {
