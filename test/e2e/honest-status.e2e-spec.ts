@@ -9,8 +9,8 @@ import { spokeSuite } from './support/suite';
 // Health is assessed after every apply, waited for or not (issue 16, item 4):
 // a component without `wait` does not make its dependents wait, but neither
 // the Target, nor its instances, nor timoni_instance_info say ready while a
-// Deployment is still InProgress. The harness has no controller-manager, so
-// Deployments stay InProgress until DeploymentReadiness marks them available.
+// Deployment is still InProgress. The module's pods stay not Ready (a
+// readiness gate) until DeploymentReadiness releases them.
 
 jest.setTimeout(90_000);
 

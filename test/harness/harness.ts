@@ -12,6 +12,8 @@ export interface Harness {
   env: Partial<HarnessEnv>;
   workDir: string;
   logFiles: string[];
+  /** one line per service worth printing at start, e.g. the cluster's start time and memory */
+  report: string[];
   stop(options?: { keepWorkDir?: boolean }): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function startHarness(services: ServiceName[] = ALL_SERVICES): Prom
   const workDir = mkdtempSync(join(tmpdir(), 'flotilla-harness-'));
   const running: RunningService<unknown>[] = [];
   const env: Partial<HarnessEnv> = {};
+  const report: string[] = [];
   const stop = async (options: { keepWorkDir?: boolean } = {}) => {
     await Promise.allSettled(running.map((s) => s.stop()));
     if (!options.keepWorkDir) rmSync(workDir, { recursive: true, force: true });
@@ -48,8 +51,14 @@ export async function startHarness(services: ServiceName[] = ALL_SERVICES): Prom
   }
   if (services.includes('kube')) {
     // Loaded lazily: building the API server is only needed when kube is asked for.
-    const { startKube } = await import('./kube');
-    track(startKube(workDir), (e) => (env.kube = e));
+    const { describeKube, startKube } = await import('./kube');
+    track(
+      startKube(workDir).then((kube) => {
+        report.push(describeKube('kube', kube));
+        return kube;
+      }),
+      (e) => (env.kube = e),
+    );
   }
 
   const results = await Promise.allSettled(starters);
@@ -59,5 +68,5 @@ export async function startHarness(services: ServiceName[] = ALL_SERVICES): Prom
     const reasons = failures.map((f) => (f.reason instanceof Error ? f.reason.message : String(f.reason)));
     throw new Error(`harness failed to start (logs kept in ${workDir}):\n${reasons.join('\n\n')}`);
   }
-  return { env, workDir, logFiles: running.map((s) => s.logFile), stop };
+  return { env, workDir, logFiles: running.map((s) => s.logFile), report, stop };
 }

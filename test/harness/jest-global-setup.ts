@@ -11,4 +11,5 @@ export default async function globalSetup(): Promise<void> {
   globalThis.__FLOTILLA_HARNESS__ = harness;
   process.env.FLOTILLA_HARNESS = JSON.stringify(harness.env);
   process.stderr.write(`\nharness: ${Object.keys(harness.env).join(', ')} up in ${Date.now() - started} ms (${harness.workDir})\n`);
+  for (const line of harness.report) process.stderr.write(`harness: ${line}\n`);
 }

@@ -9,6 +9,8 @@ const run = promisify(execFile);
 /** Files the API server needs for TLS and service account tokens. */
 export interface KubePki {
   caCert: string;
+  /** the CA's private key: the controller manager signs certificate requests with it */
+  caKey: string;
   /** PEM of caCert */
   caData: string;
   servingCert: string;
@@ -61,6 +63,7 @@ export async function writeKubePki(dir: string): Promise<KubePki> {
 
   return {
     caCert: join(dir, 'ca.crt'),
+    caKey: join(dir, 'ca.key'),
     caData: readFileSync(join(dir, 'ca.crt'), 'utf8'),
     servingCert: join(dir, 'apiserver.crt'),
     servingKey: join(dir, 'apiserver.key'),

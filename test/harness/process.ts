@@ -17,11 +17,14 @@ export class ServiceStartError extends Error {
   }
 }
 
-/** Starts a long-running service with stdout and stderr appended to logFile. */
+/**
+ * Starts a long-running service with stdout and stderr appended to logFile.
+ * `detached: true` (with child.unref()) lets it outlive this process.
+ */
 export function spawnLogged(command: string, args: string[], logFile: string, options: SpawnOptions = {}): ChildProcess {
   const fd = openSync(logFile, 'a');
   try {
-    const child = spawn(command, args, { ...options, stdio: ['ignore', fd, fd], detached: false });
+    const child = spawn(command, args, { detached: false, ...options, stdio: ['ignore', fd, fd] });
     child.on('error', () => undefined); // reported through waitUntil via exitCode/log
     return child;
   } finally {

@@ -119,7 +119,7 @@ describe('flotilla against a hub', () => {
       expect(seen).toMatch(/^Project shop {2}namespace /);
 
       const wide = await user.ok(['project', 'status', 'shop', '-o', 'wide']);
-      // no controller runs the Deployments here and no component waits: applied, not ready, and Healthy=False says so
+      // the module's pods stay gated (never released here) and no component waits: applied, not ready, and Healthy=False says so
       for (const instance of ['db', 'cache', 'web']) expect(wide).toMatch(new RegExp(`spoke-1\\s+(infra|app)\\s+Succeeded\\s+${ns}/${instance}\\s+\\S+@1\\.0\\.0\\s+applied\\s+false\\s+\\+2 ~0 =0 -0`));
       expect(wide).toContain('Ready=True,Healthy=False');
       expect(await user.ok(['project', 'list'])).toMatch(new RegExp(`^NAME\\s+NAMESPACE\\s+STATE\\s+READY\\s+SOURCE\\s+UPDATED\\nshop\\s+${ns}\\s+Ready\\s+1/1\\s+${repo.replace(/[.]/g, '\\.')}:latest\\s`));

@@ -12,6 +12,7 @@ import { SourceCache } from './source-fetch';
 import { MemoryGenerator } from './test-support';
 import { TimoniManifestGenerator } from './timoni-generator';
 import type { ComponentFinishedEvent, InstanceAppliedEvent, InstancePrunedEvent, ProjectSpec, ReconcileInput } from './types';
+import { UNPULLABLE_IMAGE } from '../../../test/harness/kube-nodes';
 import { adminManager, createTenant, pushProject, pushTestModule, registryClient, registryHost, unique } from '../testdata/harness';
 
 jest.setTimeout(180_000);
@@ -320,13 +321,13 @@ describe('reconcileProject limits and ownership (real API server, in-memory gene
     await pushProject(registryClient(), repo, { 'project.cue': '// in-memory\n' });
   });
 
+  // The harness's kwok nodes never pull this image: the Deployment never becomes ready.
   const deployment = (name: string): KubeObject => ({
     apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: ns },
-    spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'nginx:1' }] } } },
+    spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: UNPULLABLE_IMAGE }] } } },
   });
 
   it('waits within the component timeout: a Deployment that never rolls out fails its component, the others finish', async () => {
-    // The harness runs no controllers: a Deployment never becomes ready.
     const generator = new MemoryGenerator([
       { name: 'slow', needs: [], wait: true, timeoutMs: 1500, instances: { web: { namespace: ns, configMaps: {}, objects: [deployment('web')] } } },
       { name: 'after', needs: ['slow'], wait: false, instances: { x: { namespace: ns, configMaps: { x: { v: '1' } } } } },

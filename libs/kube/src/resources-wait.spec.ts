@@ -1,5 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { configMap, createNamespace, deployment, job, testCluster } from '../testdata/cluster';
+import { eventually } from '../testdata/eventually';
+import { objectRef } from './object-id';
 import { WaitFailedError, WaitTimeoutError } from './errors';
 import { defaultApplyOptions } from './resources-apply';
 import { defaultWaitOptions, waitForTermination, type WaitOptions } from './resources-wait';
@@ -9,36 +11,18 @@ afterAll(() => connection.close());
 
 const quick = (timeoutMs: number): WaitOptions => ({ ...defaultWaitOptions(), timeoutMs, intervalMs: 200, initialIntervalMs: 50 });
 
-/** What a Deployment controller and kubelet would report once the rollout is done (none run here). */
-async function markDeploymentReady(namespace: string, name: string): Promise<void> {
-  const live = await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name });
-  await client.patch(
-    { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name },
-    {
-      status: {
-        observedGeneration: live.metadata.generation,
-        replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1,
-        conditions: [
-          { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'ok', lastUpdateTime: '2026-01-01T00:00:00Z', lastTransitionTime: '2026-01-01T00:00:00Z' },
-          { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: 'ok', lastUpdateTime: '2026-01-01T00:00:00Z', lastTransitionTime: '2026-01-01T00:00:00Z' },
-        ],
-      },
-    },
-    'merge',
-    { subresource: 'status' },
-  );
-}
-
 describe('wait (real API server)', () => {
   it('times out with a report naming each object that is not ready', async () => {
     const ns = await createNamespace(client, 'wait-timeout');
     const set = await manager.prepare([configMap(ns, 'cfg', { a: '1' }), deployment(ns, 'web')], { name: 'app', namespace: ns });
     await manager.applyAllStaged(set, defaultApplyOptions());
+    // its pod cannot pull its image: once the controller has counted it, the Deployment stays here
+    await eventually('the Deployment to count its unavailable replica', async () => (await manager.status(set.map(objectRef)))[1].message === 'Available: 0/1');
     const err = await manager.wait(set, quick(1_000)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WaitTimeoutError);
     const report = (err as WaitTimeoutError).objects;
-    expect(report).toEqual([expect.objectContaining({ subject: `Deployment/${ns}/web`, status: 'InProgress', message: 'Replicas: 0/1' })]);
-    expect((err as Error).message).toContain(`Deployment/${ns}/web status: 'InProgress' (Replicas: 0/1)`);
+    expect(report).toEqual([expect.objectContaining({ subject: `Deployment/${ns}/web`, status: 'InProgress', message: 'Available: 0/1' })]);
+    expect((err as Error).message).toContain(`Deployment/${ns}/web status: 'InProgress' (Available: 0/1)`);
   });
 
   it('stopped by its signal mid-wait, reports the last statuses rather than the aborted request', async () => {
@@ -89,14 +73,11 @@ describe('wait (real API server)', () => {
     await expect(waitForTermination(client, [], { ...quick(1_000), signal })).resolves.toBeUndefined();
   });
 
-  it('succeeds once the Deployment status says it is ready', async () => {
+  it('succeeds once the controllers have rolled the Deployment out', async () => {
     const ns = await createNamespace(client, 'wait-ready');
-    const set = await manager.prepare([deployment(ns, 'web')], { name: 'app', namespace: ns });
+    const set = await manager.prepare([deployment(ns, 'web', 'nginx:1')], { name: 'app', namespace: ns });
     await manager.applyAllStaged(set, defaultApplyOptions());
-    const waiting = manager.wait(set, quick(20_000));
-    await new Promise((r) => setTimeout(r, 300));
-    await markDeploymentReady(ns, 'web');
-    const result = await waiting;
+    const result = await manager.wait(set, quick(40_000));
     expect(result).toEqual([expect.objectContaining({ subject: `Deployment/${ns}/web`, status: 'Current' })]);
   });
 

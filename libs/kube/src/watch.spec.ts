@@ -56,8 +56,8 @@ describe('watchObjects (real API server)', () => {
     const w = start({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns });
     try {
       await eventually('synced', () => w.synced.length === 1);
-      // no controller manager in the harness, so no kube-root-ca.crt
-      expect(names(w.synced[0])).toEqual(['a']);
+      // kube-root-ca.crt is the controller manager's, in every namespace
+      expect(names(w.synced[0])).toEqual(['a', 'kube-root-ca.crt']);
       expect(w.synced[0].find((o) => o.metadata.name === 'a')).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', data: { v: '1' } });
 
       await client.apply(configMap(ns, 'b', { v: '1' }), applyOpts);

@@ -77,16 +77,22 @@ export async function objectsIn(client: ObjectClient, apiVersion: string, kind: 
   return new Map(list.filter((o) => o.metadata.name !== 'kube-root-ca.crt').map((o) => [o.metadata.name, o]));
 }
 
+/** The readiness gate the e2e webapp module's pods carry; kwok keeps them not Ready until it is True. */
+export const RELEASE_GATE = 'flotilla.test/released';
+
 /**
- * Stands in for the controllers the harness has not got: every Deployment in
- * `namespaces` whose generation it has not yet marked gets a ready status
- * `delayMs` after it was first seen at that generation.
+ * Releases the pods of every Deployment in `namespaces` `delayMs` after the
+ * Deployment was first seen at its generation: it sets their readiness gate
+ * (RELEASE_GATE) True, as a load balancer controller would, and then kwok
+ * makes them Ready and the controllers make the Deployment available. Until
+ * then the rollout really waits, so a suite controls when a Deployment becomes
+ * ready without writing its status by hand.
  */
 export class DeploymentReadiness {
   private readonly seen = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  /** names (namespace/name@generation) marked so far, in order */
+  /** names (namespace/name@generation) released so far, in order */
   readonly marked: string[] = [];
 
   constructor(
@@ -114,34 +120,26 @@ export class DeploymentReadiness {
   private async pass(): Promise<void> {
     for (const ns of this.namespaces()) {
       for (const d of await this.client.list('apps/v1', 'Deployment', { namespace: ns })) {
-        const generation = d.metadata.generation ?? 0;
-        const status = (d.status ?? {}) as { observedGeneration?: number };
-        if (status.observedGeneration === generation) continue;
-        const key = `${ns}/${d.metadata.name}@${generation}`;
+        const key = `${ns}/${d.metadata.name}@${d.metadata.generation ?? 0}`;
         const first = this.seen.get(key) ?? Date.now();
         this.seen.set(key, first);
         if (Date.now() - first < this.delayMs) continue;
-        const replicas = ((d.spec ?? {}) as { replicas?: number }).replicas ?? 1;
-        const now = new Date().toISOString();
-        await this.client.patch(
-          { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name: d.metadata.name },
-          {
-            status: {
-              observedGeneration: generation,
-              replicas,
-              updatedReplicas: replicas,
-              readyReplicas: replicas,
-              availableReplicas: replicas,
-              conditions: [
-                { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'set by the e2e suite', lastUpdateTime: now, lastTransitionTime: now },
-                { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: 'set by the e2e suite', lastUpdateTime: now, lastTransitionTime: now },
-              ],
-            },
-          },
-          'merge',
-          { subresource: 'status' },
-        );
-        this.marked.push(key);
+        const labels = ((d.spec ?? {}) as { selector?: { matchLabels?: Record<string, string> } }).selector?.matchLabels ?? {};
+        const selector = Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',');
+        // every pod not yet released, also those a later rollout creates
+        for (const pod of await this.client.list('v1', 'Pod', { namespace: ns, labelSelector: selector })) {
+          const conditions = ((pod.status ?? {}) as { conditions?: { type: string }[] }).conditions ?? [];
+          if (pod.metadata.deletionTimestamp || conditions.some((c) => c.type === RELEASE_GATE)) continue;
+          const condition = { type: RELEASE_GATE, status: 'True', reason: 'ReleasedByTest', message: 'released by the e2e suite', lastTransitionTime: new Date().toISOString() };
+          await this.client.patch(
+            { apiVersion: 'v1', kind: 'Pod', namespace: ns, name: pod.metadata.name },
+            // append to the conditions kwok wrote, or start the list
+            [conditions.length ? { op: 'add', path: '/status/conditions/-', value: condition } : { op: 'add', path: '/status/conditions', value: [condition] }],
+            'json',
+            { subresource: 'status' },
+          );
+        }
+        if (!this.marked.includes(key)) this.marked.push(key);
       }
     }
   }
