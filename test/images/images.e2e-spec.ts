@@ -16,6 +16,7 @@ import { configMaps, getProject, projectRepository, pushGreeter, pushGreeterModu
 import { ensureDebianPackage } from '../harness/apt';
 import { testDir } from '../harness/temp-dirs';
 import { builtImages, Container, type BuiltImages } from './container';
+import { adminCall, type ApiResponse } from '../e2e/support/admin-call';
 
 const APP_USER = 65532;
 const exec = promisify(execFile);
@@ -82,23 +83,8 @@ describe('the images, built and started', () => {
   let agent: Container | undefined;
   let hubUrl: string;
 
-  // Bodies are explored field by field in assertions, as in test/e2e/support/hub-fleet.ts.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; text: string }> {
-    const res = await fetch(`${hubUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${adminToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, body: parsed, text };
+  function call(method: string, path: string, body?: unknown): Promise<ApiResponse> {
+    return adminCall(hubUrl, adminToken, method, path, body, 30_000);
   }
 
   beforeAll(async () => {

@@ -1,4 +1,4 @@
-import type { ApiResponse } from './hub-fleet';
+import { adminCall, type ApiResponse } from './admin-call';
 import type { HubProcess } from './hub-process';
 
 // REST calls to one hub process as admin, for suites that start hubs
@@ -14,20 +14,7 @@ export class HubApi {
   ) {}
 
   async call(method: string, path: string, body?: unknown): Promise<ApiResponse> {
-    const res = await fetch(`${await this.hub.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${this.adminToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-    });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, body: parsed, text };
+    return adminCall(await this.hub.url, this.adminToken, method, path, body, CALL_TIMEOUT_MS);
   }
 
   /** Like call(), but fails naming the route and the hub when the status is not `expected`. */

@@ -3,6 +3,7 @@ import { rmSync } from 'node:fs';
 import { Client } from 'pg';
 import { harnessEnv } from '../../harness/env';
 import { HubProcess } from './hub-process';
+import { adminCall, type ApiResponse } from './admin-call';
 
 /** Scheduler settings for the suites: short ticks, leases and polls (env names of apps/hub HubConfig). */
 export interface FleetTiming {
@@ -15,13 +16,7 @@ export function defaultFleetTiming(): FleetTiming {
   return { tick: '200ms', leaseTtl: '3s', sourcePoll: '1s' };
 }
 
-export interface ApiResponse {
-  status: number;
-  // Bodies are explored field by field in assertions; a type per route would only restate the hub's DTOs.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
-  text: string;
-}
+export type { ApiResponse };
 
 /**
  * Hub processes on one fresh database of the harness PostgreSQL, sharing an
@@ -98,19 +93,7 @@ export class HubFleet {
   async call(method: string, path: string, body?: unknown, via?: HubProcess): Promise<ApiResponse> {
     const hub = via ?? this.hubs.find((h) => h.running);
     if (!hub) throw new Error('every hub of the fleet has exited');
-    const res = await fetch(`${await hub.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${this.adminToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, body: parsed, text };
+    return adminCall(await hub.url, this.adminToken, method, path, body);
   }
 
   /** Like call(), but fails naming the route when the status is not `expected`. */
