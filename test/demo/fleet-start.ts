@@ -111,7 +111,7 @@ export async function startFleet(dir: string, say: (line: string) => void): Prom
     return s.endpoint;
   };
   try {
-    say('starting a registry and three clusters (etcd + kube-apiserver each)');
+    say('starting a registry and three clusters (etcd, kube-apiserver, controllers and kwok nodes each)');
     const started = Date.now();
     const [registry, ...kubes] = await Promise.all([
       startRegistry(dir, 'registry').then(track),
