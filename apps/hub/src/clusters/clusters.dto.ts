@@ -138,7 +138,7 @@ export class UpdateClusterDto implements CrossFieldChecks {
   @IsLabelMap()
   labels?: Record<string, string>;
 
-  @ApiPropertyOptional({ type: EndpointDto, description: 'a new `server` needs `credentials` in the same request: stored credentials go only to the server they were given for (400 otherwise)' })
+  @ApiPropertyOptional({ type: EndpointDto, description: 'a new `server` needs `credentials` in the same request: stored credentials go only to the server they were given for (409 otherwise)' })
   @Optional()
   @NestedObject(() => EndpointDto)
   endpoint?: EndpointDto;

@@ -1,4 +1,4 @@
-// Addresses API users name, checked when they are given (a clear 400 naming the field);
+// Addresses API users name, checked when they are given (a clear 403 naming the field);
 // the egress policy checks again on every connection, on the address actually connected to.
 import { type EgressPolicy, isLoopbackHost } from '@flotilla/egress';
 
