@@ -1,4 +1,5 @@
 import { configMap, createNamespace, job, testCluster, uniqueName } from '../testdata/cluster';
+import { eventually } from '../testdata/eventually';
 import { DryRunError, InvalidObjectError, StagedApplyError } from './errors';
 import { defaultApplyOptions, type ApplyOptions } from './resources-apply';
 import type { KubeObject } from './types';
@@ -127,10 +128,13 @@ describe('applyAllStaged (real API server)', () => {
   it('keeps the objects of the failing stage applied before the one refused', async () => {
     const ns = await createNamespace(client, 'apply-quota');
     // Dry runs do not count against a quota, so both pass; the second real create is refused.
-    // No controller manager runs, so the quota's status is set by hand.
-    const quota = { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'one', namespace: ns }, spec: { hard: { configmaps: '1' } } };
+    // The namespace holds kube-root-ca.crt already: room for one more, once the quota controller has counted it.
+    const quota = { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'one', namespace: ns }, spec: { hard: { configmaps: '2' } } };
     await client.apply(quota, { dryRun: false, force: true, fieldManager: 'flotilla-test' });
-    await client.patch({ apiVersion: 'v1', kind: 'ResourceQuota', namespace: ns, name: 'one' }, { status: { hard: { configmaps: '1' }, used: { configmaps: '0' } } }, 'merge', { subresource: 'status' });
+    await eventually('the quota controller to count the namespace\'s ConfigMaps', async () => {
+      const q = await client.get({ apiVersion: 'v1', kind: 'ResourceQuota', namespace: ns, name: 'one' });
+      return (q.status as { used?: Record<string, string> } | undefined)?.used?.configmaps === '1';
+    });
     const objects = await manager.prepare([configMap(ns, 'a', {}), configMap(ns, 'b', {})], instance(ns));
     const err = await manager.applyAllStaged(objects, fastOptions()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StagedApplyError);

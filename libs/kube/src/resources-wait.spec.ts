@@ -83,21 +83,16 @@ describe('wait (real API server)', () => {
 
   it('fails fast when an object reports Failed, and skips wait-disabled objects', async () => {
     const ns = await createNamespace(client, 'wait-failed');
+    // the Job's pod fails (kwok's failing stage) and, with no retries, its controller marks it Failed
+    const broken = job(ns, 'broken', 'busybox:1');
+    const spec = broken.spec as { template: { metadata?: object }; backoffLimit?: number };
+    spec.backoffLimit = 0;
+    spec.template.metadata = { labels: { 'pod-container-running-failed.stage.kwok.x-k8s.io': 'true' } };
     const set = await manager.prepare(
-      [job(ns, 'broken', 'busybox:1'), { ...deployment(ns, 'ignored'), metadata: { name: 'ignored', namespace: ns, annotations: { 'action.timoni.sh/wait': 'disabled' } } }],
+      [broken, { ...deployment(ns, 'ignored'), metadata: { name: 'ignored', namespace: ns, annotations: { 'action.timoni.sh/wait': 'disabled' } } }],
       { name: 'app', namespace: ns },
     );
     await manager.applyAllStaged(set, defaultApplyOptions());
-    const now = '2026-01-01T00:00:00Z';
-    await client.patch(
-      { apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'broken' },
-      { status: { startTime: now, failed: 1, conditions: [
-        { type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: now, lastTransitionTime: now },
-        { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: now, lastTransitionTime: now },
-      ] } },
-      'merge',
-      { subresource: 'status' },
-    );
     // fails fast: a WaitFailedError, not the WaitTimeoutError the 20 s limit would give
     const err = await manager.wait(set, quick(20_000)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WaitFailedError);
