@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { adminManager, createTenant, unique } from '../../libs/engine/testdata/harness';
 import { eventually } from '../../libs/kube/testdata/eventually';
-import { AGENT_NAMESPACE, agentKubeconfig, installAgent } from '../../apps/agent/test/install';
+import { AGENT_NAMESPACE, agentKubeconfig, installAgent, removeConnectedInstall } from '../../apps/agent/test/install';
 import { configMaps, getProject, projectRepository, pushGreeter, pushGreeterModule } from '../../apps/agent/test/project-fixtures';
 import { ensureDebianPackage } from '../harness/apt';
 import { testDir } from '../harness/temp-dirs';
@@ -116,16 +116,8 @@ describe('the images, built and started', () => {
     await agent?.stop();
     await hub?.stop();
     // the API server is shared by the whole run: leave the agent's identity as the standalone install has it
-    for (const [apiVersion, kind, namespace, name] of [
-      ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', undefined, 'flotilla-agent-connected'],
-      ['rbac.authorization.k8s.io/v1', 'ClusterRole', undefined, 'flotilla-agent-connected'],
-      ['rbac.authorization.k8s.io/v1', 'RoleBinding', AGENT_NAMESPACE, 'flotilla-agent-identity'],
-      ['rbac.authorization.k8s.io/v1', 'Role', AGENT_NAMESPACE, 'flotilla-agent-identity'],
-      ['v1', 'Secret', AGENT_NAMESPACE, 'flotilla-agent-hub'],
-      ['v1', 'Secret', AGENT_NAMESPACE, 'flotilla-agent-identity'],
-    ] as const) {
-      await client.delete({ apiVersion, kind, namespace, name }).catch(() => undefined);
-    }
+    await removeConnectedInstall(client);
+    await client.delete({ apiVersion: 'v1', kind: 'Secret', namespace: AGENT_NAMESPACE, name: 'flotilla-agent-identity' }).catch(() => undefined);
     await installAgent(client);
     await client.connection.close();
   });
