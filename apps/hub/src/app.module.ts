@@ -4,6 +4,7 @@ import { ANNOUNCE, type Announce, AuthModule, INTERACTIVE } from './auth/auth.mo
 import { CdeventsModule } from './cdevents/cdevents.module';
 import { AgentsModule } from './agents/agents.module';
 import { NotifyModule } from './notify/notify.module';
+import { RunsModule } from './runs/runs.module';
 import { ClustersModule } from './clusters/clusters.module';
 import type { Clock } from './common/clock';
 import { ClockModule } from './common/clock.module';
@@ -49,6 +50,7 @@ export class AppModule {
         MetricsModule,
         AuthModule,
         CredentialsModule,
+        RunsModule,
         AgentsModule,
         ClustersModule,
         ProjectsModule,

@@ -12,6 +12,7 @@ export { runDag, checkDag, DagCycleError, type DagNode, type DagOutcome, type Da
 export { withDeadline, DeadlineExceeded } from './deadline';
 export { backoffDelay, defaultBackoffOptions, type BackoffOptions } from './backoff';
 export { CONDITION_REASONS, FAILURE_REASONS, PROGRESSING_REASON, READY_REASON, RETRY_REASON, type ConditionReason, type FailureReason } from './reasons';
+export { sourcePendingStatus, rolloutHeldStatus, rolloutHoldingStatus, deletingStatus, progressStatus, agentDisconnectedStatus, reportedInstances } from './target-states';
 export { runStatus, reconcilingStatus, runErrors, condition, type Condition, type ConditionType, type Decision, type RunStatus, type NextAttempt } from './conditions';
 export { decideNext, type RunDecision, type ScheduleContext } from './run-decision';
 export { buildRunReport, reportError, nextRunAt, appliedInstance, removedInstance, RUN_REPORT_VERSION, type RunReport, type ReportError, type ReportInstance, type ReportComponent, type ReportContext, type InstanceAction } from './run-report';

@@ -9,7 +9,7 @@ import { appliedInstance, buildRunReport, revisionDigest, type BackoffOptions, f
 import { ConflictError, NotFoundError, type ObjectClient, type ResourceManager } from '@flotilla/kube';
 import { instanceEvent, projectEvent, type EventText } from '../events/project-event';
 import type { EventRecorder } from '../events/event-recorder';
-import { PROJECT_API_VERSION, PROJECT_FINALIZER, PROJECT_KIND, projectKey, SUSPEND_ANNOTATION, type ProjectResource, type ProjectResourceStatus } from '../project/project-resource';
+import { HUB_INTERVAL_ANNOTATION, PROJECT_API_VERSION, PROJECT_FINALIZER, PROJECT_KIND, projectKey, SUSPEND_ANNOTATION, type ProjectResource, type ProjectResourceStatus } from '../project/project-resource';
 import { projectIntent, projectSpecOf, type ProjectIntent } from '../project/project-spec';
 import { statusAfterRun, statusInvalid, statusReconciling } from '../project/project-status';
 import type { Logger } from '../logging/logger';
@@ -87,6 +87,16 @@ export class ProjectReconciler {
   pollNow(key: string): void {
     const schedule = this.schedules.get(key);
     if (schedule) schedule.pollAt = 0;
+  }
+
+  /**
+   * How long after a success the Project runs again: a hub-managed one at
+   * the interval its assignment carries (the hub's Project interval), any
+   * other at --reconcile-interval.
+   */
+  private intervalOf(project: ProjectResource): number {
+    const seconds = Number(project.metadata.annotations?.[HUB_INTERVAL_ANNOTATION]);
+    return Number.isInteger(seconds) && seconds > 0 ? seconds * 1000 : this.settings.reconcileIntervalMs;
   }
 
   /** Drops every schedule: a replica that (re)gains leadership reads them from the statuses another may have written. */
@@ -211,7 +221,7 @@ export class ProjectReconciler {
     );
     // stopping or no longer leading: whoever runs next owns the status; an abort is no verdict on the Project
     if (signal.aborted) return {};
-    const report = buildRunReport(result, { attempt: schedule.attempt, intervalMs: this.settings.reconcileIntervalMs, backoff: this.settings.backoff, previous: (project.status?.conditions ?? []) as Condition[] });
+    const report = buildRunReport(result, { attempt: schedule.attempt, intervalMs: this.intervalOf(project), backoff: this.settings.backoff, previous: (project.status?.conditions ?? []) as Condition[] });
     const about = { ...(revision ? { revision } : {}), message: resultText(report).message };
     if (!report.ok && attemptBefore === 0) written.push(this.cdevent(project, { kind: 'incident.detected', reason: report.errors[0]?.reason ?? 'ReconciliationFailed', error: report.errors[0]?.message ?? 'reconciliation failed', ...about }));
     else if (report.ok && attemptBefore > 0) written.push(this.cdevent(project, { kind: 'incident.resolved', reason: 'Recovered', ...about }));
@@ -250,7 +260,7 @@ export class ProjectReconciler {
     if (signal.aborted) return {};
     const schedule = this.schedules.get(key) ?? { attempt: project.status?.failures ?? 0, dueAt: 0, pollAt: 0 };
     this.schedules.set(key, schedule);
-    const report = buildRunReport(result, { attempt: schedule.attempt, intervalMs: this.settings.reconcileIntervalMs, backoff: this.settings.backoff, previous: (project.status?.conditions ?? []) as Condition[] }, 'delete');
+    const report = buildRunReport(result, { attempt: schedule.attempt, intervalMs: this.intervalOf(project), backoff: this.settings.backoff, previous: (project.status?.conditions ?? []) as Condition[] }, 'delete');
     this.deps.onRun?.(project, report);
     if (!report.ok) {
       schedule.attempt = report.decision.attempt;

@@ -2,6 +2,7 @@ import type { Assignment } from '@flotilla/agent-protocol';
 import {
   HUB_DIGEST_ANNOTATION,
   HUB_GENERATION_ANNOTATION,
+  HUB_INTERVAL_ANNOTATION,
   HUB_MANAGED_BY,
   HUB_TARGET_ANNOTATION,
   PROJECT_API_VERSION,
@@ -15,8 +16,8 @@ import { MANAGED_BY_LABEL } from './project-ownership';
 
 /**
  * The Project resource an assignment becomes: the standalone CRD, labelled
- * as the hub's, pinned to the hub's digest. Each new assignment generation
- * is also a reconcile request, so the agent runs it at once.
+ * as the hub's, pinned to the hub's digest, run at the hub's interval. Each
+ * new assignment generation is also a reconcile request, so the agent runs it at once.
  */
 export function projectResourceOf(a: Assignment): ProjectResource {
   const runtime: Record<string, string> = {};
@@ -35,6 +36,7 @@ export function projectResourceOf(a: Assignment): ProjectResource {
         [HUB_TARGET_ANNOTATION]: a.targetId,
         [HUB_GENERATION_ANNOTATION]: String(a.generation),
         [HUB_DIGEST_ANNOTATION]: a.digest,
+        [HUB_INTERVAL_ANNOTATION]: String(a.intervalSeconds),
         [RECONCILE_REQUESTED_ANNOTATION]: `hub-${a.generation}`,
         [SUSPEND_ANNOTATION]: a.suspend ? 'true' : 'false',
       },

@@ -24,6 +24,8 @@ export const HUB_DIGEST_ANNOTATION = 'hub.flotilla.dev/digest';
 /** The hub's Target and assignment generation a hub-managed Project serves: its reports name them. */
 export const HUB_TARGET_ANNOTATION = 'hub.flotilla.dev/target';
 export const HUB_GENERATION_ANNOTATION = 'hub.flotilla.dev/generation';
+/** The Project's interval on the hub, in seconds: the agent runs a hub-managed Project at it (it is the Target's one clock). */
+export const HUB_INTERVAL_ANNOTATION = 'hub.flotilla.dev/interval-seconds';
 /** `app.kubernetes.io/managed-by` value of Projects the hub assigned. */
 export const HUB_MANAGED_BY = 'flotilla-hub';
 

@@ -66,7 +66,7 @@ export interface Target {
   observedGeneration: number | null;
   lastAppliedRevision: string | null;
   components: Array<{ name: string; status: string; durationMs: number; instances: InstanceReport[]; error?: { reason: string; message: string } }>;
-  nextRunAt: string;
+  nextRunAt: string | null;
   attempt: number;
 }
 

@@ -1,6 +1,6 @@
+import { returnedRows } from '../repositories/sql';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { rowsOf } from '../scheduler/lease.repository';
 import type { LinkBatch } from './agent-link-writes';
 
 /** The cluster an agent's certificate names. */
@@ -60,7 +60,7 @@ export class AgentLinksRepository {
        RETURNING c.id, c.name`,
       [tokenHash, cert.fingerprint, cert.notAfter],
     );
-    const row = rowsOf<{ id: string; name: string }>(res)[0];
+    const row = returnedRows<{ id: string; name: string }>(res)[0];
     return row ? { clusterId: row.id, clusterName: row.name } : null;
   }
 
@@ -87,7 +87,7 @@ export class AgentLinksRepository {
        RETURNING cluster_id`,
       [clusterId, fromFingerprint, cert.fingerprint, cert.notAfter, overlapMs],
     );
-    return rowsOf(res).length === 1;
+    return returnedRows(res).length === 1;
   }
 
   /** The agent connected with its current certificate: the one it renewed away from stops counting. */

@@ -1,4 +1,4 @@
-import { type Assignment, certificateFingerprint, type ConnectRequest, type ConnectResponse, describeOversized, type InstanceEvent, oversizedField, type RunReport as ReportMessage } from '@flotilla/agent-protocol';
+import { type Assignment, certificateFingerprint, type ConnectRequest, type ConnectResponse, describeOversized, oversizedField, type RunReport as ReportMessage } from '@flotilla/agent-protocol';
 import { Inject, Injectable } from '@nestjs/common';
 import { type ServerDuplexStream, status as GrpcStatus } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
@@ -6,15 +6,13 @@ import { Clock } from '../common/clock';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { CredentialsService } from '../credentials/credentials.service';
-import { EventsService } from '../events/events.service';
-import { HUB_EVENT_REASONS, type HubEventReason } from '../events/hub-event';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { ClustersRepository } from '../repositories/clusters.repository';
 import { TargetsRepository } from '../repositories/targets.repository';
-import { LeaseRepository } from '../scheduler/lease.repository';
-import { RunWakeup } from '../scheduler/run-wakeup';
-import { openRegistryCredentials } from '../scheduler/sources/registry-credentials';
+import { openRegistryCredentials } from '../credentials/registry-credentials';
 import { AgentCa } from './agent-ca.service';
+import { AgentReportIngest } from './agent-report-ingest';
+import { AssignmentDispatch } from './assignment-dispatch';
 import { AgentDiffs } from './agent-diffs';
 import { AgentLinkWrites } from './agent-link-writes';
 import { type AgentIdentity, AgentLinksRepository } from './agent-links.repository';
@@ -29,24 +27,22 @@ import { kindOf, StreamRates } from './stream-rates';
 type Stream = ServerDuplexStream<ConnectRequest, ConnectResponse>;
 
 /**
- * The hub's side of one agent stream: checks the client certificate, waits for the
- * Hello, stores the reports the agent buffered, sends the full set of
- * assignments, then relays reports to the runs waiting for them (or stores
- * them itself), records instance events and heartbeats, and renews the
- * agent's certificate when it asks. The scheduler runs
- * the cluster's Targets on this replica while the stream lasts.
+ * The hub's side of one agent stream: checks the client certificate, waits
+ * for the Hello, stores the reports the agent buffered, sends the full set
+ * of assignments (desired state; AssignmentDispatch sends each change while
+ * the stream lasts), then takes every run report as status feedback
+ * (AgentReportIngest), records heartbeats, and renews the agent's
+ * certificate when it asks. It waits for no run: the agent is the clock
+ * of its Targets.
  */
 @Injectable()
 export class AgentStreamService {
   constructor(
     private readonly links: AgentLinksRepository,
     private readonly sessions: AgentSessions,
-    private readonly leases: LeaseRepository,
     private readonly targets: TargetsRepository,
     private readonly clusters: ClustersRepository,
     private readonly credentials: CredentialsService,
-    private readonly events: EventsService,
-    private readonly wakeup: RunWakeup,
     private readonly agentCa: AgentCa,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
@@ -54,11 +50,9 @@ export class AgentStreamService {
     private readonly diffs: AgentDiffs,
     private readonly clock: Clock,
     private readonly metrics: AgentStreamMetrics,
+    private readonly ingest: AgentReportIngest,
+    private readonly dispatch: AssignmentDispatch,
   ) {}
-
-  private get replica(): string {
-    return this.config.scheduler.hubId;
-  }
 
   async open(stream: Stream): Promise<void> {
     const identity = await this.authenticate(stream).catch(() => null);
@@ -140,8 +134,7 @@ export class AgentStreamService {
   }
 
   private async greet(session: AgentSession, hello: { agentVersion: string; bufferedReports: ReportMessage[] }, log: Logger): Promise<void> {
-    // the reports it kept first: until the session is listed the scheduler claims none of its Targets
-    // here, so no run of ours holds the lease a kept report needs (its connected write is batched now)
+    // the reports it kept first: the status they carry is older than anything it reports on this stream
     for (const r of hello.bufferedReports) await this.report(session, r, log);
     if (session.closed.aborted) return; // gone meanwhile: never listed
     this.sessions.add(session);
@@ -149,9 +142,9 @@ export class AgentStreamService {
     // connected with the renewed certificate: the one it replaced is done
     await this.links.adopted(session.identity.clusterId, session.fingerprint);
     log.info({ agentVersion: hello.agentVersion, buffered: hello.bufferedReports.length }, 'agent connected');
+    // what changed while it was away is written first, so the full set carries it
+    await this.dispatch.dispatch([session.identity.clusterId]);
     session.send({ body: { $case: 'assignments', value: { assignments: await this.fullSet(session.identity) } } });
-    // its due Targets can run now, on this replica
-    this.wakeup.wake();
   }
 
   private async handle(session: AgentSession, m: ConnectRequest, log: Logger): Promise<void> {
@@ -159,7 +152,8 @@ export class AgentStreamService {
       case 'report':
         return this.report(session, m.body.value, log);
       case 'event':
-        return this.event(session, m.body.value, log);
+        // instance events come from the run reports (RunResults), as a push run's do
+        return;
       case 'heartbeat':
         // not awaited: the stream's next message need not wait for the heartbeat batch
         void this.linkWrites.heartbeat(session.identity.clusterId).catch((err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err) }, 'heartbeat not written'));
@@ -177,10 +171,9 @@ export class AgentStreamService {
   }
 
   /**
-   * A run report: to the run of this replica waiting for it, else stored
-   * here as a run of its own (the agent ran while the hub was away). Acked
-   * once it is the hub's; not acked when it cannot be stored now, so the
-   * agent keeps it and sends it again on its next connection.
+   * A run report, whatever made the agent run: stored through the one ingest
+   * path, then acked. Not acked when it cannot be stored now (the database
+   * is away, say): the agent keeps it and sends it again on its next stream.
    */
   private async report(session: AgentSession, m: ReportMessage, log: Logger): Promise<void> {
     const ack = () => session.send({ body: { $case: 'reportAck', value: { reportId: m.reportId } } });
@@ -193,19 +186,13 @@ export class AgentStreamService {
       log.warn({ err: err instanceof BadAgentReport ? err.message : String(err), target: m.targetId }, 'agent report refused');
       return ack();
     }
-    // a run of this replica waiting for it sent this cluster that Target: no need to look it up
-    if (session.offerReport(m.targetId, m.generation, { report, reportId: m.reportId })) return ack();
-    const target = /^[0-9a-f-]{36}$/.test(m.targetId) ? await this.targets.findById(m.targetId) : null;
-    if (!target || target.clusterId !== session.identity.clusterId) {
-      log.warn({ target: m.targetId }, 'report for a Target that is not this cluster\'s (removed, or never its own) dropped');
+    if (!/^[0-9a-f-]{36}$/.test(m.targetId)) {
+      log.warn({ target: m.targetId.slice(0, 80) }, 'report for a Target id that is none dropped');
       return ack();
     }
-    if (await this.leases.hasAgentReport(m.reportId)) return ack();
-    const lease = await this.leases.claimForReport(this.replica, target.id, target.clusterId, this.config.scheduler.leaseTtlMs);
-    if (!lease) return; // a run holds it; the agent sends the report again later
-    const started = await this.leases.startRun(lease, { generation: target.generation, revision: report.revision ?? null, trigger: 'Agent', conditions: target.conditions, phase: target.phase, startedAt: validDate(report.startedAt) });
-    if (!started) return;
-    await this.leases.finishRun(lease, { runId: started.id, startedAt: new Date(report.startedAt), report, observedGeneration: target.observedGeneration ?? target.generation, agentReportId: m.reportId, finishedAt: validDate(report.finishedAt) });
+    const outcome = await this.ingest.ingest(session.identity, { reportId: m.reportId, targetId: m.targetId, generation: m.generation, report });
+    if (outcome === 'dropped') log.warn({ target: m.targetId }, 'report for a Target that is not this cluster\'s (removed, or never its own) dropped');
+    this.metrics.reports.inc({ outcome });
     ack();
   }
 
@@ -231,24 +218,6 @@ export class AgentStreamService {
     session.send({ body: { $case: 'renewed', value: { certificatePem: issued.pem, error: '' } } });
   }
 
-  private async event(session: AgentSession, e: InstanceEvent, log: Logger): Promise<void> {
-    if (!(HUB_EVENT_REASONS as readonly string[]).includes(e.reason) || (e.type !== 'Normal' && e.type !== 'Warning')) return log.warn({ reason: e.reason.slice(0, 64) }, 'agent event with an unknown reason or type dropped');
-    const target = /^[0-9a-f-]{36}$/.test(e.targetId) ? await this.targets.findById(e.targetId) : null;
-    if (!target || target.clusterId !== session.identity.clusterId) return;
-    const cut = (s: string, n: number) => (s ? s.slice(0, n) : undefined);
-    await this.events.record({
-      projectId: target.projectId,
-      clusterName: session.identity.clusterName,
-      type: e.type,
-      reason: e.reason as HubEventReason,
-      message: e.message.slice(0, 4096),
-      revision: cut(e.revision, 200),
-      component: cut(e.component, 253),
-      instance: cut(e.instance, 253),
-      namespace: cut(e.namespace, 253),
-    });
-  }
-
   /** Every assignment the cluster holds: what its Targets were last sent, with the Project as it is now. */
   private async fullSet(identity: AgentIdentity): Promise<Assignment[]> {
     const out: Assignment[] = [];
@@ -272,10 +241,4 @@ export class AgentStreamService {
     }
     return out;
   }
-}
-
-/** A time the agent reported, if it is one (and not in the future of this hub). */
-function validDate(s: string): Date | undefined {
-  const t = Date.parse(s);
-  return Number.isFinite(t) ? new Date(Math.min(t, Date.now())) : undefined;
 }

@@ -15,6 +15,8 @@ import { AgentSessions } from './agent-sessions';
 import { AgentStreamMetrics } from './agent-stream.metrics';
 import { AgentStreamService } from './agent-stream.service';
 import { AgentsController } from './agents.controller';
+import { AgentReportIngest } from './agent-report-ingest';
+import { AssignmentDispatch } from './assignment-dispatch';
 
 /** Connected agents: their gRPC server, streams, identity and install. */
 @Global()
@@ -23,7 +25,7 @@ import { AgentsController } from './agents.controller';
   controllers: [AgentsController],
   providers: [
     { provide: AgentStreamMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new AgentStreamMetrics(registry) },
-    AgentCaRepository, AgentCa, AgentLinksRepository, AgentLinkWrites, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService, AgentDiffRelaysRepository, AgentDiffs],
-  exports: [AgentDiffs, AgentCa, AgentLinksRepository, AgentSessions, AgentBootstrapService, AgentGrpcServer],
+    AgentCaRepository, AgentCa, AgentLinksRepository, AgentLinkWrites, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService, AgentDiffRelaysRepository, AgentDiffs, AgentReportIngest, AssignmentDispatch],
+  exports: [AgentDiffs, AssignmentDispatch, AgentCa, AgentLinksRepository, AgentSessions, AgentBootstrapService, AgentGrpcServer],
 })
 export class AgentsModule {}

@@ -74,8 +74,6 @@ export interface AgentServerConfig {
   heartbeatMs: number;
   /** No message for this long: the agent is Disconnected and its stream closed (FLOTILLA_AGENT_HEARTBEAT_TIMEOUT, default 30s). */
   heartbeatTimeoutMs: number;
-  /** How long a run waits for the agent's report before it is failed (FLOTILLA_AGENT_RUN_TIMEOUT, default 15m). */
-  runTimeoutMs: number;
   /** Lifetime of a bootstrap token (FLOTILLA_AGENT_BOOTSTRAP_TTL, default 1h). */
   bootstrapTtlMs: number;
   /** Lifetime of an agent's client certificate; agents renew it two thirds in (FLOTILLA_AGENT_CERT_TTL, default 720h). */
@@ -83,11 +81,6 @@ export interface AgentServerConfig {
   /** The operator's agent CA, PEM certificate and key (FLOTILLA_AGENT_CA_CERT_FILE, FLOTILLA_AGENT_CA_KEY_FILE, both or neither); unset: the hub makes one and keeps it in the database. */
   caCertFile?: string;
   caKeyFile?: string;
-  /**
-   * Agent clusters' runs in flight on this replica (FLOTILLA_AGENT_MAX_RUNS, default 20000), apart from
-   * the scheduler's concurrency: such a run only waits for its agent, so a digest reaches a whole fleet at once.
-   */
-  maxRuns: number;
   /**
    * Messages one agent stream may send, as token buckets (burst, then per second); past one the
    * stream is closed with RESOURCE_EXHAUSTED. Reports: FLOTILLA_AGENT_REPORT_RATE and
@@ -110,10 +103,8 @@ export function defaultAgentServerConfig(host = '0.0.0.0'): AgentServerConfig {
     host,
     heartbeatMs: 10_000,
     heartbeatTimeoutMs: 30_000,
-    runTimeoutMs: 15 * 60_000,
     bootstrapTtlMs: 3600_000,
     certTtlMs: 30 * 24 * 3600_000,
-    maxRuns: 20_000,
     streamRates: { reports: { ...r.reports }, events: { ...r.events }, other: { ...r.other } },
   };
 }
@@ -305,11 +296,6 @@ function parseAgentServerConfig(value: (name: string) => string | undefined, con
     if (!/^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/.test(address)) problems.push(`FLOTILLA_AGENT_PUBLIC_ADDRESS=${JSON.stringify(address)}: expected host:port`);
     else agents.publicAddress = address;
   }
-  const maxRuns = value('FLOTILLA_AGENT_MAX_RUNS');
-  if (maxRuns !== undefined) {
-    if (!/^\d+$/.test(maxRuns) || Number(maxRuns) < 1 || Number(maxRuns) > 1_000_000) problems.push(`FLOTILLA_AGENT_MAX_RUNS=${JSON.stringify(maxRuns)}: expected an integer from 1 to 1000000`);
-    else agents.maxRuns = Number(maxRuns);
-  }
   const rates: Array<[string, 'reports' | 'events', 'perSecond' | 'burst']> = [
     ['FLOTILLA_AGENT_REPORT_RATE', 'reports', 'perSecond'],
     ['FLOTILLA_AGENT_REPORT_BURST', 'reports', 'burst'],
@@ -322,10 +308,9 @@ function parseAgentServerConfig(value: (name: string) => string | undefined, con
     if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 100_000) problems.push(`${name}=${JSON.stringify(v)}: expected an integer from 1 to 100000 (messages ${field === 'burst' ? 'at once' : 'per second'} on one agent stream)`);
     else agents.streamRates[kind][field] = Number(v);
   }
-  const durations: Array<[string, 'heartbeatMs' | 'heartbeatTimeoutMs' | 'runTimeoutMs' | 'bootstrapTtlMs' | 'certTtlMs', number]> = [
+  const durations: Array<[string, 'heartbeatMs' | 'heartbeatTimeoutMs' | 'bootstrapTtlMs' | 'certTtlMs', number]> = [
     ['FLOTILLA_AGENT_HEARTBEAT', 'heartbeatMs', 100],
     ['FLOTILLA_AGENT_HEARTBEAT_TIMEOUT', 'heartbeatTimeoutMs', 300],
-    ['FLOTILLA_AGENT_RUN_TIMEOUT', 'runTimeoutMs', 1000],
     ['FLOTILLA_AGENT_BOOTSTRAP_TTL', 'bootstrapTtlMs', 1000],
     // shorter would have agents renewing more than they work
     ['FLOTILLA_AGENT_CERT_TTL', 'certTtlMs', 10_000],

@@ -18,7 +18,7 @@ import type { CreateProjectDto, ProjectQuery, RegistryCredentialsDto, TargetsDto
 import type { UpdateProjectDto } from './project-patch.dto';
 import { DEFAULT_INTERVAL_S, patchedSpec, type ProjectSpec } from './project-patch';
 import type { DeletionDto, ProjectConditionDto, ProjectDto } from './projects.views';
-import { projectHold } from '../scheduler/rollout';
+import { projectHold } from '../rollout/rollout';
 import type { HubEventReason } from '../events/hub-event';
 
 /** Projects: every change that writes more than one row runs in one transaction. */
@@ -166,10 +166,11 @@ export class ProjectsService {
       if (p.suspend === suspend) return;
       await tx.projects.update(p.id, { suspend });
       await tx.targets.setPhaseForProject(p.id, suspend ? 'Suspended' : 'Pending');
-      if (!suspend) await tx.targets.requestRun(p.id, undefined, { manual: false });
+      // due either way: an agent's assignment says it is suspended (a push claim skips a suspended Project)
+      await tx.targets.requestRun(p.id, undefined, { manual: false });
       await this.note(tx, p, null, suspend ? 'Suspended' : 'Resumed', suspend ? 'reconciliation suspended' : 'reconciliation resumed');
     });
-    if (!suspend) this.triggers.runsDue();
+    this.triggers.runsDue();
     return this.get(name);
   }
 

@@ -137,7 +137,7 @@ export class TargetDto {
   @ApiPropertyOptional({ nullable: true, type: String, example: 'v1.2.0@sha256:…' }) lastAppliedRevision!: string | null;
   @ApiProperty({ type: [ComponentReportDto], description: 'components and their instances, as the last run reported them' }) components!: ComponentReportDto[];
   @ApiProperty({ type: [String], description: 'namespaces that hold instances of the Project on this cluster' }) namespaces!: string[];
-  @ApiProperty() nextRunAt!: string;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'when the Target runs next: as the hub scheduled it for a push cluster, as the agent reported it for an agent cluster (null: the agent has not reported yet)' }) nextRunAt!: string | null;
   @ApiProperty({ description: 'consecutive failures (backoff)' }) attempt!: number;
   @ApiProperty({ description: "true once the cluster left the Project's targets: the Target (phase Deleting) deletes its instances there, then goes" }) removing!: boolean;
   @ApiProperty({ description: 'the cluster\'s agent is not connected: this is the last reported state, and Ready says Unknown' }) stale!: boolean;

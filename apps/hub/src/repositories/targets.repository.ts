@@ -32,7 +32,7 @@ export interface TargetViewRow {
   lastAppliedRevision: string | null;
   components: ReportComponent[];
   namespaces: string[];
-  nextRunAt: string;
+  nextRunAt: string | null;
   attempt: number;
   removing: boolean;
   /** agent clusters whose agent is not connected: the status is the last one reported, nobody reports now */
@@ -42,7 +42,7 @@ export interface TargetViewRow {
 }
 
 /** Target rows with their cluster's name and group, for the view to pick from. */
-const WITH_CLUSTER = `SELECT t.*, c.name AS cluster_name, c.group_name AS cluster_group,
+const WITH_CLUSTER = `SELECT t.*, c.name AS cluster_name, c.group_name AS cluster_group, c.mode AS cluster_mode,
     (c.mode = 'agent' AND NOT COALESCE(al.connected, false)) AS stale, al.status_since AS stale_since
   FROM targets t JOIN clusters c ON c.id = t.cluster_id LEFT JOIN agent_links al ON al.cluster_id = c.id`;
 
@@ -53,7 +53,7 @@ const BULK_ANALYZE_ROWS = 1000;
 function targetView(rows: string): string {
   return `SELECT t.cluster_name AS cluster, t.cluster_group AS "clusterGroup", t.phase, t.conditions, t.generation,
       t.observed_generation AS "observedGeneration", t.last_applied_revision AS "lastAppliedRevision",
-      t.components, t.namespaces, ${isoTime('t.next_run_at')} AS "nextRunAt", t.attempt,
+      t.components, t.namespaces, ${isoTime(`CASE WHEN t.cluster_mode = 'agent' THEN t.agent_next_run_at ELSE t.next_run_at END`)} AS "nextRunAt", t.attempt,
       t.removal_requested_at IS NOT NULL AS removing,
       t.stale, CASE WHEN t.stale THEN ${isoTime('t.stale_since')} END AS "staleSince"
     FROM (${rows}) AS t`;
@@ -171,6 +171,12 @@ export class TargetsRepository {
   /** Deletes a Target whose lease `lease` still holds (fenced by its epoch); false when it was lost. */
   async deleteLeased(lease: { targetId: string; owner: string; epoch: number }): Promise<boolean> {
     const res = await this.repo.delete({ id: lease.targetId, leaseOwner: lease.owner, leaseEpoch: lease.epoch });
+    return (res.affected ?? 0) === 1;
+  }
+
+  /** Deletes an agent cluster's Target whose assignment `generation` is still the current one; false otherwise. */
+  async deleteAssigned(id: string, generation: number): Promise<boolean> {
+    const res = await this.repo.delete({ id, agentGeneration: generation });
     return (res.affected ?? 0) === 1;
   }
 

@@ -17,16 +17,17 @@ describe('LeaseBatchRepository on PostgreSQL', () => {
     batch = new LeaseBatchRepository(database.ds);
   });
 
-  /** One Project on `n` due agent clusters; their leases, claimed by hub-1. */
+  /** One Project on `n` due push clusters; their leases, claimed by hub-1. */
   async function claimed(n: number): Promise<Lease[]> {
     const [{ id: projectId }] = await database.ds.query(`INSERT INTO projects (name, namespace, source_repository, service_account_name) VALUES ('shop', 'shop', 'oci://127.0.0.1:1/shop', 'shop') RETURNING id`);
     const clusters: string[] = [];
     for (let i = 0; i < n; i++) {
-      const [{ id: clusterId }] = await database.ds.query(`INSERT INTO clusters (name, mode) VALUES ($1, 'agent') RETURNING id`, [`edge-${i}`]);
+      const [{ id: clusterId }] = await database.ds.query(`INSERT INTO clusters (name, mode) VALUES ($1, 'push') RETURNING id`, [`edge-${i}`]);
       await database.ds.query(`INSERT INTO targets (project_id, cluster_id, next_run_at) VALUES ($1, $2, now() - interval '1 second')`, [projectId, clusterId]);
       clusters.push(clusterId);
     }
-    const got = await leases.claimForAgents('hub-1', n, 60_000, [], clusters);
+    const got = await leases.claim('hub-1', n, 60_000);
+    expect(got).toHaveLength(clusters.length);
     return got.sort((a, b) => a.targetId.localeCompare(b.targetId));
   }
 
@@ -57,21 +58,18 @@ describe('LeaseBatchRepository on PostgreSQL', () => {
 
     const ok = report(true);
     const whenHeld: string[] = [];
-    expect(await leases.finishRun(single, { runId: one!.id, startedAt: one!.startedAt, report: ok, observedGeneration: 1, agentReportId: 'r-single' })).toBe(true);
+    expect(await leases.finishRun(single, { runId: one!.id, startedAt: one!.startedAt, report: ok, observedGeneration: 1 })).toBe(true);
     expect(
       await batch.finishRuns([
-        { lease: held, outcome: { runId: a!.id, startedAt: a!.startedAt, report: ok, observedGeneration: 1, agentReportId: 'r-batch' }, whenHeld: async () => void whenHeld.push(held.targetId) },
+        { lease: held, outcome: { runId: a!.id, startedAt: a!.startedAt, report: ok, observedGeneration: 1 }, whenHeld: async () => void whenHeld.push(held.targetId) },
         { lease: stolen, outcome: { runId: a!.id, startedAt: a!.startedAt, report: ok, observedGeneration: 1 }, whenHeld: async () => void whenHeld.push(stolen.targetId) },
       ]),
     ).toEqual([true, false]);
     expect(whenHeld).toEqual([held.targetId]);
     expect(await targetRow(held.targetId)).toEqual(await targetRow(single.targetId));
     expect(await targetRow(held.targetId)).toMatchObject({ phase: 'Ready', last_applied_revision: R1, lease_owner: null, next_in_min: 10 });
-    const runs: Array<{ result: string; agent_report_id: string }> = await database.ds.query(`SELECT result, agent_report_id FROM runs ORDER BY agent_report_id`);
-    expect(runs).toEqual([
-      { result: 'Succeeded', agent_report_id: 'r-batch' },
-      { result: 'Succeeded', agent_report_id: 'r-single' },
-    ]);
+    const runs: Array<{ target_id: string; result: string }> = await database.ds.query(`SELECT target_id, result FROM runs ORDER BY target_id`);
+    expect(runs).toEqual([single.targetId, held.targetId].sort().map((id) => ({ target_id: id, result: 'Succeeded' })));
   });
 
   it('keeps a failed run\'s last known components and counts its attempt, as the single write does', async () => {
@@ -129,22 +127,4 @@ describe('LeaseBatchRepository on PostgreSQL', () => {
     expect(rows.find((r) => r.id === b.targetId)!.s).toBeLessThan(61);
   });
 
-  it('records an agent run\'s assignment with its start, under the lease epoch, in the batch and the single write alike', async () => {
-    const [a, b, c, push] = await claimed(4);
-    const stale = { ...b, epoch: b.epoch - 1 };
-    expect(await batch.startRuns([
-      { lease: a, row: { ...start, agentDigest: 'sha256:aa' } },
-      { lease: stale, row: { ...start, agentDigest: 'sha256:bb' } },
-      { lease: push, row: start },
-    ])).toEqual([expect.objectContaining({ id: expect.any(String) }), null, expect.objectContaining({ id: expect.any(String) })]);
-    expect(await leases.startRun(c, { ...start, agentDigest: null })).not.toBeNull();
-    const rows: Array<{ id: string; agent_generation: number | null; agent_digest: string | null }> = await database.ds.query(`SELECT id, agent_generation, agent_digest FROM targets`);
-    const row = (id: string) => rows.find((r) => r.id === id);
-    expect(row(a.targetId)).toMatchObject({ agent_generation: a.epoch, agent_digest: 'sha256:aa' });
-    // a lease no longer held records nothing; a run without an assignment leaves what was recorded
-    expect(row(b.targetId)).toMatchObject({ agent_generation: null, agent_digest: null });
-    expect(row(push.targetId)).toMatchObject({ agent_generation: null, agent_digest: null });
-    // a deletion's assignment carries no digest: its generation is still what the agent holds
-    expect(row(c.targetId)).toMatchObject({ agent_generation: c.epoch, agent_digest: null });
-  });
 });

@@ -1,8 +1,9 @@
+import { returnedRows } from '../repositories/sql';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { ReportComponent } from '@flotilla/engine';
+import { reportedInstances, type ReportComponent } from '@flotilla/engine';
 import type { Condition } from '../database/entities';
-import { type Lease, type RunOutcome, type RunStartRow, rowsOf } from './lease.repository';
+import type { Lease, RunOutcome, RunStartRow } from './lease.repository';
 
 export interface RunStart {
   lease: Lease;
@@ -40,10 +41,9 @@ export class LeaseBatchRepository {
       const starting = items.filter((i) => held.has(i.lease.targetId));
       if (starting.length === 0) return items.map(() => null);
       await m.query(
-        `UPDATE targets t SET phase = CASE WHEN t.removal_requested_at IS NOT NULL THEN 'Deleting' ELSE x.phase END, conditions = x.conditions,
-           agent_generation = CASE WHEN x.assigned THEN x.epoch ELSE t.agent_generation END, agent_digest = CASE WHEN x.assigned THEN x.agent_digest ELSE t.agent_digest END
-         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, phase text, conditions jsonb, assigned boolean, epoch int, agent_digest text) WHERE t.id = x.id`,
-        [json(starting.map((i) => ({ id: i.lease.targetId, phase: i.row.phase, conditions: i.row.conditions, assigned: i.row.agentDigest !== undefined, epoch: i.lease.epoch, agent_digest: i.row.agentDigest ?? null })))],
+        `UPDATE targets t SET phase = CASE WHEN t.removal_requested_at IS NOT NULL THEN 'Deleting' ELSE x.phase END, conditions = x.conditions
+         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, phase text, conditions jsonb) WHERE t.id = x.id`,
+        [json(starting.map((i) => ({ id: i.lease.targetId, phase: i.row.phase, conditions: i.row.conditions })))],
       );
       const inserted: Array<{ id: string; target_id: string; started_at: Date }> = await m.query(
         `INSERT INTO runs (target_id, generation, revision, trigger, lease_owner, started_at, result)
@@ -89,12 +89,12 @@ export class LeaseBatchRepository {
           ),
         ],
       );
-      const held = new Set(rowsOf<{ id: string }>(res).map((r) => r.id));
+      const held = new Set(returnedRows<{ id: string }>(res).map((r) => r.id));
       await m.query(
         // a run already closed as Abandoned by the replica that took over keeps that verdict
-        `UPDATE runs r SET result = x.result, finished_at = COALESCE(x.finished_at, now()), duration_ms = GREATEST(0, (extract(epoch from COALESCE(x.finished_at, now()) - r.started_at) * 1000)::int),
-           revision = x.revision, instances = x.instances, error = x.error, errors = x.errors, agent_report_id = x.report_id
-         FROM jsonb_to_recordset($1::jsonb) AS x(run_id uuid, result text, finished_at timestamptz, revision text, instances jsonb, error text, errors jsonb, report_id text)
+        `UPDATE runs r SET result = x.result, finished_at = now(), duration_ms = GREATEST(0, (extract(epoch from now() - r.started_at) * 1000)::int),
+           revision = x.revision, instances = x.instances, error = x.error, errors = x.errors
+         FROM jsonb_to_recordset($1::jsonb) AS x(run_id uuid, result text, revision text, instances jsonb, error text, errors jsonb)
          WHERE r.id = x.run_id AND r.result = 'Running'`,
         [
           json(
@@ -103,9 +103,9 @@ export class LeaseBatchRepository {
               const kept = held.has(lease.targetId);
               const error = r.errors[0]?.message ?? null;
               return {
-                run_id: o.runId, result: kept ? (r.ok ? 'Succeeded' : 'Failed') : 'Abandoned', finished_at: o.finishedAt?.toISOString() ?? null, revision: r.revision ?? null,
-                instances: [...r.components.flatMap((c) => c.instances), ...r.removed],
-                error: kept ? error : `lease lost before the result was written${error ? `; the run's error: ${error}` : ''}`, errors: r.errors, report_id: o.agentReportId ?? null,
+                run_id: o.runId, result: kept ? (r.ok ? 'Succeeded' : 'Failed') : 'Abandoned', revision: r.revision ?? null,
+                instances: reportedInstances(r),
+                error: kept ? error : `lease lost before the result was written${error ? `; the run's error: ${error}` : ''}`, errors: r.errors,
               };
             }),
           ),
@@ -126,7 +126,7 @@ export class LeaseBatchRepository {
        WHERE t.id = l.id AND t.lease_owner = x.owner AND t.lease_epoch = x.epoch AND t.phase = 'Reconciling' RETURNING t.id`,
       [json(items.map((i) => ({ id: i.lease.targetId, owner: i.lease.owner, epoch: i.lease.epoch, conditions: i.row.conditions, components: i.row.components })))],
     );
-    const written = new Set(rowsOf<{ id: string }>(res).map((r) => r.id));
+    const written = new Set(returnedRows<{ id: string }>(res).map((r) => r.id));
     return items.map((i) => written.has(i.lease.targetId));
   }
 

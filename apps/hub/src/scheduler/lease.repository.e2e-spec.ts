@@ -73,90 +73,11 @@ describe('LeaseRepository and wave advance on PostgreSQL', () => {
     expect((await leases.claim('hub-2', 10, 60_000)).map((c) => c.targetId)).toEqual([ids.a]);
   });
 
-  it("advances a Project's Targets and, in the same write, claims its free ones on this replica's agent clusters", async () => {
-    const ids = await seed(['held', 'running', 'free1', 'free2', 'elsewhere', 'current']);
-    const [{ project_id: projectId }] = await database.ds.query(`SELECT project_id FROM targets WHERE id = $1`, [ids.held]);
-    const clusterOf = new Map<string, string>((await database.ds.query(`SELECT id, cluster_id FROM targets`)).map((r: { id: string; cluster_id: string }) => [r.id, r.cluster_id]));
-    await database.ds.query(`UPDATE targets SET next_run_at = now() + interval '1 hour'`);
-    await database.ds.query(`UPDATE targets SET lease_owner = 'hub-2', lease_expires_at = now() + interval '1 minute', lease_epoch = 4 WHERE id = $1`, [ids.held]);
-    await database.ds.query(`UPDATE targets SET last_applied_revision = $2 WHERE id = $1`, [ids.current, R2]);
-    // 'elsewhere' is connected to another replica
-    const agentClusters = ['held', 'running', 'free1', 'free2', 'current'].map((n) => clusterOf.get(ids[n])!);
-    const terms = { owner: 'hub-1', ttlMs: 60_000, agentClusters, inFlight: [ids.running] };
-
-    const claimed = await leases.advanceProjectClaiming(projectId, R2, { ...terms, limit: 10 });
-    expect(claimed.map((c) => c.targetId).sort()).toEqual([ids.free1, ids.free2].sort());
-    expect(claimed.map((c) => [c.owner, c.epoch, c.takenOverFrom])).toEqual([['hub-1', 1, null], ['hub-1', 1, null]]);
-    // with what their assignments need, so nothing reads the claimed rows again before they go out
-    const [{ group_name: group }] = await database.ds.query(`SELECT group_name FROM clusters WHERE name = 'free1'`);
-    expect(claimed.find((c) => c.targetId === ids.free1)!.assignment).toEqual({
-      id: ids.free1, projectId, removalRequestedAt: null, lastAppliedRevision: null, cluster: { id: clusterOf.get(ids.free1), name: 'free1', groupName: group },
-    });
-    for (const name of ['held', 'running', 'elsewhere']) expect(await row(ids[name])).toMatchObject({ due: true });
-    // the claimed ones carry the advance in their lease: their next run time is left alone (see the HOT test below)
-    for (const name of ['free1', 'free2', 'current']) expect(await row(ids[name])).toMatchObject({ due: false });
-    const [held] = await database.ds.query(`SELECT lease_owner, lease_epoch, advance_to_revision FROM targets WHERE id = $1`, [ids.held]);
-    expect(held).toEqual({ lease_owner: 'hub-2', lease_epoch: 4, advance_to_revision: R2 });
-    const [free] = await database.ds.query(`SELECT lease_owner, advance_to_revision FROM targets WHERE id = $1`, [ids.free1]);
-    expect(free).toEqual({ lease_owner: 'hub-1', advance_to_revision: R2 });
-    // what it left is the tick's to claim
-    expect((await leases.claim('hub-1', 10, 60_000, [ids.running])).map((c) => c.targetId)).toEqual([ids.elsewhere]);
-  });
-
-  it("rewrites the Targets an advance claims in place, without new index entries (HOT)", async () => {
-    const ids = Object.values(await seed(Array.from({ length: 200 }, (_, i) => `c${i}`)));
-    const [{ project_id: projectId }] = await database.ds.query(`SELECT project_id FROM targets WHERE id = $1`, [ids[0]]);
-    const agentClusters = (await database.ds.query(`SELECT cluster_id FROM targets`)).map((r: { cluster_id: string }) => r.cluster_id);
-    // as after a run: the components it reported, next run in an hour, the lease given back; the table rewritten as it
-    // settles (half of each page free). The advance's revision then makes each row longer by its length.
-    const components = report(R1, true).components;
-    await database.ds.query(`UPDATE targets SET next_run_at = now() + interval '1 hour', last_applied_revision = $1, components = $2::jsonb`, [R1, JSON.stringify(components)]);
-    await database.ds.query(`VACUUM FULL targets`);
-    const claimed = await leases.advanceProjectClaiming(projectId, R2, { owner: 'hub-1', ttlMs: 60_000, agentClusters, inFlight: [], limit: 1000 });
-    expect(claimed).toHaveLength(ids.length);
-    // a heap-only tuple (infomask2 bit 0x8000) is a version no index points to: the indexes were left alone
-    await database.ds.query(`CREATE EXTENSION IF NOT EXISTS pageinspect`);
-    const versions: Array<{ id: string; heap_only: boolean }> = await database.ds.query(
-      `SELECT t.id, (h.t_infomask2 & 32768) <> 0 AS heap_only
-       FROM targets t, LATERAL heap_page_items(get_raw_page('targets', ((t.ctid::text::point)[0])::int)) h
-       WHERE h.lp = ((t.ctid::text::point)[1])::int`,
-    );
-    const heapOnly = new Set(versions.filter((v) => v.heap_only).map((v) => v.id));
-    // each page is half full and every row on it grows by the revision, so the last row or two of a page do not
-    // fit beside the old versions (145 of 200 stayed here); when the claim changed next_run_at, none did
-    expect(ids.filter((id) => heapOnly.has(id)).length).toBeGreaterThan(ids.length / 2);
-  });
-
-  it("makes due an advance's claim whose lease lapsed, and a released one, but not one still held", async () => {
-    const ids = await seed(['lapsed', 'held', 'released', 'plain']);
-    const [{ project_id: projectId }] = await database.ds.query(`SELECT project_id FROM targets WHERE id = $1`, [ids.held]);
-    const agentClusters = (await database.ds.query(`SELECT cluster_id FROM targets`)).map((r: { cluster_id: string }) => r.cluster_id);
-    await database.ds.query(`UPDATE targets SET next_run_at = now() + interval '1 hour'`);
-    const claimed = await leases.advanceProjectClaiming(projectId, R2, { owner: 'hub-1', ttlMs: 60_000, agentClusters, inFlight: [], limit: 10 });
-    expect(claimed).toHaveLength(4);
-    const leaseOf = (id: string) => claimed.find((c) => c.targetId === id)!;
-    // hub-1 dies holding 'lapsed'; gives 'released' back without a result (its agent went away); runs 'plain' to the end
-    await database.ds.query(`UPDATE targets SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [ids.lapsed]);
-    expect(await leases.release(leaseOf(ids.released))).toBe(true);
-    expect(await runToEnd(leaseOf(ids.plain), R2)).toBe(true);
-    expect(await row(ids.released)).toMatchObject({ due: true });
-    expect(await row(ids.lapsed)).toMatchObject({ due: false });
-
-    expect(await leases.makeLapsedAdvancesDue()).toBe(1);
-    for (const name of ['lapsed', 'released']) expect(await row(ids[name])).toMatchObject({ due: true });
-    for (const name of ['held', 'plain']) expect(await row(ids[name])).toMatchObject({ due: false });
-    const taken = await leases.claim('hub-2', 10, 60_000);
-    expect(taken.map((c) => [c.targetId, c.takenOverFrom]).sort()).toEqual([[ids.lapsed, 'hub-1'], [ids.released, null]].sort());
-    expect(await leases.makeLapsedAdvancesDue()).toBe(0);
-  });
-
-  it('claims no more with an advance than its limit, in id order', async () => {
-    const ids = Object.values(await seed(['a', 'b', 'c']));
-    const [{ project_id: projectId }] = await database.ds.query(`SELECT project_id FROM targets WHERE id = $1`, [ids[0]]);
-    const agentClusters = (await database.ds.query(`SELECT cluster_id FROM targets`)).map((r: { cluster_id: string }) => r.cluster_id);
-    const claimed = await leases.advanceProjectClaiming(projectId, R2, { owner: 'hub-1', ttlMs: 60_000, agentClusters, inFlight: [], limit: 2 });
-    expect(claimed.map((c) => c.targetId)).toEqual([...ids].sort().slice(0, 2));
-    expect(await leases.advanceProjectClaiming(projectId, R2, { owner: 'hub-1', ttlMs: 60_000, agentClusters, inFlight: [], limit: 0 })).toEqual([]);
+  it('never claims a Target of an agent cluster: its agent runs it', async () => {
+    const ids = await seed(['edge', 'core']);
+    await database.ds.query(`UPDATE clusters SET mode = 'agent' WHERE name = 'edge'`);
+    expect((await leases.claim('hub-1', 10, 60_000)).map((c) => c.targetId)).toEqual([ids.core]);
+    expect(await leases.queueDepth()).toBe(0);
   });
 
   it('a wave opening never makes due a Target that has just finished on that revision', async () => {

@@ -1,9 +1,8 @@
+import { returnedRows } from '../repositories/sql';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { ReportComponent, RunReport } from '@flotilla/engine';
+import { reportedInstances, type ReportComponent, type RunReport } from '@flotilla/engine';
 import type { Condition, TargetPhase } from '../database/entities';
-import { PROJECT_ADVANCES } from '../repositories/targets.repository';
-import { ASSIGNMENT_TARGET_COLUMNS, type AssignmentTarget, type AssignmentTargetRow, assignmentTargetOf } from './assignment-targets.repository';
 
 /** A Target this replica holds: `epoch` fences every write of its run. */
 export interface Lease {
@@ -15,8 +14,6 @@ export interface Lease {
 export interface ClaimedTarget extends Lease {
   /** the replica whose expired lease this claim took over, if any */
   takenOverFrom: string | null;
-  /** what the Target's agent assignment needs, when the claim returned it (a new digest's advance does) */
-  assignment?: AssignmentTarget;
 }
 
 /** What a finished run writes, all or nothing, and only while its lease is current. */
@@ -27,27 +24,6 @@ export interface RunOutcome {
   report: RunReport;
   /** the Project generation the run reconciled */
   observedGeneration: number;
-  /** the agent's id of the report (agent clusters): a replayed report is stored once */
-  agentReportId?: string;
-  /** a run the agent made on its own ended then, not when the hub heard of it */
-  finishedAt?: Date;
-}
-
-/** What a claim made with a Project's advance may take (LeaseRepository.advanceProjectClaiming). */
-export interface AdvanceClaimTerms {
-  owner: string;
-  ttlMs: number;
-  /** the agent clusters whose Targets may be claimed: those connected to this replica */
-  agentClusters: readonly string[];
-  /** Targets this replica is running: never claimed again here */
-  inFlight: readonly string[];
-  limit: number;
-}
-
-/** UPDATE results come back as [rows, count] from node-postgres and as rows from PGlite. */
-export function rowsOf<T>(res: unknown): T[] {
-  if (Array.isArray(res) && res.length === 2 && Array.isArray(res[0]) && typeof res[1] === 'number') return res[0] as T[];
-  return res as T[];
 }
 
 /** What a claim's UPDATE returns for each Target it took. */
@@ -69,8 +45,6 @@ export interface RunStartRow {
   conditions: Condition[];
   phase: TargetPhase;
   startedAt?: Date;
-  /** an agent cluster's run: the digest its assignment carries (the lease epoch is its generation), kept for the full set sent when the agent reconnects */
-  agentDigest?: string | null;
 }
 
 /**
@@ -88,58 +62,13 @@ export class LeaseRepository {
    * Claims up to `limit` due Targets of push clusters whose Project is not
    * suspended (deletion and a Target's removal run even then). `inFlight`: Targets this replica is
    * still running; never claimed again here, even if their lease ran out.
+   * Agent clusters' Targets are never claimed: their agents run them.
    */
-  async claim(owner: string, limit: number, ttlMs: number, inFlight: readonly string[] = [], agentClusters: readonly string[] = []): Promise<ClaimedTarget[]> {
-    return this.claimWhere(`(c.mode = 'push' OR t.cluster_id = ANY(string_to_array($5, ',')::uuid[]))`, owner, limit, ttlMs, inFlight, agentClusters);
+  async claim(owner: string, limit: number, ttlMs: number, inFlight: readonly string[] = []): Promise<ClaimedTarget[]> {
+    return this.claimWhere(owner, limit, ttlMs, inFlight);
   }
 
-  /** As claim, only Targets of the given agent clusters (their runs have a limit of their own). */
-  async claimForAgents(owner: string, limit: number, ttlMs: number, inFlight: readonly string[], agentClusters: readonly string[]): Promise<ClaimedTarget[]> {
-    if (agentClusters.length === 0) return [];
-    return this.claimWhere(`c.mode = 'agent' AND t.cluster_id = ANY(string_to_array($5, ',')::uuid[])`, owner, limit, ttlMs, inFlight, agentClusters);
-  }
-
-  /**
-   * TargetsRepository.advanceProject, and in the same statement the claim a
-   * tick would make next of the advanced Targets on `terms.agentClusters`:
-   * free leases, not in flight here, up to `terms.limit`, in id order. A new
-   * digest's agent Targets are then written once, not advanced and claimed
-   * in two passes (at 10,000 agents each pass took a quarter of a second or more).
-   * A claimed Target keeps its `next_run_at`: its lease carries the advance,
-   * and leaving the indexed column alone lets PostgreSQL rewrite the row in
-   * place without touching the table's indexes (a HOT update). If the lease
-   * lapses before a run ends, makeLapsedAdvancesDue makes the Target due.
-   */
-  async advanceProjectClaiming(projectId: string, revision: string, terms: AdvanceClaimTerms): Promise<ClaimedTarget[]> {
-    const res = await this.ds.query(
-      // locked in id order, as every batch of many Targets is (see TargetsRepository.updateInIdOrder);
-      // returns what the claimed Targets' assignments need, so they go out without reading the rows again
-      `WITH locked AS MATERIALIZED (
-         SELECT id, cluster_id, lease_owner, lease_expires_at FROM targets WHERE ${PROJECT_ADVANCES} ORDER BY id FOR UPDATE
-       ), chosen AS (
-         SELECT id, lease_owner AS prev_owner FROM locked
-         WHERE cluster_id = ANY(string_to_array($3, ',')::uuid[])
-           AND (lease_expires_at IS NULL OR lease_expires_at < now())
-           AND NOT (id = ANY(string_to_array($4, ',')::uuid[]))
-         ORDER BY id
-         LIMIT $5
-       )
-       UPDATE targets t
-       SET next_run_at = CASE WHEN ch.id IS NULL THEN LEAST(t.next_run_at, now()) ELSE t.next_run_at END,
-           advance_to_revision = $2, updated_at = CURRENT_TIMESTAMP,
-           lease_owner = CASE WHEN ch.id IS NULL THEN t.lease_owner ELSE $6 END,
-           lease_expires_at = CASE WHEN ch.id IS NULL THEN t.lease_expires_at ELSE now() + $7 * interval '1 millisecond' END,
-           lease_epoch = CASE WHEN ch.id IS NULL THEN t.lease_epoch ELSE t.lease_epoch + 1 END
-       FROM locked l LEFT JOIN chosen ch ON ch.id = l.id JOIN clusters c ON c.id = l.cluster_id
-       WHERE t.id = l.id
-       RETURNING t.id, t.lease_epoch, ch.id IS NOT NULL AS claimed, ch.prev_owner, ${ASSIGNMENT_TARGET_COLUMNS}`,
-      [projectId, revision, terms.agentClusters.join(','), terms.inFlight.join(','), Math.max(0, terms.limit), terms.owner, terms.ttlMs],
-    );
-    const rows = rowsOf<ClaimRow & AssignmentTargetRow & { claimed: boolean }>(res).filter((r) => r.claimed);
-    return claimsOf(rows, terms.owner).map((claim, i) => ({ ...claim, assignment: assignmentTargetOf(rows[i]) }));
-  }
-
-  private async claimWhere(clusterFilter: string, owner: string, limit: number, ttlMs: number, inFlight: readonly string[], agentClusters: readonly string[]): Promise<ClaimedTarget[]> {
+  private async claimWhere(owner: string, limit: number, ttlMs: number, inFlight: readonly string[]): Promise<ClaimedTarget[]> {
     if (limit <= 0) return [];
     const res = await this.ds.query(
       // The candidates are chosen without locks, then locked on targets alone (locking through the
@@ -155,7 +84,7 @@ export class LeaseRepository {
          WHERE t.next_run_at <= now()
            AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
            AND (p.suspend = false OR p.deletion_requested_at IS NOT NULL OR t.removal_requested_at IS NOT NULL)
-           AND ${clusterFilter}
+           AND c.mode = 'push'
            AND NOT (t.id = ANY(string_to_array($4, ',')::uuid[]))
          ORDER BY t.next_run_at, t.id
          LIMIT $2
@@ -171,30 +100,9 @@ export class LeaseRepository {
        SET lease_owner = $1, lease_expires_at = now() + $3 * interval '1 millisecond', lease_epoch = t.lease_epoch + 1
        FROM due WHERE t.id = due.id
        RETURNING t.id, t.lease_epoch, due.prev_owner`,
-      [owner, limit, ttlMs, inFlight.join(','), agentClusters.join(',')],
+      [owner, limit, ttlMs, inFlight.join(',')],
     );
-    return claimsOf(rowsOf<ClaimRow>(res), owner);
-  }
-
-  /**
-   * Claims one Target of an agent cluster to store a report its agent sent
-   * on its own (a run while the hub was away): only when nobody holds it.
-   */
-  async claimForReport(owner: string, targetId: string, clusterId: string, ttlMs: number): Promise<ClaimedTarget | null> {
-    const res = await this.ds.query(
-      `UPDATE targets t SET lease_owner = $1, lease_expires_at = now() + $4 * interval '1 millisecond', lease_epoch = t.lease_epoch + 1
-       WHERE t.id = $2 AND t.cluster_id = $3 AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
-       RETURNING t.id, t.lease_epoch`,
-      [owner, targetId, clusterId, ttlMs],
-    );
-    const row = rowsOf<{ id: string; lease_epoch: number }>(res)[0];
-    return row ? { targetId: row.id, owner, epoch: Number(row.lease_epoch), takenOverFrom: null } : null;
-  }
-
-  /** Whether a run already holds this agent report (it was replayed). */
-  async hasAgentReport(reportId: string): Promise<boolean> {
-    const rows: unknown[] = await this.ds.query(`SELECT 1 FROM runs WHERE agent_report_id = $1`, [reportId]);
-    return rows.length > 0;
+    return claimsOf(returnedRows<ClaimRow>(res), owner);
   }
 
   /** Extends a held lease; false when it was lost (taken over after expiry). */
@@ -204,7 +112,7 @@ export class LeaseRepository {
        WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 RETURNING id`,
       [lease.targetId, lease.owner, lease.epoch, ttlMs],
     );
-    return rowsOf(res).length === 1;
+    return returnedRows(res).length === 1;
   }
 
   /**
@@ -219,26 +127,7 @@ export class LeaseRepository {
        WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 RETURNING id`,
       [lease.targetId, lease.owner, lease.epoch, patch.nextRunAt ?? null, patch.phase ?? null, patch.conditions ? JSON.stringify(patch.conditions) : null],
     );
-    return rowsOf(res).length === 1;
-  }
-
-  /**
-   * Makes due the Targets an advance claimed whose lease then lapsed with
-   * the advance still pending (the replica that claimed them died or
-   * stalled): the claim left their `next_run_at` where it was. Reads every
-   * Target (nothing indexes the lease), so the scheduler calls it once in a
-   * while, not on every tick.
-   */
-  async makeLapsedAdvancesDue(): Promise<number> {
-    const res = await this.ds.query(
-      // locked in id order, as every batch of many Targets is; one being claimed meanwhile is that claim's
-      `WITH lapsed AS MATERIALIZED (
-         SELECT id FROM targets WHERE advance_to_revision IS NOT NULL AND next_run_at > now() AND lease_expires_at < now()
-         ORDER BY id FOR UPDATE SKIP LOCKED
-       )
-       UPDATE targets t SET next_run_at = now() FROM lapsed WHERE t.id = lapsed.id RETURNING t.id`,
-    );
-    return rowsOf(res).length;
+    return returnedRows(res).length === 1;
   }
 
   /** Runs left `Running` by a replica whose lease expired are closed as Abandoned when another takes the Target over. */
@@ -249,7 +138,7 @@ export class LeaseRepository {
        WHERE target_id = $1 AND result = 'Running' RETURNING id`,
       [targetId, previousOwner, takenBy],
     );
-    return rowsOf(res).length;
+    return returnedRows(res).length;
   }
 
   /** Starts a Run row and marks the Target Reconciling, if the lease is still held; null otherwise. */
@@ -257,13 +146,11 @@ export class LeaseRepository {
     return this.ds.transaction(async (m) => {
       if (!(await this.holds(m, lease))) return null;
       // a removal asked for since the Target was read keeps it Deleting, so the run's end makes it due again
-      const assigned = row.agentDigest !== undefined;
-      await m.query(
-        `UPDATE targets SET phase = CASE WHEN removal_requested_at IS NOT NULL THEN 'Deleting' ELSE $2 END, conditions = $3::jsonb,
-           agent_generation = CASE WHEN $4 THEN $5::int ELSE agent_generation END, agent_digest = CASE WHEN $4 THEN $6 ELSE agent_digest END
-         WHERE id = $1`,
-        [lease.targetId, row.phase, JSON.stringify(row.conditions), assigned, lease.epoch, row.agentDigest ?? null],
-      );
+      await m.query(`UPDATE targets SET phase = CASE WHEN removal_requested_at IS NOT NULL THEN 'Deleting' ELSE $2 END, conditions = $3::jsonb WHERE id = $1`, [
+        lease.targetId,
+        row.phase,
+        JSON.stringify(row.conditions),
+      ]);
       const inserted: Array<{ id: string; started_at: Date }> = await m.query(
         `INSERT INTO runs (target_id, generation, revision, trigger, lease_owner, started_at, result)
          VALUES ($1, $2, $3, $4, $5, COALESCE($6, clock_timestamp()), 'Running') RETURNING id, started_at`,
@@ -290,7 +177,7 @@ export class LeaseRepository {
     const revision = r.revision ?? null;
     // Components of a run that failed before planning would hide the last known ones.
     const components = r.ok || r.components.length > 0 ? JSON.stringify(r.components) : null;
-    const instances = [...r.components.flatMap((c) => c.instances), ...r.removed];
+    const instances = reportedInstances(r);
     return this.ds.transaction(async (m) => {
       const res = await m.query(
         `UPDATE targets SET
@@ -309,17 +196,17 @@ export class LeaseRepository {
           r.decision.attempt, r.decision.afterMs, o.observedGeneration, revision, o.startedAt, JSON.stringify(r.namespaces), r.ok && revision !== null,
         ],
       );
-      const held = rowsOf(res).length === 1;
+      const held = returnedRows(res).length === 1;
       const error = r.errors[0]?.message ?? null;
       await m.query(
         // a run already closed as Abandoned by the replica that took over keeps that verdict
         // now(): the transaction's time, the same instant the next run is counted from
-        `UPDATE runs SET result = $2, finished_at = COALESCE($8, now()), duration_ms = GREATEST(0, (extract(epoch from COALESCE($8, now()) - started_at) * 1000)::int),
-           revision = $3, instances = $4::jsonb, error = $5, errors = $6::jsonb, agent_report_id = $7
+        `UPDATE runs SET result = $2, finished_at = now(), duration_ms = GREATEST(0, (extract(epoch from now() - started_at) * 1000)::int),
+           revision = $3, instances = $4::jsonb, error = $5, errors = $6::jsonb
          WHERE id = $1 AND result = 'Running'`,
         [
           o.runId, held ? (r.ok ? 'Succeeded' : 'Failed') : 'Abandoned', revision, JSON.stringify(instances),
-          held ? error : `lease lost before the result was written${error ? `; the run's error: ${error}` : ''}`, JSON.stringify(r.errors), o.agentReportId ?? null, o.finishedAt ?? null,
+          held ? error : `lease lost before the result was written${error ? `; the run's error: ${error}` : ''}`, JSON.stringify(r.errors),
         ],
       );
       if (held && whenHeld) await whenHeld(m);
@@ -334,7 +221,7 @@ export class LeaseRepository {
        WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 AND phase = 'Reconciling' RETURNING id`,
       [lease.targetId, lease.owner, lease.epoch, JSON.stringify(row.conditions), JSON.stringify(row.components)],
     );
-    return rowsOf(res).length === 1;
+    return returnedRows(res).length === 1;
   }
 
   /** Closes a run that was interrupted (shutdown, lost lease) and gives the lease back, due at once; false if it was already lost. */
@@ -350,7 +237,7 @@ export class LeaseRepository {
          WHERE id = $1 AND lease_owner = $2 AND lease_epoch = $3 RETURNING id`,
         [lease.targetId, lease.owner, lease.epoch],
       );
-      return rowsOf(res).length === 1;
+      return returnedRows(res).length === 1;
     });
   }
 

@@ -1,4 +1,4 @@
-import { condition, type Condition, type ReportComponent, type ReportInstance } from '@flotilla/engine';
+import { type Condition, progressStatus, type ReportComponent, type ReportInstance } from '@flotilla/engine';
 
 /**
  * What a run has done so far, as the Target shows it while the run goes on:
@@ -28,15 +28,9 @@ export class RunProgress {
     return [...this.components.values()].map((c) => ({ ...c, instances: [...c.instances], ...(c.waitingFor ? { waitingFor: [...c.waitingFor] } : {}) }));
   }
 
-  /**
-   * Reconciling says what the run does now. A Ready that was not True
-   * described an earlier run's failure: while this one goes on it is Unknown.
-   */
+  /** Reconciling says what the run does now (the engine's progressStatus). */
   conditions(previous: readonly Condition[], now: Date): Condition[] {
-    const message = this.waits ?? `revision ${this.revision}: applying`;
-    const before = previous.find((c) => c.type === 'Ready');
-    const ready = before?.status === 'True' ? before : condition('Ready', 'Unknown', 'Progressing', message, now, previous);
-    return [ready, condition('Reconciling', 'True', 'Progressing', message, now, previous)];
+    return progressStatus(this.waits ?? `revision ${this.revision}: applying`, now, previous);
   }
 
   private component(name: string): ReportComponent {

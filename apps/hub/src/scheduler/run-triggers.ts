@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { HUB_LOGGER } from '../logging/logging.module';
-import { RunWakeup } from './run-wakeup';
+import { RunWakeup } from '../notify/run-wakeup';
 import { SourcePoller } from './sources/source-poller';
 
 /** How long a manual reconcile waits for its tag resolution. */

@@ -163,32 +163,6 @@ describe('scheduler on PostgreSQL', () => {
     }
   });
 
-  it("runs a new digest that a replica's advance claimed before it died once the lease lapses, not at the Target's next interval", async () => {
-    const first = await pushTag(repo, 'stable');
-    const [hub] = await startHubs(1, { enabled: false });
-    await addClusters(hub, [['c1', 'default']]);
-    await createProject(hub, 'web');
-    await hub.app.get(SourcePoller).poll();
-    const ds = hub.app.get(DataSource);
-    // converged on the first digest: the next run is ten minutes away
-    await ds.query(`UPDATE targets SET phase = 'Ready', last_applied_revision = $1, next_run_at = now() + interval '10 minutes'`, [`stable@${first}`]);
-    const second = await pushTag(repo, 'stable');
-    const [{ id: projectId }] = await ds.query(`SELECT id FROM projects WHERE name = 'web'`);
-    const [{ cluster_id: clusterId }] = await ds.query(`SELECT cluster_id FROM targets WHERE project_id = $1`, [projectId]);
-
-    // A replica records the new digest and claims the Target with its advance (leaving its next run time alone), then dies.
-    await ds.query(`UPDATE projects SET source_digest = $1 WHERE id = $2`, [second, projectId]);
-    const claimedAt = Date.now();
-    const claimed = await new LeaseRepository(ds).advanceProjectClaiming(projectId, `stable@${second}`, { owner: 'ghost', ttlMs: 1000, agentClusters: [clusterId], inFlight: [], limit: 10 });
-    expect(claimed).toHaveLength(1);
-
-    const live = await startHubs(1, { hubId: 'hub-live' });
-    const run = await eventually('the live replica to run the new digest', async () => live[0].runner.runs.find((r) => r.target === 'web/c1'));
-    expect(run.owner).toBe('hub-live');
-    expect(run.start).toBeGreaterThanOrEqual(claimedAt + 1000);
-    await eventually('Ready on the new digest', () => allReady(live[0], 'web', `stable@${second}`));
-  });
-
   it('retries failures with exponential backoff visible in the Target status, then recovers', async () => {
     const digest = await pushTag(repo, 'stable');
     const [hub] = await startHubs(1);

@@ -1,6 +1,4 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { AgentTargetRunner, ModeRoutingRunner } from '../agents/agent-target-runner';
-import { AgentSessions } from '../agents/agent-sessions';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { MetricsModule, MetricsRegistry } from '../metrics/metrics.module';
 import { RepositoriesModule } from '../repositories/repositories.module';
@@ -12,15 +10,11 @@ import { HUB_LOGGER } from '../logging/logging.module';
 import type { Logger } from 'pino';
 import { ClusterEventSink } from './cluster-event-sink';
 import { defaultEngineRunnerOptions, EngineTargetRunner } from './engine-adapter';
-import { AgentSendAhead } from './agent-send-ahead';
-import { AssignmentTargetsRepository } from './assignment-targets.repository';
 import { BatchedRunWrites } from './batched-run-writes';
 import { LeaseBatchRepository } from './lease-batch.repository';
 import { LeaseRepository } from './lease.repository';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { RunTriggers } from './run-triggers';
-import { AdvanceClaims } from './advance-claims';
-import { RunWakeup } from './run-wakeup';
 import { SchedulerService } from './scheduler.service';
 import { SourcePoller } from './sources/source-poller';
 import { SourcesRepository } from './sources/sources.repository';
@@ -46,13 +40,10 @@ export class SchedulerModule {
       providers: [
         {
           provide: TARGET_RUNNER,
-          inject: [HUB_CONFIG, HUB_LOGGER, AgentSessions, HubEgress],
-          // push clusters' Targets to the engine (or the runner a test passes), agent clusters' to their agents
-          useFactory: (config: HubConfig, logger: Logger, sessions: AgentSessions, egress: HubEgress) =>
-            new ModeRoutingRunner(
-              options.targetRunner ?? new EngineTargetRunner(defaultEngineRunnerOptions(config.dataDir, egress.policy, egress.fetch, config.cue), undefined, logger),
-              new AgentTargetRunner(sessions, config.agents.runTimeoutMs),
-            ),
+          inject: [HUB_CONFIG, HUB_LOGGER, HubEgress],
+          // push clusters' Targets run on the engine (or the runner a test passes); agents run their own
+          useFactory: (config: HubConfig, logger: Logger, egress: HubEgress) =>
+            options.targetRunner ?? new EngineTargetRunner(defaultEngineRunnerOptions(config.dataDir, egress.policy, egress.fetch, config.cue), undefined, logger),
         },
         { provide: TAG_RESOLVER, inject: [HubEgress], useFactory: (egress: HubEgress) => options.tagResolver ?? new OciTagResolver({ responseTimeoutMs: 30_000, fetch: egress.fetch }) },
         { provide: SchedulerMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new SchedulerMetrics(registry) },
@@ -64,13 +55,9 @@ export class SchedulerModule {
         SourcePoller,
         TargetRunService,
         SchedulerService,
-        AgentSendAhead,
-        AssignmentTargetsRepository,
-        RunWakeup,
         RunTriggers,
-        AdvanceClaims,
       ],
-      exports: [SchedulerService, RunTriggers, TARGET_RUNNER, LeaseRepository, RunWakeup],
+      exports: [SchedulerService, RunTriggers, TARGET_RUNNER, LeaseRepository],
     };
   }
 }

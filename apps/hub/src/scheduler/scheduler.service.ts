@@ -1,23 +1,20 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { AgentSessions } from '../agents/agent-sessions';
-import { AgentSendAhead } from './agent-send-ahead';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { LeaseKeeper } from './lease-keeper';
 import { BatchedRunWrites } from './batched-run-writes';
-import { type AdvanceClaimTerms, type ClaimedTarget, LeaseRepository } from './lease.repository';
-import { AdvanceClaims } from './advance-claims';
-import { RunWakeup } from './run-wakeup';
-import type { PlannedRun } from './run-plan';
+import { type ClaimedTarget, LeaseRepository } from './lease.repository';
+import { RunWakeup } from '../notify/run-wakeup';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { SourcePoller } from './sources/source-poller';
 import { type RunEnd, type RunFacts, TargetRunService } from './target-run.service';
 import { TARGET_RUNNER, type TargetRunner } from './target-runner';
 
 /**
- * The loop that makes Projects converge: each tick kicks off a source poll
+ * The loop that makes push clusters' Projects converge (an agent cluster's
+ * agent is the clock of its own Targets): each tick kicks off a source poll
  * (which runs beside it), then claims as many due Targets as it has free run
  * slots and runs them. Started at boot unless disabled; at shutdown it stops
  * claiming, lets runs finish for most of the grace period, then aborts the
@@ -31,17 +28,9 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
   private ticking: Promise<void> | undefined;
   /** runs in flight, by Target id */
   private readonly inFlight = new Map<string, Promise<RunEnd>>();
-  /** which of them are agent clusters' Targets */
-  private readonly agentRuns = new Set<string>();
-  /** the last agent claim took every free agent slot: a run that ends makes room for more */
-  private agentsFull = false;
-  /** agent slots held for claims made with a new digest's advance, until their runs are counted */
-  private agentSlotsHeld = 0;
   private readonly shutdown = new AbortController();
   /** a trigger arrived while a tick was running: that tick may have claimed before it committed, so tick again */
   private woken = false;
-  /** when this replica last made lapsed advances due (LeaseRepository.makeLapsedAdvancesDue), epoch ms */
-  private lapsedAdvancesCheckedAt = 0;
   /** ticks that ran to the end: tests wait for them to prove a due Target was passed over */
   completedTicks = 0;
 
@@ -54,13 +43,9 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
     wakeup: RunWakeup,
-    private readonly agents: AgentSessions,
     private readonly batched: BatchedRunWrites,
-    private readonly sendAhead: AgentSendAhead,
-    advanceClaims: AdvanceClaims,
   ) {
     wakeup.onWake(() => this.wake());
-    advanceClaims.register({ terms: () => this.advanceClaimTerms(), take: (terms, claimed) => this.takeAdvanceClaims(terms, claimed) });
   }
 
   /** A trigger committed: claim now rather than at the next tick (when the loop runs). */
@@ -126,89 +111,22 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     this.woken = false;
     this.poller.kick();
     this.metrics.queueDepth.set(await this.leases.queueDepth());
-    const ttl = this.config.scheduler.leaseTtlMs;
-    await this.makeLapsedAdvancesDue(ttl);
-    const free = this.config.scheduler.concurrency - (this.inFlight.size - this.agentRuns.size);
+    const free = this.config.scheduler.concurrency - this.inFlight.size;
     if (!this.stopping && free > 0) {
-      const claimed = await this.leases.claim(this.owner, free, ttl, [...this.inFlight.keys()]);
+      const claimed = await this.leases.claim(this.owner, free, this.config.scheduler.leaseTtlMs, [...this.inFlight.keys()]);
       this.metrics.claims.inc({ by: 'tick' }, claimed.length);
-      await this.startClaimed(claimed, false);
-    }
-    // agent runs only wait for their agents: they have a limit of their own, and their reads and writes go in batches
-    const agentFree = this.freeAgentSlots();
-    const clusters = this.agents.clusterIds();
-    if (!this.stopping && agentFree > 0 && clusters.length > 0) {
-      const claimed = await this.leases.claimForAgents(this.owner, agentFree, ttl, [...this.inFlight.keys()], clusters);
-      this.agentsFull = claimed.length === agentFree;
-      this.metrics.claims.inc({ by: 'tick' }, claimed.length);
-      await this.startClaimed(claimed, true);
+      await this.startClaimed(claimed);
     }
     this.metrics.runsInFlight.set(this.inFlight.size);
     this.tickDone();
   }
 
-  /** An advance's claims whose replica died run within a lease and a half, as any claim a replica left does within a lease. */
-  private async makeLapsedAdvancesDue(ttlMs: number): Promise<void> {
-    if (Date.now() - this.lapsedAdvancesCheckedAt < ttlMs / 2) return;
-    this.lapsedAdvancesCheckedAt = Date.now();
-    const made = await this.leases.makeLapsedAdvancesDue();
-    if (made > 0) this.logger.info({ targets: made }, 'advances whose claim lapsed made due');
-  }
-
-  private freeAgentSlots(): number {
-    return this.config.agents.maxRuns - this.agentRuns.size - this.agentSlotsHeld;
-  }
-
-  /** What a new digest's advance may claim for this replica's agents: every free agent slot, held until its runs start. */
-  private advanceClaimTerms(): AdvanceClaimTerms | undefined {
-    if (!this.config.scheduler.enabled || this.stopping) return undefined;
-    const limit = this.freeAgentSlots();
-    const agentClusters = this.agents.clusterIds();
-    if (limit <= 0 || agentClusters.length === 0) return undefined;
-    this.agentSlotsHeld += limit;
-    return { owner: this.owner, ttlMs: this.config.scheduler.leaseTtlMs, agentClusters, inFlight: [...this.inFlight.keys()], limit };
-  }
-
-  private takeAdvanceClaims(terms: AdvanceClaimTerms, claimed: readonly ClaimedTarget[]): void {
-    if (claimed.length === 0) {
-      this.agentSlotsHeld -= terms.limit;
-      return;
-    }
-    this.metrics.claims.inc({ by: 'advance' }, claimed.length);
-    this.startClaimed(claimed, true)
-      .catch((err: unknown) => this.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'starting the runs an advance claimed failed'))
-      .finally(() => {
-        this.agentSlotsHeld -= terms.limit;
-        // every free slot taken: a run that ends makes room for more (as after a tick's full claim)
-        if (claimed.length === terms.limit) this.agentsFull = true;
-        this.metrics.runsInFlight.set(this.inFlight.size);
-      });
-  }
-
-  /**
-   * Starts the runs of a claim, renewed from the claim on (agent runs' renewals in batches), with their
-   * facts read at once; agent runs' assignments go out first (AgentSendAhead).
-   */
-  private async startClaimed(claimed: readonly ClaimedTarget[], agents: boolean): Promise<void> {
+  /** Starts the runs of a claim, renewed from the claim on (in batches), with their facts read at once. */
+  private async startClaimed(claimed: readonly ClaimedTarget[]): Promise<void> {
     const ttl = this.config.scheduler.leaseTtlMs;
-    const keepers = claimed.map((claim) => new LeaseKeeper(agents ? this.batched : this.leases, claim, ttl, this.renewalFailed(claim)));
-    const sent = agents && claimed.length > 0 ? await this.sendAssignmentsAhead(claimed) : new Map<string, PlannedRun>();
+    const keepers = claimed.map((claim) => new LeaseKeeper(this.batched, claim, ttl, this.renewalFailed(claim)));
     const facts = await this.factsOf(claimed);
-    claimed.forEach((claim, i) => {
-      if (agents) this.agentRuns.add(claim.targetId);
-      this.start(claim, keepers[i], facts ? (facts.get(claim.targetId) ?? null) : undefined, sent.get(claim.targetId));
-    });
-  }
-
-  /** The plans whose assignments went out, by Target id; the sockets get those writes before the runs are set up. */
-  private async sendAssignmentsAhead(claimed: readonly ClaimedTarget[]): Promise<Map<string, PlannedRun>> {
-    const sent = await this.sendAhead.send(claimed).catch((err: unknown) => {
-      this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'assignments not sent ahead; each run sends its own');
-      return new Map<string, PlannedRun>();
-    });
-    // a turn of the event loop: the writes leave now, not after thousands of runs are set up in this one
-    await new Promise((resolve) => setImmediate(resolve));
-    return sent;
+    claimed.forEach((claim, i) => this.start(claim, keepers[i], facts ? (facts.get(claim.targetId) ?? null) : undefined));
   }
 
   /** The claimed Targets' facts in a few reads for the whole claim; if those fail, each run reads its own. */
@@ -225,9 +143,9 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /** Runs a claimed Target; its lease is renewed by `keeper` from the claim on, so nothing before the run starts can let it lapse. */
-  private start(claim: ClaimedTarget, keeper: LeaseKeeper, facts?: RunFacts | null, sent?: PlannedRun): void {
+  private start(claim: ClaimedTarget, keeper: LeaseKeeper, facts?: RunFacts | null): void {
     const run: Promise<RunEnd> = this.runs
-      .run(claim, keeper, this.shutdown.signal, facts, sent)
+      .run(claim, keeper, this.shutdown.signal, facts)
       .catch((err: unknown) => {
         this.logger.error({ target: claim.targetId, err: err instanceof Error ? err.message : String(err) }, 'target run failed unexpectedly');
         return 'failed' as const;
@@ -235,10 +153,9 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
       .finally(async () => {
         await keeper.stop();
         this.inFlight.delete(claim.targetId);
-        const agentRun = this.agentRuns.delete(claim.targetId);
         this.metrics.runsInFlight.set(this.inFlight.size);
-        // a slot came free: look for more work without waiting a whole tick (agent slots are many: only once they ran out)
-        if (!this.stopping && this.config.scheduler.enabled && (!agentRun || this.agentsFull)) this.schedule(0);
+        // a slot came free: look for more work without waiting a whole tick
+        if (!this.stopping && this.config.scheduler.enabled) this.schedule(0);
       });
     this.inFlight.set(claim.targetId, run);
   }

@@ -1,9 +1,7 @@
 import { EgressPolicy } from '@flotilla/egress';
-import { buildRunReport, condition, failedRunResult, formatRevision, instanceEventText, reconcilingStatus, UnexpectedRunError, type ProjectSpec, type ReportContext, type ReportInstance, type RunReport } from '@flotilla/engine';
+import { buildRunReport, deletingStatus, failedRunResult, formatRevision, reconcilingStatus, rolloutHeldStatus, rolloutHoldingStatus, sourcePendingStatus, UnexpectedRunError, type ReportContext, type ReportInstance, type RunReport } from '@flotilla/engine';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { agentReportIdOf } from '../agents/agent-target-runner';
-import { AgentSessions } from '../agents/agent-sessions';
 import { ClustersRepository } from '../repositories/clusters.repository';
 import { Clock } from '../common/clock';
 import { linkedSignal } from '../common/linked-signal';
@@ -15,23 +13,24 @@ import { HUB_LOGGER } from '../logging/logging.module';
 import { ProjectsRepository } from '../repositories/projects.repository';
 import { EventsService } from '../events/events.service';
 import { TargetsRepository } from '../repositories/targets.repository';
-import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
-import { CdeventOutboxRepository } from '../repositories/cdevent-outbox.repository';
-import { serviceEventOf } from './service-event';
-import { instanceHistories } from '@flotilla/cdevents';
-import { type ClaimedTarget, type Lease, LeaseRepository } from './lease.repository';
+import { UnitOfWork } from '../repositories/unit-of-work';
+import { RunResults } from '../runs/run-results';
+import { TargetDeletion } from '../runs/target-deletion';
+import { WaveAdvance } from '../runs/wave-advance';
+import { noteHeld } from '../runs/rollout-hold-note';
+import { type ClaimedTarget, LeaseRepository } from './lease.repository';
 import { BatchedRunWrites } from './batched-run-writes';
 import type { LeaseKeeper } from './lease-keeper';
 import { ClusterEventSink } from './cluster-event-sink';
 import { openKubeConnection, pushConnection } from './push-connection';
 import { RunConnection } from './run-connection';
 import { RunProgress } from './run-progress';
-import { targetsToAdvance } from './rollout';
-import { deletesInstances, needsMembers, type PlannedRun, planRun } from './run-plan';
+import { needsMembers, type PlannedRun, planRun } from '../rollout/run-plan';
 import { SchedulerMetrics } from './scheduler.metrics';
-import { openRegistryCredentials } from './sources/registry-credentials';
+import { openRegistryCredentials } from '../credentials/registry-credentials';
+import { engineProject } from '../projects/engine-project';
 import { type KubeRequestEvent, TARGET_RUNNER, type TargetRunInput, type TargetRunner } from './target-runner';
-import { runTrigger } from './trigger';
+import { runTrigger } from '../runs/trigger';
 
 /** How one claimed Target ended, for the scheduler's bookkeeping and tests. */
 export type RunEnd = 'succeeded' | 'failed' | 'deleted' | 'waiting' | 'released' | 'lost';
@@ -67,10 +66,11 @@ export class TargetRunService {
     private readonly uow: UnitOfWork,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
     private readonly egress: EgressPolicy,
-    private readonly cdevents: CdeventOutboxRepository,
-    private readonly agents: AgentSessions,
     private readonly batched: BatchedRunWrites,
     private readonly eventSink: ClusterEventSink,
+    private readonly results: RunResults,
+    private readonly deletion: TargetDeletion,
+    private readonly waves: WaveAdvance,
   ) {}
 
   /** The facts of many claimed Targets in three reads; a Target (or its Project) removed meanwhile is missing. */
@@ -91,12 +91,8 @@ export class TargetRunService {
     return out;
   }
 
-  /**
-   * `facts`: read with readFacts after the claim, or here when absent (null: the Target was gone then).
-   * `sent`: the plan whose assignment went to the agent ahead of the run (AgentSendAhead), decided on
-   * rows read a moment before the facts: the run carries out what the agent was told.
-   */
-  async run(claim: ClaimedTarget, keeper: LeaseKeeper, shutdown: AbortSignal, facts?: RunFacts | null, sent?: PlannedRun): Promise<RunEnd> {
+  /** `facts`: read with readFacts after the claim, or here when absent (null: the Target was gone then). */
+  async run(claim: ClaimedTarget, keeper: LeaseKeeper, shutdown: AbortSignal, facts?: RunFacts | null): Promise<RunEnd> {
     if (claim.takenOverFrom) {
       this.metrics.leaseTakeovers.inc();
       const abandoned = await this.leases.abandonRuns(claim.targetId, claim.takenOverFrom, claim.owner);
@@ -110,38 +106,23 @@ export class TargetRunService {
     }
     if (!facts) return 'released'; // removed meanwhile
     const { target, project, cluster } = facts;
-    const members = !sent && needsMembers(project, target) ? (facts.members ?? (await this.targets.forProject(project.id))) : [];
-    const plan = sent ?? planRun(project, cluster.groupName, target, members);
+    const members = needsMembers(project, target) ? (facts.members ?? (await this.targets.forProject(project.id))) : [];
+    const plan = planRun(project, cluster.groupName, target, members);
     if (plan.kind === 'pending') {
       // The poller has not resolved the tag yet (or it failed): show why and look again soon.
-      const message = project.sourceError ?? `waiting for ${project.sourceRepository}:${project.sourceTag} to be resolved`;
-      const ready = condition('Ready', 'False', project.sourceError ? 'SourceResolveFailed' : 'SourcePending', message, this.clock.now(), target.conditions);
+      const conditions = sourcePendingStatus({ repository: project.sourceRepository, tag: project.sourceTag, error: project.sourceError }, this.clock.now(), target.conditions);
       // a failed resolution is retried by the poller, not by every tick
       const wait = project.sourceError ? this.config.scheduler.sourcePollMs : this.config.scheduler.tickMs;
-      await this.leases.release(claim, { nextRunAt: new Date(this.clock.now().getTime() + wait), conditions: [ready] });
+      await this.leases.release(claim, { nextRunAt: new Date(this.clock.now().getTime() + wait), conditions });
       return 'waiting';
     }
     if (plan.kind === 'held') {
-      const conditions = [condition('Ready', 'False', 'RolloutWaiting', plan.message, this.clock.now(), target.conditions)];
-      await this.noteHeld(project, cluster, target, plan.message);
+      const conditions = rolloutHeldStatus(plan.message, this.clock.now(), target.conditions);
+      await noteHeld(this.events, project.id, cluster.name, target.conditions, plan.message);
       await this.leases.release(claim, { nextRunAt: new Date(this.clock.now().getTime() + project.intervalSeconds * 1000), phase: 'Pending', conditions });
       return 'waiting';
     }
     return this.execute(keeper, target, project, cluster, plan, shutdown);
-  }
-
-  /** While instances are deleted the Target is no longer Ready on what it applied. */
-  private deletingStatus(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity) {
-    const why = project.deletionRequestedAt ? '' : `, which no longer matches the Project's targets`;
-    const message = `deleting the instances of project ${project.name} from cluster ${cluster.name}${why}`;
-    const now = this.clock.now();
-    return [condition('Ready', 'Unknown', 'Progressing', message, now, target.conditions), condition('Reconciling', 'True', 'Progressing', message, now, target.conditions)];
-  }
-
-  /** A wave holds this Target back: one event per revision held (the condition says it on every run). */
-  private async noteHeld(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity, message: string): Promise<void> {
-    if (target.conditions.some((c) => c.reason === 'RolloutWaiting' && c.message.startsWith(message))) return;
-    await this.events.record({ projectId: project.id, clusterName: cluster.name, type: 'Normal', reason: 'RolloutWaiting', message });
   }
 
   /**
@@ -154,35 +135,22 @@ export class TargetRunService {
     const { deleting, digest, hold } = plan;
     const revision = digest ? formatRevision(project.sourceTag, digest) : null;
     const trigger = runTrigger({ ...target, deleting }, revision ?? '');
-    const agentRun = cluster.mode === 'agent';
-    // an agent that goes away mid-run: the run is abandoned, and runs again once it is back
-    const agentGone = agentRun ? this.agents.get(cluster.id)?.closed : undefined;
-    if (agentRun && !agentGone) {
-      await this.leases.release(lease);
-      return 'released';
-    }
-    // a digest starts a fleet's runs together (thousands for agents): their writes go in batches
-    const starting = this.batched.startRun(lease, {
+    const now = this.clock.now();
+    // a digest starts a fleet's runs together: their writes go in batches
+    const started = await this.batched.startRun(lease, {
       generation: project.generation,
       revision,
       trigger,
       phase: deleting ? 'Deleting' : 'Reconciling',
-      conditions: deleting ? this.deletingStatus(project, cluster, target) : reconcilingStatus(this.clock.now(), target.conditions, revision ?? project.sourceTag),
-      // the assignment the agent is sent below (its generation: the lease epoch), for the full set on reconnect
-      ...(agentRun ? { agentDigest: digest || null } : {}),
+      conditions: deleting ? deletingStatus(project.name, cluster.name, project.deletionRequestedAt !== null, now, target.conditions) : reconcilingStatus(now, target.conditions, revision ?? project.sourceTag),
     });
-    // an agent's assignment goes out while its Run row waits for its batch, so the agent's ack does not wait
-    // on the fleet's writes; a row that could not be started (lease lost) stops the wait for the report
-    const notStarted = new AbortController();
-    if (agentRun) void starting.then((s) => s || notStarted.abort(new Error('the lease was lost before the run started')), (err: unknown) => notStarted.abort(err));
-    else if (!(await starting)) return 'lost';
+    if (!started) return 'lost';
 
-    const linked = linkedSignal(agentGone ? [shutdown, keeper.signal, agentGone, notStarted.signal] : [shutdown, keeper.signal]);
+    const linked = linkedSignal([shutdown, keeper.signal]);
     const signal = linked.signal;
     try {
-      const context = { project: { name: project.name, namespace: project.namespace, source: project.sourceRepository }, cluster: cluster.name, revision: revision ?? '' };
-      // the service events are decided from the instances' past runs, read once, and only for a Project with a sink
-      const histories = instanceHistories(project.cdeventsSink ? await this.cdevents.pastRuns(target.id) : []);
+      // read before this run's result is written: the service events compare with the runs before it
+      const histories = await this.results.historiesBefore(project, target.id);
       // progress notes go out one after the other, so an older one never lands last;
       // a note asked for while one waits to go is that one: it takes the progress as it is when it goes
       const progress = new RunProgress(revision ?? project.sourceTag);
@@ -199,6 +167,7 @@ export class TargetRunService {
           .catch((err: unknown) => this.logger.warn({ target: target.id, err: err instanceof Error ? err.message : String(err) }, 'progress not written'));
         return noted;
       };
+      // events and metrics come from the finished report (RunResults), as an agent's run's do
       const hooks = {
         instanceWaiting: deleting
           ? undefined
@@ -206,15 +175,12 @@ export class TargetRunService {
               progress.waiting(component, instance, objects, timeoutMs);
               await note();
             },
-        instanceApplied: async (i: ReportInstance) => {
+        instanceApplied: (i: ReportInstance) => {
           if (!deleting && i.action === 'applied') {
             progress.applied(i);
             void note();
           }
-          this.metrics.observeInstance(context, i);
-          const text = instanceEventText(i);
-          const cdevent = project.cdeventsSink ? serviceEventOf(histories, i, revision) : undefined;
-          await this.events.record({ projectId: project.id, clusterName: cluster.name, ...text, ...(revision ? { revision } : {}), component: i.component, instance: i.name, namespace: i.namespace, ...(cdevent ? { cdevent } : {}) });
+          return Promise.resolve();
         },
       };
       let report: RunReport;
@@ -237,9 +203,6 @@ export class TargetRunService {
         );
         report = buildRunReport(failed, this.schedule(project, target), deleting ? 'delete' : 'reconcile');
       }
-      const started = await starting;
-      if (!started) return 'lost';
-      this.metrics.observeRun(report.ok, report.durationMs / 1000);
       await noted; // the last progress note is in before the result replaces it
 
       if (signal.aborted) {
@@ -251,22 +214,21 @@ export class TargetRunService {
       }
 
       if (deleting && report.ok) {
-        const end = await this.finishDeletion(lease, project, cluster);
+        const end = await this.uow.transaction((tx) => this.deletion.finish(tx, { kind: 'lease', lease }, project, cluster));
         if (end !== 'kept') return end;
         // the removal was called off during the run: the result is stored and the Target reconciles again at once
       }
       if (hold && report.ok) {
-        await this.noteHeld(project, cluster, target, hold);
-        const message = `${hold}; correcting drift on ${report.revision ?? target.lastAppliedRevision} meanwhile`;
-        report = { ...report, conditions: [...report.conditions.filter((c) => c.type !== 'Reconciling'), condition('Reconciling', 'True', 'RolloutWaiting', message, this.clock.now(), target.conditions)] };
+        await noteHeld(this.events, project.id, cluster.name, target.conditions, hold);
+        report = { ...report, conditions: rolloutHoldingStatus(report, hold, target.lastAppliedRevision, this.clock.now(), target.conditions) };
       }
 
       let committed: (() => void) | undefined;
-      const outcome = { runId: started.id, startedAt: started.startedAt, report, observedGeneration: project.generation, agentReportId: agentReportIdOf(report) };
+      const outcome = { runId: started.id, startedAt: started.startedAt, report, observedGeneration: project.generation };
       const held = await this.batched.finishRun(lease, outcome, async (m) => {
         const joined = this.uow.join(m);
         committed = joined.committed;
-        await this.recordOutcome(project, cluster, target, report, revision, joined.tx);
+        await this.results.record({ project, cluster, target, report, revision, histories }, joined.tx);
       });
       committed?.();
       if (!held) {
@@ -275,60 +237,11 @@ export class TargetRunService {
       }
       for (const warning of report.warnings) this.logger.warn({ project: project.name, cluster: cluster.name, warning }, 'run warning');
       if (!report.ok) return 'failed';
-      if (project.rolloutGroups.length > 0 && revision) await this.advanceWaves(project, cluster, revision);
+      if (revision) await this.waves.afterSuccess(project, cluster.groupName, revision);
       return 'succeeded';
     } finally {
       linked.unlink();
     }
-  }
-
-  /**
-   * A failure's event, in the transaction of the run's result: the first
-   * failure after a success is an incident detected; the first success
-   * after failures, an incident resolved.
-   */
-  private async recordOutcome(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity, report: RunReport, revision: string | null, tx: Transaction): Promise<void> {
-    const about = { projectId: project.id, clusterName: cluster.name, ...(revision ? { revision } : {}) };
-    if (!report.ok) {
-      const first = report.errors[0];
-      const detected = target.attempt === 0 ? { cdevent: 'incident.detected' as const } : {};
-      await this.events.record({ ...about, type: 'Warning', reason: first?.reason ?? 'ReconciliationFailed', message: first?.message ?? 'reconciliation failed', ...detected }, tx);
-    } else if (target.attempt > 0) {
-      const message = `reconciled again${revision ? ` on ${revision}` : ''} after ${target.attempt} failed attempt${target.attempt === 1 ? '' : 's'}`;
-      await this.events.record({ ...about, type: 'Normal', reason: 'Recovered', message, cdevent: 'incident.resolved' }, tx);
-    }
-  }
-
-  /**
-   * The Target (and its Run rows) go with the fenced delete, in one
-   * transaction with the event and, after the last Target, the Project and
-   * its credentials.
-   */
-  private async finishDeletion(lease: Lease, project: ProjectEntity, cluster: ClusterEntity): Promise<RunEnd | 'kept'> {
-    const gone = await this.uow.transaction(async (tx): Promise<boolean | 'kept'> => {
-      // two Targets finishing at once must not both see the other still there and leave the Project behind
-      await tx.projects.lock(project.id);
-      const current = await tx.targets.findById(lease.targetId);
-      if (current && !deletesInstances(project, current)) return 'kept';
-      if (!(await tx.targets.deleteLeased(lease))) return false;
-      await this.events.record({ projectId: project.id, clusterName: cluster.name, type: 'Normal', reason: 'InstancesDeleted', message: `instances of project ${project.name} removed from cluster ${cluster.name}` }, tx);
-      if (project.deletionRequestedAt && (await tx.targets.forProject(project.id)).length === 0) {
-        await this.events.record({ projectId: project.id, clusterName: null, type: 'Normal', reason: 'ProjectDeleted', message: `project ${project.name} deleted after its instances were removed` }, tx);
-        await tx.projects.delete(project.id);
-        if (project.registryCredentialId) await tx.credentials.delete(project.registryCredentialId);
-        tx.afterCommit(() => this.logger.info({ project: project.name }, 'project deleted after its instances were removed'));
-      }
-      return true;
-    });
-    return gone === 'kept' ? 'kept' : gone ? 'deleted' : 'lost';
-  }
-
-  /** After a success, a later wave may open: move its Targets to the revision. */
-  private async advanceWaves(project: ProjectEntity, cluster: ClusterEntity, revision: string): Promise<void> {
-    if (project.sourceDigest === null || revision !== formatRevision(project.sourceTag, project.sourceDigest)) return;
-    const all = (await this.targets.forProject(project.id)).filter((t) => !t.removalRequestedAt);
-    const members = all.map((t) => ({ id: t.id, group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));
-    await this.targets.advanceTo(targetsToAdvance(project.rolloutGroups, revision, members, cluster.groupName), revision);
   }
 
   /** What the engine needs to decide when the Target runs next. */
@@ -355,16 +268,4 @@ export class TargetRunService {
       onKubeRequest,
     };
   }
-}
-
-/** The Project as the engine (and an agent's assignment) sees it. */
-export function engineProject(p: ProjectEntity): ProjectSpec & { overwriteOwnership: boolean } {
-  return {
-    name: p.name,
-    namespace: p.namespace,
-    source: { repository: p.sourceRepository, tag: p.sourceTag, path: p.sourcePath },
-    serviceAccountName: p.serviceAccountName,
-    annotations: p.annotations,
-    overwriteOwnership: p.overwriteOwnership,
-  };
 }

@@ -15,8 +15,8 @@ export function renderStatus(cli: Cli, project: Project, targets: Target[], wide
   if (!targets.length) return `${out}no targets: no registered cluster matches the Project's targets\n`;
   const rows = targets.map((t) => {
     const ready = t.conditions.find((c) => c.type === 'Ready');
-    const due = Date.parse(t.nextRunAt) <= now.getTime() ? 'due now' : ago(t.nextRunAt, now);
-    const next = t.phase === 'Suspended' ? '-' : t.attempt > 0 ? `retry ${due} (attempt ${t.attempt})` : due;
+    const due = t.nextRunAt === null ? '-' : Date.parse(t.nextRunAt) <= now.getTime() ? 'due now' : ago(t.nextRunAt, now);
+    const next = t.phase === 'Suspended' || t.nextRunAt === null ? '-' : t.attempt > 0 ? `retry ${due} (attempt ${t.attempt})` : due;
     const conds = t.conditions.map((c) => `${c.type}=${c.status}`).join(',') || '-';
     return [t.cluster, t.clusterGroup, phaseColour(cli.io, t.phase), t.lastAppliedRevision ? shortRevision(t.lastAppliedRevision, wide) : '-', conds, ready?.reason ?? '-', next, truncate(ready?.message ?? '', wide ? 200 : 60)];
   });

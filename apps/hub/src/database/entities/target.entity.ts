@@ -83,13 +83,29 @@ export class TargetEntity {
   @Column({ name: 'lease_epoch', type: 'integer', default: 0 })
   leaseEpoch!: number;
 
-  /** agent clusters: the assignment generation last sent to the agent (the lease epoch of the run that sent it) */
+  /** agent clusters: the generation of the assignment last written (each one a new desired state the agent acts on at once) */
   @Column({ name: 'agent_generation', type: 'integer', nullable: true })
   agentGeneration!: number | null;
 
   /** agent clusters: the digest that assignment pinned */
   @Column({ name: 'agent_digest', type: 'text', nullable: true })
   agentDigest!: string | null;
+
+  /** agent clusters: when the agent said it runs the Target next (it is the Target's clock) */
+  @Column({ name: 'agent_next_run_at', type: 'timestamptz', nullable: true })
+  agentNextRunAt!: Date | null;
+
+  /** agent clusters: why the last assignment was sent, the trigger of the run that answers it */
+  @Column({ name: 'agent_trigger', type: 'varchar', length: 32, nullable: true })
+  agentTrigger!: string | null;
+
+  /** agent clusters: the Project generation the last assignment carried */
+  @Column({ name: 'agent_project_generation', type: 'integer', nullable: true })
+  agentProjectGeneration!: number | null;
+
+  /** agent clusters: the assignment generation of the last report stored */
+  @Column({ name: 'agent_reported_generation', type: 'integer', nullable: true })
+  agentReportedGeneration!: number | null;
 
   /** set by a manual reconcile request, cleared by the run that served it */
   @Column({ name: 'reconcile_requested_at', type: 'timestamptz', nullable: true })

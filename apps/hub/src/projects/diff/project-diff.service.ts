@@ -9,7 +9,7 @@ import { CredentialsService } from '../../credentials/credentials.service';
 import type { ProjectEntity, TargetEntity } from '../../database/entities';
 import { TargetsRepository } from '../../repositories/targets.repository';
 import { pushConnection } from '../../scheduler/push-connection';
-import { openRegistryCredentials } from '../../scheduler/sources/registry-credentials';
+import { openRegistryCredentials } from '../../credentials/registry-credentials';
 import { TARGET_RUNNER, type TargetRunner } from '../../scheduler/target-runner';
 import { ProjectsService } from '../projects.service';
 import { AGENT_DIFFER, type AgentDiffer } from './agent-diff';

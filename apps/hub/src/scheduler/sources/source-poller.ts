@@ -11,16 +11,13 @@ import { EventsService } from '../../events/events.service';
 import { TargetsRepository } from '../../repositories/targets.repository';
 import { isAuthRefusal, PullSecretReader } from './pull-secret-credentials';
 import { pushConnection } from '../push-connection';
-import { openRegistryCredentials } from './registry-credentials';
-import { heldBack, targetsToAdvance } from '../rollout';
+import { openRegistryCredentials } from '../../credentials/registry-credentials';
+import { heldBack, targetsToAdvance } from '../../rollout/rollout';
 import { SchedulerMetrics } from '../scheduler.metrics';
 import { Limiter } from '@flotilla/engine';
 import { type DueSource, SourcesRepository } from './sources.repository';
 import { TAG_RESOLVER, type TagResolver } from './tag-resolver';
-import { RunWakeup } from '../run-wakeup';
-import { AdvanceClaims } from '../advance-claims';
-import { type ClaimedTarget, LeaseRepository } from '../lease.repository';
-import type { ProjectEntity } from '../../database/entities';
+import { RunWakeup } from '../../notify/run-wakeup';
 
 /** Projects checked per poll; the rest wait for the next one. */
 const SOURCES_PER_POLL = 500;
@@ -77,8 +74,6 @@ export class SourcePoller {
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
     private readonly wakeup: RunWakeup,
-    private readonly leases: LeaseRepository,
-    private readonly advanceClaims: AdvanceClaims,
     private readonly egress: EgressPolicy,
   ) {
     this.limiter = new Limiter(config.scheduler.sourceConcurrency);
@@ -250,20 +245,6 @@ export class SourcePoller {
     this.logger.warn({ project: members.map((m) => m.name), err: message }, 'tag resolution failed');
   }
 
-  /** Advances every Target of a Project without waves; those on agents connected to this replica are claimed in the same write. */
-  private async advanceProject(project: ProjectEntity, revision: string): Promise<void> {
-    // suspension and deletion have claim rules of their own: the tick's claim applies them
-    const claimant = project.suspend || project.deletionRequestedAt ? undefined : this.advanceClaims.current;
-    const terms = claimant?.terms();
-    if (!claimant || !terms) return this.targets.advanceProject(project.id, revision);
-    let claimed: ClaimedTarget[] = [];
-    try {
-      claimed = await this.leases.advanceProjectClaiming(project.id, revision, terms);
-    } finally {
-      claimant.take(terms, claimed);
-    }
-  }
-
   private async onNewDigest(source: DueSource, digest: string): Promise<void> {
     const revision = `${source.tag}@${digest}`;
     const project = await this.projects.findById(source.id);
@@ -271,7 +252,7 @@ export class SourcePoller {
     let held: string | undefined;
     if (project.rolloutGroups.length === 0) {
       // no waves: nothing to decide per Target, and a fleet's Targets are not read on the way to their runs
-      await this.advanceProject(project, revision);
+      await this.targets.advanceProject(project.id, revision);
     } else {
       const targets = await this.targets.forProject(project.id);
       const members = targets.map((t) => ({ id: t.id, group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));

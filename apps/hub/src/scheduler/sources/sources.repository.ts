@@ -1,3 +1,4 @@
+import { returnedRows } from '../../repositories/sql';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
@@ -16,11 +17,6 @@ export interface DueSource {
 
 // A fixed 64-bit key for the poll's advisory lock ("flotsrc1" in ASCII).
 const SOURCE_POLL_LOCK = '7380396435297166129';
-
-function rowsOf<T>(res: unknown): T[] {
-  if (Array.isArray(res) && res.length === 2 && Array.isArray(res[0]) && typeof res[1] === 'number') return res[0] as T[];
-  return res as T[];
-}
 
 /** `$from, $from+1, …` for an IN list (arrays as parameters differ between node-postgres and PGlite). */
 function placeholders(values: unknown[], from: number): string {
@@ -73,7 +69,7 @@ export class SourcesRepository {
          RETURNING ${RETURNED.split(', ').map((c) => `p.${c}`).join(', ')}`,
         [pollMs, limit],
       );
-      return rowsOf<Record<string, string | null>>(res).map(dueSource);
+      return returnedRows<Record<string, string | null>>(res).map(dueSource);
     });
   }
 
@@ -89,7 +85,7 @@ export class SourcesRepository {
        RETURNING ${RETURNED}`,
       [projectId],
     );
-    return rowsOf<Record<string, string | null>>(res).map(dueSource)[0];
+    return returnedRows<Record<string, string | null>>(res).map(dueSource)[0];
   }
 
   async recordDigest(projectIds: string[], digest: string): Promise<void> {

@@ -1,5 +1,5 @@
-import { registryHostBinding } from '../../credentials/credential-binding';
-import type { CredentialsService } from '../../credentials/credentials.service';
+import { registryHostBinding } from './credential-binding';
+import type { CredentialsService } from './credentials.service';
 import type { ProjectRegistryCredentials } from '@flotilla/engine';
 
 /** Opens a Project's stored registry credentials into the runner's shape; they open only for the registry host they were given for. */

@@ -1,0 +1,103 @@
+import type { Condition } from '@flotilla/engine';
+import type { EntityManager } from 'typeorm';
+import type { TargetEntity } from '../database/entities';
+import { returnedRows } from '../repositories/sql';
+
+/** An agent Target whose desired state changed (it is due), with what planning its assignment needs. */
+export interface DueAssignment {
+  id: string;
+  projectId: string;
+  clusterId: string;
+  clusterName: string;
+  clusterGroup: string;
+  removalRequestedAt: Date | null;
+  lastAppliedRevision: string | null;
+  phase: TargetEntity['phase'];
+  conditions: Condition[];
+  generation: number;
+  observedGeneration: number | null;
+  attempt: number;
+  reconcileRequestedAt: Date | null;
+  agentDigest: string | null;
+}
+
+/** What the dispatch decided for one due Target; `sent`: a new assignment generation is written. */
+export interface AssignmentDecision {
+  id: string;
+  sent: boolean;
+  digest: string | null;
+  trigger: string | null;
+  projectGeneration: number;
+  phase: TargetEntity['phase'] | null;
+  conditions: Condition[] | null;
+  /** null: nothing more to do until a change makes it due again */
+  retryAt: Date | null;
+}
+
+/**
+ * The agent Targets' desired state in PostgreSQL. A change that concerns an
+ * agent Target (a new digest, spec, suspension, deletion, manual request, a
+ * wave opening) makes it due, as it makes a push Target due; the replica
+ * holding its agent's stream takes it here, writes the next assignment
+ * generation, and sends it. No lease: the row lock of one short
+ * transaction is all, and a change committed meanwhile makes it due again.
+ */
+export class AssignmentDispatchRepository {
+  constructor(private readonly m: EntityManager) {}
+
+  /** Up to `limit` due Targets of `clusterIds`, locked (others' locks skipped) until the transaction ends. */
+  async lockDue(clusterIds: readonly string[], limit: number): Promise<DueAssignment[]> {
+    if (clusterIds.length === 0) return [];
+    const rows: Array<Record<string, unknown>> = await this.m.query(
+      `SELECT t.id, t.project_id, t.cluster_id, c.name AS cluster_name, c.group_name, t.removal_requested_at, t.last_applied_revision, t.phase, t.conditions,
+         t.generation, t.observed_generation, t.attempt, t.reconcile_requested_at, t.agent_digest
+       FROM targets t JOIN clusters c ON c.id = t.cluster_id
+       WHERE t.next_run_at <= now() AND t.cluster_id = ANY(string_to_array($1, ',')::uuid[])
+       ORDER BY t.id LIMIT $2
+       FOR UPDATE OF t SKIP LOCKED`,
+      [clusterIds.join(','), limit],
+    );
+    return rows.map((r) => ({
+      id: String(r.id),
+      projectId: String(r.project_id),
+      clusterId: String(r.cluster_id),
+      clusterName: String(r.cluster_name),
+      clusterGroup: String(r.group_name),
+      removalRequestedAt: (r.removal_requested_at as Date | null) ?? null,
+      lastAppliedRevision: (r.last_applied_revision as string | null) ?? null,
+      phase: r.phase as TargetEntity['phase'],
+      conditions: r.conditions as Condition[],
+      generation: Number(r.generation),
+      observedGeneration: r.observed_generation === null ? null : Number(r.observed_generation),
+      attempt: Number(r.attempt),
+      reconcileRequestedAt: (r.reconcile_requested_at as Date | null) ?? null,
+      agentDigest: (r.agent_digest as string | null) ?? null,
+    }));
+  }
+
+  /** Writes the decisions in one statement; returns the new assignment generation of each Target sent. */
+  async write(decisions: readonly AssignmentDecision[]): Promise<Map<string, number>> {
+    if (decisions.length === 0) return new Map();
+    const res = await this.m.query(
+      `UPDATE targets t SET
+         agent_generation = CASE WHEN x.sent THEN COALESCE(t.agent_generation, 0) + 1 ELSE t.agent_generation END,
+         agent_digest = CASE WHEN x.sent THEN x.digest ELSE t.agent_digest END,
+         agent_trigger = CASE WHEN x.sent THEN x.trigger ELSE t.agent_trigger END,
+         agent_project_generation = CASE WHEN x.sent THEN x.project_generation ELSE t.agent_project_generation END,
+         phase = COALESCE(x.phase, t.phase), conditions = COALESCE(x.conditions, t.conditions),
+         next_run_at = COALESCE(x.retry_at, 'infinity'::timestamptz),
+         reconcile_requested_at = CASE WHEN x.sent THEN NULL ELSE t.reconcile_requested_at END,
+         advance_to_revision = CASE WHEN x.sent THEN NULL ELSE t.advance_to_revision END,
+         updated_at = CURRENT_TIMESTAMP
+       FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, sent boolean, digest text, trigger text, project_generation int, phase text, conditions jsonb, retry_at timestamptz)
+       WHERE t.id = x.id
+       RETURNING t.id, t.agent_generation, x.sent`,
+      [
+        JSON.stringify(
+          decisions.map((d) => ({ id: d.id, sent: d.sent, digest: d.digest, trigger: d.trigger, project_generation: d.projectGeneration, phase: d.phase, conditions: d.conditions, retry_at: d.retryAt?.toISOString() ?? null })),
+        ),
+      ],
+    );
+    return new Map(returnedRows<{ id: string; agent_generation: number; sent: boolean }>(res).filter((r) => r.sent).map((r) => [r.id, Number(r.agent_generation)]));
+  }
+}
