@@ -110,7 +110,8 @@ describe('connected agent', () => {
 
     const digest = await pushGreeter(repo, moduleUrl, ns, { cache: true, shout: false });
     const created = await hub.call('POST', '/api/v1/projects', {
-      body: { name: 'greet', namespace: ns, serviceAccountName: 'deployer', source: { repository: repo, tag: 'latest' }, targets: { names: [cluster] } },
+      // the agent runs it at this interval, the Project's, not at its own --reconcile-interval
+      body: { name: 'greet', namespace: ns, serviceAccountName: 'deployer', source: { repository: repo, tag: 'latest' }, targets: { names: [cluster] }, interval: '10s' },
     });
     expect(created.status).toBe(201);
 
@@ -314,10 +315,10 @@ describe('connected agent', () => {
     await hub.stop();
     const deletedAt = Date.now();
     await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'web-greeting' });
-    // a run that ended after the deletion (its status says when the next one is due: its end plus the 2 s interval)
+    // a run that ended after the deletion (its status says when the next one is due: its end plus the Project's 10 s interval)
     await eventually('drift corrected without the hub', async () => {
       const p = await getProject(client, ns, 'greet');
-      const ranAfter = Date.parse(p?.status?.nextReconcileAt ?? '') - 2000 > deletedAt;
+      const ranAfter = Date.parse(p?.status?.nextReconcileAt ?? '') - 10_000 > deletedAt;
       return ranAfter && (await configMaps(client, ns))['web-greeting'] ? true : undefined;
     }, 60_000);
 
@@ -325,8 +326,8 @@ describe('connected agent', () => {
     const restarted = await launch(config);
     hub = { ...restarted, close: () => restarted.stop() };
     await eventually('the agent back', async () => ((await restarted.call('GET', `/api/v1/clusters/${cluster}`)).body.agent.connected ? true : undefined), 30_000);
-    // a run the agent made while nobody listened, stored with the times it ran
-    const during = (r: { trigger: string; finishedAt: string }) => r.trigger === 'Agent' && Date.parse(r.finishedAt) > deletedAt && Date.parse(r.finishedAt) <= upAt;
+    // a run the agent made at its interval while nobody listened, stored with the times it ran
+    const during = (r: { trigger: string; finishedAt: string }) => r.trigger === 'Interval' && Date.parse(r.finishedAt) > deletedAt && Date.parse(r.finishedAt) <= upAt;
     const runs = await eventually('the kept reports stored', async () => {
       const items = (await restarted.call('GET', `/api/v1/projects/greet/targets/${cluster}/runs?limit=100`)).body.items;
       return items.some(during) ? items : undefined;

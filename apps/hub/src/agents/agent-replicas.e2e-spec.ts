@@ -128,12 +128,12 @@ describe('agents and hub replicas', () => {
       proxy.retarget({ host: '127.0.0.1', port: a.app.get(AgentGrpcServer).port });
       await b.kill();
       await agent.until(() => agent.ended, 30_000);
-      // meanwhile the agent corrected drift on its own: a report the hub has not seen
+      // meanwhile the agent corrected drift on its own (its interval): a report the hub has not seen
       const own = agent.reportFor(held, true);
       agent.unacked.set(own.reportId, own);
       agent.connect();
       await agent.until(() => (agent.unacked.has(own.reportId) ? undefined : true), 30_000);
-      const agentRuns = async () => (await a.call('GET', '/api/v1/projects/q/targets/edge/runs?limit=100')).body.items.filter((r: { trigger: string }) => r.trigger === 'Agent');
+      const agentRuns = async () => (await a.call('GET', '/api/v1/projects/q/targets/edge/runs?limit=100')).body.items.filter((r: { trigger: string }) => r.trigger === 'Interval');
       expect(await agentRuns()).toHaveLength(1);
 
       // and A now carries the cluster's work: a new digest reaches the agent through it

@@ -143,7 +143,7 @@ export class AgentStreamService {
     await this.links.adopted(session.identity.clusterId, session.fingerprint);
     log.info({ agentVersion: hello.agentVersion, buffered: hello.bufferedReports.length }, 'agent connected');
     // what changed while it was away is written first, so the full set carries it
-    await this.dispatch.dispatch([session.identity.clusterId]);
+    await this.dispatch.dispatchFor(session.identity.clusterId);
     session.send({ body: { $case: 'assignments', value: { assignments: await this.fullSet(session.identity) } } });
   }
 

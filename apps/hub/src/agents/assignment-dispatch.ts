@@ -79,17 +79,26 @@ export class AssignmentDispatch implements OnApplicationBootstrap, OnApplication
   }
 
   /**
-   * Every due Target of the agents connected here (or of `clusterIds`),
-   * until none is left; resolves once their assignments went out. Safe to call by hand in tests.
+   * Every due Target of the agents connected here, until none is left;
+   * resolves once their assignments went out. One pass at a time. Safe to call by hand in tests.
    */
-  async dispatch(clusterIds?: readonly string[]): Promise<void> {
+  async dispatch(): Promise<void> {
     while (this.running) await this.running.catch(() => undefined);
-    this.running = this.drain(clusterIds).finally(() => (this.running = undefined));
+    this.running = this.drain(undefined).finally(() => (this.running = undefined));
     await this.running;
     if (this.again && !this.stopped) {
       this.again = false;
       await this.dispatch();
     }
+  }
+
+  /**
+   * The due Targets of one agent that has just connected, beside any pass
+   * under way: their rows are its own (a pass skips rows another has locked),
+   * and a connect storm must not queue behind one pass after another.
+   */
+  async dispatchFor(clusterId: string): Promise<void> {
+    await this.drain([clusterId]);
   }
 
   private loop(): void {

@@ -155,7 +155,7 @@ export class RunDto {
   @ApiProperty() id!: string;
   @ApiProperty() generation!: number;
   @ApiPropertyOptional({ nullable: true, type: String }) revision!: string | null;
-  @ApiProperty({ enum: ['Created', 'SpecChanged', 'NewRevision', 'Manual', 'Retry', 'Interval', 'Deletion', 'Agent'], description: 'why it ran; Agent: a run an agent made on its own (drift correction, retry) and reported' }) trigger!: string;
+  @ApiProperty({ enum: ['Created', 'SpecChanged', 'NewRevision', 'Manual', 'Retry', 'Interval', 'Deletion', 'Agent'], description: 'why it ran, on a push cluster or an agent cluster alike (an agent\'s run at its interval is Interval, a retry Retry); Agent: only on runs stored by hubs before agents reported their own triggers' }) trigger!: string;
   @ApiProperty({ enum: ['Running', 'Succeeded', 'Failed', 'Abandoned'], description: 'Abandoned: its hub lost the lease before writing a result' }) result!: string;
   @ApiProperty() startedAt!: string;
   @ApiPropertyOptional({ nullable: true, type: String }) finishedAt!: string | null;

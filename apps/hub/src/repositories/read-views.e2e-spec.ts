@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { DATABASE_KINDS, startTestHub, type TestHub } from '../../test/hub';
 
 // The list and get routes read their views in one hand-written statement each
@@ -65,7 +66,12 @@ describe.each(DATABASE_KINDS)('read views on %s', (_label, kind) => {
     const project = (await hub.call('GET', '/api/v1/projects/rv-one')).body;
     expect(project.status).toEqual({ conditions: [], targets: 5, ready: 0, phases: { Pending: 5 }, deleting: false });
     const target = (await hub.call('GET', '/api/v1/projects/rv-one/targets/rv-c')).body;
-    for (const time of [cluster.createdAt, cluster.updatedAt, project.createdAt, project.updatedAt, target.nextRunAt]) {
+    // an agent cluster's Target runs when its agent says: this one has reported nothing yet
+    expect(target.nextRunAt).toBeNull();
+    const reported = '2026-11-27T10:00:00.000Z';
+    await hub.app.get(DataSource).query(`UPDATE targets SET agent_next_run_at = $1`, [reported]);
+    expect((await hub.call('GET', '/api/v1/projects/rv-one/targets/rv-c')).body.nextRunAt).toBe(reported);
+    for (const time of [cluster.createdAt, cluster.updatedAt, project.createdAt, project.updatedAt]) {
       expect(time).toMatch(ISO_MS);
       expect(new Date(time).toISOString()).toBe(time);
     }

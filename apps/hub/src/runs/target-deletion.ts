@@ -28,14 +28,16 @@ export class TargetDeletion {
     @Inject(HUB_LOGGER) private readonly logger: Logger,
   ) {}
 
-  async finish(tx: Transaction, fence: DeletionFence, project: ProjectEntity, cluster: Pick<ClusterEntity, 'name'>): Promise<DeletionEnd> {
+  /** `deleted`: what the run's result records (its events), once the Target is sure to go, before the events of its going. */
+  async finish(tx: Transaction, fence: DeletionFence, project: ProjectEntity, cluster: Pick<ClusterEntity, 'name'>, deleted?: (tx: Transaction) => Promise<void>): Promise<DeletionEnd> {
     // two Targets finishing at once must not both see the other still there and leave the Project behind
     await tx.projects.lock(project.id);
     const targetId = fence.kind === 'lease' ? fence.lease.targetId : fence.targetId;
     const current = await tx.targets.findById(targetId);
     if (current && !deletesInstances(project, current)) return 'kept';
-    const deleted = fence.kind === 'lease' ? await tx.targets.deleteLeased(fence.lease) : await tx.targets.deleteAssigned(fence.targetId, fence.generation);
-    if (!deleted) return 'lost';
+    const gone = fence.kind === 'lease' ? await tx.targets.deleteLeased(fence.lease) : await tx.targets.deleteAssigned(fence.targetId, fence.generation);
+    if (!gone) return 'lost';
+    await deleted?.(tx);
     await this.events.record({ projectId: project.id, clusterName: cluster.name, type: 'Normal', reason: 'InstancesDeleted', message: `instances of project ${project.name} removed from cluster ${cluster.name}` }, tx);
     if (project.deletionRequestedAt && (await tx.targets.forProject(project.id)).length === 0) {
       await this.events.record({ projectId: project.id, clusterName: null, type: 'Normal', reason: 'ProjectDeleted', message: `project ${project.name} deleted after its instances were removed` }, tx);

@@ -148,6 +148,10 @@ export class TargetRunService {
 
     const linked = linkedSignal([shutdown, keeper.signal]);
     const signal = linked.signal;
+    // the run's connection and event scope last until its result is recorded: the instance events
+    // recorded with the result go out through the run's own connection (ClusterEventSink)
+    let endScope: (() => void) | undefined;
+    let kube: RunConnection | undefined;
     try {
       // read before this run's result is written: the service events compare with the runs before it
       const histories = await this.results.historiesBefore(project, target.id);
@@ -186,14 +190,9 @@ export class TargetRunService {
       let report: RunReport;
       try {
         const input = await this.input(project, cluster, target, lease.epoch, digest, signal);
-        // the run's instance events go out through its own connection, with its Project as read for it
-        const endScope = this.eventSink.duringRun({ projectId: project.id, clusterName: cluster.name, project: { name: project.name, namespace: project.namespace }, kube: input.kube ?? null });
-        try {
-          report = deleting ? await this.runner.deleteInstances(input, hooks) : await this.runner.reconcile({ ...input, digest: digest! }, hooks);
-        } finally {
-          endScope();
-          input.kube?.release();
-        }
+        kube = input.kube;
+        endScope = this.eventSink.duringRun({ projectId: project.id, clusterName: cluster.name, project: { name: project.name, namespace: project.namespace }, kube: input.kube ?? null });
+        report = deleting ? await this.runner.deleteInstances(input, hooks) : await this.runner.reconcile({ ...input, digest: digest! }, hooks);
       } catch (err) {
         // the runner never throws; should it, the run still ends with a report
         const failed = failedRunResult(
@@ -214,7 +213,7 @@ export class TargetRunService {
       }
 
       if (deleting && report.ok) {
-        const end = await this.uow.transaction((tx) => this.deletion.finish(tx, { kind: 'lease', lease }, project, cluster));
+        const end = await this.uow.transaction((tx) => this.deletion.finish(tx, { kind: 'lease', lease }, project, cluster, (t) => this.results.record({ project, cluster, target, report, revision, histories }, t)));
         if (end !== 'kept') return end;
         // the removal was called off during the run: the result is stored and the Target reconciles again at once
       }
@@ -230,6 +229,7 @@ export class TargetRunService {
         committed = joined.committed;
         await this.results.record({ project, cluster, target, report, revision, histories }, joined.tx);
       });
+      // the events' deliveries take hold of the run's connection as they start, before it is released below
       committed?.();
       if (!held) {
         this.metrics.leasesLost.inc();
@@ -240,6 +240,8 @@ export class TargetRunService {
       if (revision) await this.waves.afterSuccess(project, cluster.groupName, revision);
       return 'succeeded';
     } finally {
+      endScope?.();
+      kube?.release();
       linked.unlink();
     }
   }
