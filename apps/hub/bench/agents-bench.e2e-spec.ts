@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
-// `npm run bench:agents` at a few agents: the Go simulator builds from the Go
+// `npm run bench:agents` at a few agents over two hub replicas: the Go simulator builds from the Go
 // code generated off proto/, connects over mutual TLS, holds each digest and
 // reports it with a RunReport the hub accepts (the bench waits until every
 // Target stored the digest's report). A protocol change that the Go side
@@ -23,15 +23,16 @@ function runBench(env: Record<string, string>): Promise<{ code: number | null; o
 
 describe('bench:agents with the Go simulator', () => {
   it('connects every agent, delivers two digests and stores every report', async () => {
-    const { code, out } = await runBench({ BENCH_AGENTS: '5', BENCH_DIGESTS: '2', BENCH_APPLY_MS: '0', BENCH_SIM: 'go', BENCH_STORE_TIMEOUT_MS: '60000' });
+    const { code, out } = await runBench({ BENCH_AGENTS: '5', BENCH_REPLICAS: '2', BENCH_DIGESTS: '2', BENCH_APPLY_MS: '0', BENCH_SIM: 'go', BENCH_STORE_TIMEOUT_MS: '60000' });
     expect({ code, tail: out.slice(-3000) }).toEqual({ code: 0, tail: expect.stringContaining('| #2 |') });
-    expect(out).toContain('5 agents (Go, grpc-go)');
+    expect(out).toContain('5 agents (Go, grpc-go) over 2 hub replicas');
     expect(out).toMatch(/all connected \(mutual TLS\) and holding their assignment set: \d+ ms/);
-    // the compiled hub's own process, read from /proc
-    const rss = /hub RSS: (\d+) MiB before the agents, (\d+) MiB with all connected/.exec(out);
-    expect(Number(rss?.[2])).toBeGreaterThan(50);
+    // each replica's own process, read from /proc, holding its share of the agents
+    const replicas = [...out.matchAll(/replica (\d) RSS: \d+ MiB before the agents, (\d+) MiB with its (\d+) connected/g)].map((m) => ({ replica: m[1], rssMiB: Number(m[2]), agents: m[3] }));
+    expect(replicas.map(({ replica, agents }) => [replica, agents])).toEqual([['0', '3'], ['1', '2']]);
+    for (const r of replicas) expect(r.rssMiB).toBeGreaterThan(50);
     // the same agents held by the transport floor first, its RSS read from its own process
-    const floor = /transport floor \(.*\): (\d+) MiB before, (\d+) MiB with all connected \(\d+ ms\), -?[\d.]+ KiB per agent; the hub -?[\d.]+ KiB per agent/.exec(out);
+    const floor = /transport floor \(.*\): (\d+) MiB before, (\d+) MiB with all connected \(\d+ ms\), -?[\d.]+ KiB per agent; replica 0 -?[\d.]+ KiB per agent/.exec(out);
     expect(Number(floor?.[2])).toBeGreaterThan(50);
   }, 300_000);
 });

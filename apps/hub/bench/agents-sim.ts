@@ -6,8 +6,10 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { SimulatedAgent, type SimulatedIdentity } from '../test/simulated-agent';
 
-// argv: node, run-ts.mjs, this file, then ours: the hub, a JSON line per agent's key and certificate, the agent CA
-const [address, identityFile, caFile] = process.argv.slice(3);
+// argv: node, run-ts.mjs, this file, then ours: the hub's addresses (comma-separated: agent i dials address i mod n),
+// a JSON line per agent's key and certificate, the agent CA
+const [addressList, identityFile, caFile] = process.argv.slice(3);
+const addresses = addressList.split(',');
 const identities = readFileSync(identityFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SimulatedIdentity);
 const caPem = readFileSync(caFile, 'utf8');
 // a real agent reports once it has applied, seconds after the assignment; reports made the instant an
@@ -17,7 +19,7 @@ const say = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const agents = identities.map(() => new SimulatedAgent(address, caPem));
+  const agents = identities.map((_, i) => new SimulatedAgent(addresses[i % addresses.length], caPem));
   if (applyMs > 0) for (const a of agents) a.applyMs = () => applyMs * (0.5 + Math.random());
   let greeted = 0;
   const waiting = new Map<string, { at: number; acked: number[]; count: number }>();

@@ -1,11 +1,13 @@
 // `npm run bench:agents`: BENCH_AGENTS simulated agents (default 10,000)
-// from a separate process, one connection each, against one hub as
-// `npm start` runs it (dist/apps/hub/src/main.js, a process of its own) on a
-// real PostgreSQL and registry. Prints the time for all to connect and get
-// their assignment set, the hub's RSS (read from /proc: only the hub, none of
-// the bench), the time from a new digest to every agent holding it (p50,
-// p99) and the reports the hub stored per second. Goals: p99 < 2 s, hub RSS
-// < 1 GiB. A digest is a push of the Project's tag followed by the signed
+// from a separate process, one connection each, spread evenly over
+// BENCH_REPLICAS hub replicas (default 2) as `npm start` runs them
+// (dist/apps/hub/src/main.js, a process each) on one real PostgreSQL and
+// registry. Prints the time for all to connect and get their assignment set,
+// each replica's RSS (read from /proc: only that hub, none of the bench) and
+// CPU per digest, the time from a new digest to every agent holding it (p50,
+// p99, for every digest) and the reports the hub stored per second. Goals:
+// p99 < 2 s for every digest, each replica's RSS < 1 GiB at its peak (with
+// more than one replica), 2,000 reports stored per second. A digest is a push of the Project's tag followed by the signed
 // CDEvent `artifact published` a CI step sends (the hub's receiver), so the
 // timing starts when the tag moved. Each simulated agent reports
 // BENCH_APPLY_MS (default 2000, ±50%) after its assignment, as a real one
@@ -37,6 +39,7 @@ import { prepareSimulator } from './agents-simulator';
 import { measureTransportFloor } from './transport-floor-measure';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
+const REPLICAS = Number(process.env.BENCH_REPLICAS ?? 2);
 const SIM = process.env.BENCH_SIM ?? 'go';
 const DIGESTS = Number(process.env.BENCH_DIGESTS ?? 3);
 const TOKEN = 'bench-admin-token-0123456789abcdef';
@@ -63,42 +66,48 @@ async function main(): Promise<void> {
   const [caCertFile, caKeyFile] = [join(work, 'agent-ca.pem'), join(work, 'agent-ca.key')];
   writeFileSync(caCertFile, ca.certPem);
   writeFileSync(caKeyFile, ca.keyPem, { mode: 0o600 });
-  const [agentPort, eventsPort] = [await freePort(), await freePort()];
+  const agentPorts: number[] = [];
+  for (let r = 0; r < REPLICAS; r++) agentPorts.push(await freePort());
+  const eventsPort = await freePort();
   // BENCH_PROFILE=<dir>: the hub's CPU profile of the whole run, written when it stops (open it in Chrome DevTools)
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   // BENCH_HUB_FLAGS='--flag …': more node flags for the hub (V8 heap settings, --heapsnapshot-signal=SIGUSR2)
   const hubFlags = [...profile, ...(process.env.BENCH_HUB_FLAGS ?? '').split(' ').filter(Boolean)];
-  const hub = new HubProcess(
-    'bench',
-    {
-      DATABASE_URL: pg.endpoint.url,
-      LOG_LEVEL: 'warn',
-      FLOTILLA_ADMIN_TOKEN: TOKEN,
-      FLOTILLA_AGENT_PORT: String(agentPort),
-      FLOTILLA_AGENT_CA_CERT_FILE: caCertFile,
-      FLOTILLA_AGENT_CA_KEY_FILE: caKeyFile,
-      FLOTILLA_AGENT_HEARTBEAT: '10s',
-      FLOTILLA_AGENT_HEARTBEAT_TIMEOUT: '60s',
-      FLOTILLA_LEASE_TTL: '60s',
-      FLOTILLA_SCHEDULER_TICK: '200ms',
-      // the CDEvent resolves each new digest: no poll in between to blur when
-      FLOTILLA_SOURCE_POLL_INTERVAL: '1h',
-      FLOTILLA_EVENTS_PORT: String(eventsPort),
-      FLOTILLA_EVENTS_SECRETS: EVENTS_SECRET,
-    },
-    hubFlags,
+  const hubs = agentPorts.map(
+    (agentPort, r) =>
+      new HubProcess(
+        `bench-${r}`,
+        {
+          DATABASE_URL: pg.endpoint.url,
+          LOG_LEVEL: 'warn',
+          FLOTILLA_ADMIN_TOKEN: TOKEN,
+          FLOTILLA_AGENT_PORT: String(agentPort),
+          FLOTILLA_AGENT_CA_CERT_FILE: caCertFile,
+          FLOTILLA_AGENT_CA_KEY_FILE: caKeyFile,
+          FLOTILLA_AGENT_HEARTBEAT: '10s',
+          FLOTILLA_AGENT_HEARTBEAT_TIMEOUT: '60s',
+          FLOTILLA_LEASE_TTL: '60s',
+          FLOTILLA_SCHEDULER_TICK: '200ms',
+          // the CDEvent resolves each new digest: no poll in between to blur when
+          FLOTILLA_SOURCE_POLL_INTERVAL: '1h',
+          // the CDEvent goes to the first replica; the notice of its digest reaches the others through PostgreSQL
+          ...(r === 0 ? { FLOTILLA_EVENTS_PORT: String(eventsPort), FLOTILLA_EVENTS_SECRETS: EVENTS_SECRET } : {}),
+        },
+        hubFlags,
+      ),
   );
-  teardown.push(() => rmSync(hub.dataDir, { recursive: true, force: true }), () => hub.stop());
-  const hubUrl = await hub.url;
-  const hubPid = hub.pid!;
+  for (const hub of hubs) teardown.push(() => rmSync(hub.dataDir, { recursive: true, force: true }), () => hub.stop());
+  const hubUrl = await hubs[0].url;
+  for (const hub of hubs) await hub.url;
+  const hubPids = hubs.map((h) => h.pid!);
 
-  // the hub's highest RSS in each phase, sampled every 100 ms
-  const peaks: Array<{ phase: string; rss: number }> = [];
-  const enter = (phase: string) => peaks.push({ phase, rss: 0 });
+  // each replica's highest RSS in each phase, sampled every 100 ms
+  const peaks: Array<{ phase: string; rss: number[] }> = [];
+  const enter = (phase: string) => peaks.push({ phase, rss: hubPids.map(() => 0) });
   enter('start');
   const sample = setInterval(() => {
     const peak = peaks[peaks.length - 1];
-    peak.rss = Math.max(peak.rss, residentBytes(hubPid));
+    hubPids.forEach((pid, r) => (peak.rss[r] = Math.max(peak.rss[r], residentBytes(pid))));
   }, 100);
 
   // the clusters and their agents' certificates, written straight into the database (the API would take minutes).
@@ -124,24 +133,21 @@ async function main(): Promise<void> {
 
   // CPU seconds of the hub, the simulator and PostgreSQL: which of them a phase waits on
   const pgData = join(work, 'postgres', 'data');
-  // with the hub's metrics of the same moment: its ticks, and the Targets its advance claimed
-  const measure = async () => {
-    const metric = await scrapeMetrics(hubUrl);
-    return { hub: cpuSeconds(hubPid), sim: cpuSeconds(sim.process.pid!), pg: postgresCpuSeconds(pgData), ticks: metric('flotilla_scheduler_ticks_total'), advanceClaims: metric('flotilla_scheduler_claims_total', 'by="advance"'), at: Date.now() };
-  };
+  const measure = async () => ({ hubs: hubPids.map((pid) => cpuSeconds(pid)), sim: cpuSeconds(sim.process.pid!), pg: postgresCpuSeconds(pgData), at: Date.now() });
   const phases: Array<{ phase: string; from: Awaited<ReturnType<typeof measure>>; to: Awaited<ReturnType<typeof measure>> }> = [];
   // the same agents against the transport floor first: what they cost any grpc-js server, the hub's reference
   const simulator = prepareSimulator(SIM, work, identityFile, caCertFile);
   const floor = await measureTransportFloor({ simulator, caCertFile, caKeyFile });
-  const sim = simulator(`127.0.0.1:${agentPort}`);
+  // agent i dials replica i mod n, as a Service spreads a fleet's connections
+  const sim = simulator(agentPorts.map((port) => `127.0.0.1:${port}`).join(','));
   teardown.push(() => sim.stop());
-  const rssIdle = residentBytes(hubPid);
+  const rssIdle = hubPids.map((pid) => residentBytes(pid));
 
   enter('connect');
   const beforeConnect = await measure();
   const connected = await sim.next('connected');
   phases.push({ phase: 'connect', from: beforeConnect, to: await measure() });
-  const rssConnected = residentBytes(hubPid);
+  const rssConnected = hubPids.map((pid) => residentBytes(pid));
   const metric = await scrapeMetrics(hubUrl);
   const heapConnected = { used: metric('nodejs_heap_size_used_bytes'), total: metric('nodejs_heap_size_total_bytes') };
 
@@ -159,7 +165,7 @@ async function main(): Promise<void> {
 
   // BENCH_PG_SAMPLE=1: which statements PostgreSQL is running during the digests
   const pgSampler = process.env.BENCH_PG_SAMPLE ? await samplePostgres(pg.endpoint.url) : undefined;
-  const rows: Array<{ digest: string; p50: number; p99: number; max: number; reportsPerSecond: number; resolvedMs: number; byAdvance: number }> = [];
+  const rows: Array<{ digest: string; p50: number; p99: number; max: number; reportsPerSecond: number; resolvedMs: number; cpuMs: number[] }> = [];
   for (let d = 1; d <= DIGESTS; d++) {
     const runsBefore = Number((await db.query(`SELECT count(*) AS n FROM runs WHERE result = 'Succeeded'`)).rows[0].n);
     const before = await measure();
@@ -174,31 +180,37 @@ async function main(): Promise<void> {
     const stored = Number((await db.query(`SELECT count(*) AS n FROM runs WHERE result = 'Succeeded'`)).rows[0].n) - runsBefore;
     // when the hub resolved the tag on the CDEvent
     const resolved = (await db.query(`SELECT source_checked_at AS t FROM projects WHERE name = 'bench' AND source_digest = $1`, [digest])).rows[0]?.t as Date | undefined;
-    rows.push({ digest: `#${d}`, p50: acked.p50 as number, p99: acked.p99 as number, max: acked.max as number, reportsPerSecond: Math.round(stored / ((Date.now() - at) / 1000)), resolvedMs: resolved ? resolved.getTime() - at : NaN, byAdvance: after.advanceClaims - before.advanceClaims });
+    rows.push({
+      digest: `#${d}`, p50: acked.p50 as number, p99: acked.p99 as number, max: acked.max as number, reportsPerSecond: Math.round(stored / ((Date.now() - at) / 1000)), resolvedMs: resolved ? resolved.getTime() - at : NaN,
+      cpuMs: after.hubs.map((c, r) => Math.round((c - before.hubs[r]) * 1000)),
+    });
   }
   clearInterval(sample);
   const pgSamples = await pgSampler?.stop();
 
   const mib = (b: number) => `${Math.round(b / 1024 / 1024)} MiB`;
-  console.log(`\nbench:agents — ${AGENTS} agents (${SIM === 'go' ? 'Go, grpc-go' : 'Node, grpc-js'}), one hub (dist, its own process), PostgreSQL ${pg.endpoint.url.replace(/:[^:@]*@/, ':***@')}; agents report ${process.env.BENCH_APPLY_MS ?? 2000} ms (±50%) after an assignment`);
+  console.log(`\nbench:agents — ${AGENTS} agents (${SIM === 'go' ? 'Go, grpc-go' : 'Node, grpc-js'}) over ${REPLICAS} hub replica${REPLICAS === 1 ? '' : 's'} (dist, a process each), PostgreSQL ${pg.endpoint.url.replace(/:[^:@]*@/, ':***@')}; agents report ${process.env.BENCH_APPLY_MS ?? 2000} ms (±50%) after an assignment`);
   console.log(`all connected (mutual TLS) and holding their assignment set: ${connected.ms} ms`);
-  const peakRss = Math.max(...peaks.filter((p) => p.phase !== 'start').map((p) => p.rss));
-  console.log(`hub RSS: ${mib(rssIdle)} before the agents, ${mib(rssConnected)} with all connected, ${mib(peakRss)} peak serving them (goal < 1024 MiB); V8 heap used ${mib(heapConnected.used)} of ${mib(heapConnected.total)} with all connected`);
-  const perAgentKiB = (before: number, after: number) => (after - before) / AGENTS / 1024;
-  const [floorKiB, hubKiB] = [perAgentKiB(floor.rssBefore, floor.rssConnected), perAgentKiB(rssIdle, rssConnected)];
+  for (let r = 0; r < REPLICAS; r++) {
+    const peakRss = Math.max(...peaks.filter((p) => p.phase !== 'start').map((p) => p.rss[r]));
+    console.log(`replica ${r} RSS: ${mib(rssIdle[r])} before the agents, ${mib(rssConnected[r])} with its ${Math.ceil((AGENTS - r) / REPLICAS)} connected, ${mib(peakRss)} peak${REPLICAS > 1 ? ' (goal < 1024 MiB)' : ''}`);
+  }
+  console.log(`V8 heap of replica 0 with all connected: ${mib(heapConnected.used)} used of ${mib(heapConnected.total)}`);
+  const perAgentKiB = (before: number, after: number, agents: number) => (after - before) / agents / 1024;
+  const [floorKiB, hubKiB] = [perAgentKiB(floor.rssBefore, floor.rssConnected, AGENTS), perAgentKiB(rssIdle[0], rssConnected[0], Math.ceil(AGENTS / REPLICAS))];
   console.log(
     `transport floor (the agent service on grpc-js with the hub's TLS and options, the same agents, no hub work): ${mib(floor.rssBefore)} before, ${mib(floor.rssConnected)} with all connected (${floor.connectMs} ms), ` +
-      `${floorKiB.toFixed(1)} KiB per agent; the hub ${hubKiB.toFixed(1)} KiB per agent${floorKiB > 0 ? `, ${(hubKiB / floorKiB).toFixed(2)}× the floor` : ''}`,
+      `${floorKiB.toFixed(1)} KiB per agent; replica 0 ${hubKiB.toFixed(1)} KiB per agent${floorKiB > 0 ? `, ${(hubKiB / floorKiB).toFixed(2)}× the floor` : ''}`,
   );
-  console.log(`hub RSS peaks by phase: ${peaks.map((p) => `${p.phase} ${mib(p.rss)}`).join(', ')}`);
-  console.log('| digest | digest→every agent holds it p50 | p99 (goal < 2000 ms) | max | of which the hub resolving the tag | reports stored/s | agent Targets claimed by the advance |');
+  console.log(`RSS peaks by phase: ${peaks.map((p) => `${p.phase} ${p.rss.map(mib).join(' / ')}`).join(', ')}`);
+  console.log(`| digest | digest→every agent holds it p50 | p99 (goal < 2000 ms) | max | of which the hub resolving the tag | reports stored/s (goal 2000) | hub CPU per digest, by replica |`);
   console.log('|---|---|---|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.digest} | ${r.p50} ms | ${r.p99} ms | ${r.max} ms | ${r.resolvedMs} ms | ${r.reportsPerSecond} | ${r.byAdvance} |`);
+  for (const r of rows) console.log(`| ${r.digest} | ${r.p50} ms | ${r.p99} ms | ${r.max} ms | ${r.resolvedMs} ms | ${r.reportsPerSecond} | ${r.cpuMs.map((ms) => `${ms} ms`).join(' / ')} |`);
   console.log('\nCPU seconds per phase (2 cores: a phase of s seconds has 2·s to give)');
-  console.log('| phase | wall | hub | simulator | PostgreSQL | scheduler ticks |');
-  console.log('|---|---|---|---|---|---|');
+  console.log('| phase | wall | hub replicas | simulator | PostgreSQL |');
+  console.log('|---|---|---|---|---|');
   const f = (n: number) => n.toFixed(1);
-  for (const p of phases) console.log(`| ${p.phase} | ${f((p.to.at - p.from.at) / 1000)} s | ${f(p.to.hub - p.from.hub)} | ${f(p.to.sim - p.from.sim)} | ${f(p.to.pg - p.from.pg)} | ${p.to.ticks - p.from.ticks} |`);
+  for (const p of phases) console.log(`| ${p.phase} | ${f((p.to.at - p.from.at) / 1000)} s | ${p.to.hubs.map((c, r) => f(c - p.from.hubs[r])).join(' / ')} | ${f(p.to.sim - p.from.sim)} | ${f(p.to.pg - p.from.pg)} |`);
 
   if (pgSamples) {
     console.log('\nPostgreSQL statements running (and what they wait on: cpu, Lock:…, Client:…), sampled every 10 ms during the digests');

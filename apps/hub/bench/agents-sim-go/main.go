@@ -8,7 +8,8 @@
 // own: here they share two cores with the hub, and a load generator that
 // costs a fraction of the hub's CPU per message takes the least of it.
 //
-// Usage: agents-sim <hub address> <identities file> <agent CA file> <report template file>
+// Usage: agents-sim <hub addresses, comma-separated> <identities file> <agent CA file> <report template file>
+// Agent i dials address i mod n: a fleet spread over the hub's replicas.
 // Reads `{"digest": "sha256:…", "at": <epoch ms>}` lines from stdin and
 // prints JSON lines: when all have connected, and per digest the latencies
 // from `at` to each agent holding it.
@@ -37,10 +38,10 @@ type identity struct {
 
 func main() {
 	if len(os.Args) != 5 {
-		fmt.Fprintln(os.Stderr, "usage: agents-sim <hub address> <identities file> <agent CA file> <report template file>")
+		fmt.Fprintln(os.Stderr, "usage: agents-sim <hub addresses, comma-separated> <identities file> <agent CA file> <report template file>")
 		os.Exit(2)
 	}
-	address := os.Args[1]
+	addresses := strings.Split(os.Args[1], ",")
 	identities := readIdentities(os.Args[2])
 	caPem, err := os.ReadFile(os.Args[3])
 	must(err)
@@ -64,7 +65,7 @@ func main() {
 		must(err)
 		agents[i] = &agent{
 			index:    i,
-			address:  address,
+			address:  addresses[i%len(addresses)],
 			tls:      &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
 			reports:  templates,
 			applyFor: func() time.Duration { return time.Duration(float64(applyMs)*(0.5+rand.Float64())) * time.Millisecond },
