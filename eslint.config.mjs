@@ -42,4 +42,37 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The push scheduler and the agent path share only neutral modules (rollout/, runs/, notify/):
+    // neither imports the other, and conditions are built in libs/engine alone.
+    files: ['apps/hub/src/scheduler/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: ['**/agents/*', '**/agents'], message: 'scheduler/ runs push Targets only: it must not import from agents/.' }],
+          paths: [{ name: '@flotilla/engine', importNames: ['condition'], message: 'conditions are built in libs/engine: call its target-states functions.' }],
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/hub/src/agents/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: ['**/scheduler/*', '**/scheduler/**'], message: 'agents/ must not import from scheduler/: shared pieces live in rollout/, runs/ or notify/.' }],
+          paths: [{ name: '@flotilla/engine', importNames: ['condition'], message: 'conditions are built in libs/engine: call its target-states functions.' }],
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/hub/src/**/*.ts'],
+    ignores: ['apps/hub/src/scheduler/**', 'apps/hub/src/agents/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: '@flotilla/engine', importNames: ['condition'], message: 'conditions are built in libs/engine: call its target-states functions.' }] }],
+    },
+  },
 );

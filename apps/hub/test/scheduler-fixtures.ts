@@ -7,6 +7,7 @@ import { defaultHubConfig, defaultSchedulerConfig, type HubConfig, type Schedule
 import { defaultEgressConfig } from '../src/config/egress-config';
 import type { TestHub } from './hub';
 import { OciTagResolver, type TagCredentials, type TagResolver } from '../src/scheduler/sources/tag-resolver';
+export type { TagResolver } from '../src/scheduler/sources/tag-resolver';
 import type { TargetRunHooks, TargetRunInput, TargetRunner } from '../src/scheduler/target-runner';
 
 /** Fast settings for tests: short ticks, leases and backoff without jitter. */

@@ -6,7 +6,7 @@ import { createTempDataDir, createTestDatabase, type TestDatabase } from '../../
 import { launch } from '../../test/hub';
 import { eventually, RecordingRunner, schedulerHubConfig } from '../../test/scheduler-fixtures';
 import { SimulatedAgent } from '../../test/simulated-agent';
-import type { TagResolver } from '../scheduler/sources/tag-resolver';
+import type { TagResolver } from '../../test/scheduler-fixtures';
 import { AgentCa } from './agent-ca.service';
 import { AgentGrpcServer } from './agent-grpc.server';
 

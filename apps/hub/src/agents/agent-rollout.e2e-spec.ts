@@ -1,7 +1,7 @@
 import { startTestHub, type TestHub } from '../../test/hub';
 import { addFakeClusters, eventually, fastScheduler, RecordingRunner } from '../../test/scheduler-fixtures';
 import { SimulatedAgent } from '../../test/simulated-agent';
-import type { TagResolver } from '../scheduler/sources/tag-resolver';
+import type { TagResolver } from '../../test/scheduler-fixtures';
 import { AgentCa } from './agent-ca.service';
 import { AgentGrpcServer } from './agent-grpc.server';
 

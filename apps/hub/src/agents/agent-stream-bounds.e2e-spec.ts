@@ -4,7 +4,7 @@ import { startTestHub, type TestHub } from '../../test/hub';
 import { eventually, fastScheduler } from '../../test/scheduler-fixtures';
 import { SimulatedAgent } from '../../test/simulated-agent';
 import { defaultAgentServerConfig } from '../config/hub-config';
-import type { TagResolver } from '../scheduler/sources/tag-resolver';
+import type { TagResolver } from '../../test/scheduler-fixtures';
 import { AgentCa } from './agent-ca.service';
 import { AgentGrpcServer } from './agent-grpc.server';
 

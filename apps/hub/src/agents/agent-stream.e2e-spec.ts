@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { startTestHub, type TestHub } from '../../test/hub';
 import { eventually, fastScheduler } from '../../test/scheduler-fixtures';
 import { SimulatedAgent, type SimulatedIdentity } from '../../test/simulated-agent';
-import type { TagResolver } from '../scheduler/sources/tag-resolver';
+import type { TagResolver } from '../../test/scheduler-fixtures';
 import { AgentCa } from './agent-ca.service';
 import { AgentGrpcServer } from './agent-grpc.server';
 import { CertificateAuthority } from './certificate-authority';
