@@ -18,6 +18,8 @@ const suites = chosen.length > 0 ? chosen : [
   'apps/hub/src/scheduler/lease-batch.repository.e2e-spec.ts',
   'apps/hub/src/agents/agent-replicas.e2e-spec.ts',
   'apps/hub/src/agents/agent-rollout.e2e-spec.ts',
+  'apps/hub/src/agents/agent-desired-state.e2e-spec.ts',
+  'apps/hub/src/agents/agent-stream.e2e-spec.ts',
 ];
 if (!Number.isInteger(runs) || runs < 1) usage(`--runs takes a whole number above 0, not ${valueOf('--runs')}`);
 
