@@ -82,6 +82,29 @@ describe('agent Targets as desired state', () => {
     expect((await runs())[0].trigger).toBe('Interval');
   });
 
+  it('takes status only from the assignment it wrote last: a late, a forged or an unasked-for deletion report sets nothing', async () => {
+    const current = assignment()!;
+    const view = async () => (await hub.call('GET', '/api/v1/projects/shop/targets/edge')).body;
+    const before = await view();
+    expect(before.phase).toBe('Ready');
+    const send = async (report: ReturnType<SimulatedAgent['reportFor']>) => {
+      a.unacked.set(report.reportId, report);
+      a.send({ body: { $case: 'report', value: report } });
+      await a.until(() => (a.unacked.has(report.reportId) ? undefined : true));
+    };
+    const stored = (await runs()).length;
+    // a failure of an older assignment, reported late; a failure of a generation the hub never wrote
+    await send(a.reportFor({ ...current, generation: current.generation - 1 }, false));
+    await send(a.reportFor({ ...current, generation: current.generation + 5 }, false));
+    // a deletion of the current one, which the hub did not ask for
+    await send(a.reportFor({ ...current, delete: true }, true));
+    // each is history; none is the Target's status, and the Target stays
+    expect((await runs()).length).toBe(stored + 3);
+    const after = await view();
+    expect([after.phase, after.lastAppliedRevision, after.attempt]).toEqual([before.phase, before.lastAppliedRevision, 0]);
+    expect(after.conditions.find((c: { type: string }) => c.type === 'Ready')).toMatchObject({ status: 'True' });
+  });
+
   it('tells the agent to suspend and to resume, and the Target stays Suspended whatever it reports meanwhile', async () => {
     const before = assignment()!;
     expect((await hub.call('POST', '/api/v1/projects/shop/suspend', { body: {} })).status).toBe(200);

@@ -11,7 +11,7 @@ import { ClustersRepository } from '../repositories/clusters.repository';
 import { ProjectsRepository } from '../repositories/projects.repository';
 import { TargetsRepository } from '../repositories/targets.repository';
 import { UnitOfWork } from '../repositories/unit-of-work';
-import { needsMembers, planRun } from '../rollout/run-plan';
+import { deletesInstances, needsMembers, planRun } from '../rollout/run-plan';
 import { RunResults } from '../runs/run-results';
 import { TargetDeletion } from '../runs/target-deletion';
 import { WaveAdvance } from '../runs/wave-advance';
@@ -32,7 +32,8 @@ export interface IngestInput {
 /**
  * The one path an agent's run reports take into the hub, whatever made the
  * agent run (a new assignment, its interval, a retry): the Run row, the
- * Target's status fenced by assignment generation, and in the same
+ * Target's status fenced by assignment generation (only a report of the
+ * assignment written last sets it), and in the same
  * transaction what a push run records (instance events, service and
  * incident CDEvents, metrics: RunResults). After it, a later rollout wave
  * may open, and a finished deletion removes the Target (TargetDeletion).
@@ -71,7 +72,9 @@ export class AgentReportIngest {
       if (!locked) return 'dropped';
       const run: AgentRun = { reportId: input.reportId, generation: input.generation, report, startedAt: this.agentTime(report.startedAt), finishedAt: this.agentTime(report.finishedAt), trigger: triggerOf(locked, input.generation, report), replica: this.config.scheduler.hubId };
       if (!(await runs.insertRun(locked, run))) return 'replayed';
-      current = locked.agentGeneration === null || input.generation >= locked.agentGeneration;
+      // only the assignment the hub wrote last is current, and only as what it asked (a deletion or not): an older
+      // one's run reported late, or a generation the hub never wrote (nothing an honest agent sends), is history
+      current = locked.agentGeneration !== null && input.generation === locked.agentGeneration && (report.kind === 'delete') === deletesInstances(project, target);
       if (current) await runs.writeStatus(locked, run);
       await this.results.record({ project, cluster, target: locked, report, revision, histories }, joined.tx);
       if (current && report.kind === 'delete' && report.ok && locked.agentGeneration !== null) {

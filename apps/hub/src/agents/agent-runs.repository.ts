@@ -30,8 +30,8 @@ export interface AgentRun {
 /**
  * The agent's reports as status feedback, in the caller's transaction: each
  * is one Run row (a replayed report is stored once), and only a report of
- * the current assignment (or a later one) writes the Target's status, so an
- * old run the agent reports late never hides what the hub asked since.
+ * the current assignment writes the Target's status, so an old run the
+ * agent reports late never hides what the hub asked since.
  */
 export class AgentRunsRepository {
   constructor(private readonly m: EntityManager) {}

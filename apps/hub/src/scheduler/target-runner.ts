@@ -34,7 +34,7 @@ export interface KubeRequestEvent {
 export interface TargetRunInput {
   project: TargetRunProject;
   cluster: { name: string; group: string; serverVersion: string | null; mode: 'push' | 'agent' };
-  /** the Target and the lease epoch of this run (an agent's assignment generation) */
+  /** the Target and the lease epoch of this run */
   target: { id: string; epoch: number };
   /** null for a cluster the hub cannot reach itself (agent mode, or no stored credentials) */
   connection: ClusterCredentials | null;
