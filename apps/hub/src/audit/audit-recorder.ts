@@ -20,6 +20,8 @@ export class AuditRecorder implements BeforeApplicationShutdown {
   private readonly written: Counter;
   private readonly dropped: Counter<'reason'>;
   private dropsLogged = 0;
+  /** the last write failed: the next failure is not logged again, the next success is */
+  private failing = false;
 
   constructor(
     private readonly audit: AuditRepository,
@@ -36,7 +38,11 @@ export class AuditRecorder implements BeforeApplicationShutdown {
     this.queue = new AuditQueue<AuditEntry>(defaultAuditQueueOptions(), {
       write: (batch) => this.write(batch),
       dropped: (entry) => this.drop('queue_full', 1, entry),
-      failed: (err, size) => this.logger.warn({ err: loggableError(err), queued: size }, 'audit entries not written yet; retrying'),
+      failed: (err, size) => {
+        // once per outage, not once per retry
+        if (!this.failing) this.logger.warn({ err: loggableError(err), queued: size }, 'audit entries not written yet; retrying');
+        this.failing = true;
+      },
     });
   }
 
@@ -66,6 +72,8 @@ export class AuditRecorder implements BeforeApplicationShutdown {
     try {
       await this.audit.append(batch);
       this.written.inc(batch.length);
+      if (this.failing) this.logger.info({ count: batch.length }, 'audit entries written again');
+      this.failing = false;
     } catch (err) {
       if (isDatabaseUnreachable(err)) throw err;
       this.logger.error({ err: loggableError(err), count: batch.length }, 'audit entries refused by the database; dropped (their log lines remain)');
