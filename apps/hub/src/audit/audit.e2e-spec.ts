@@ -1,10 +1,10 @@
 import { DataSource } from 'typeorm';
 import { FixedClock } from '../common/clock';
 import { eventually } from '../../test/scheduler-fixtures';
-import { startTestHub, type TestHub } from '../../test/hub';
+import { DATABASE_KINDS, startTestHub, type TestHub } from '../../test/hub';
 import { AuditRetention } from './audit-retention';
 
-// Issue 40, the audit log: on the real hub and PostgreSQL, every mutating
+// Issue 40, the audit log: on the real hub, on PostgreSQL and on PGlite, every mutating
 // and every refused request leaves exactly one entry and one log line, the
 // log pages and filters, the database refuses to rewrite it, and retention
 // deletes only what is old enough.
@@ -25,7 +25,7 @@ interface Entry {
   sourceAddress: string | null;
 }
 
-describe('audit log', () => {
+describe.each(DATABASE_KINDS)('audit log on %s', (_label, kind) => {
   let hub: TestHub;
   const clock = new FixedClock(T0);
   let viewer: { id: string; token: string };
@@ -71,7 +71,7 @@ describe('audit log', () => {
   }
 
   beforeAll(async () => {
-    hub = await startTestHub('postgres', {}, { clock });
+    hub = await startTestHub(kind, {}, { clock });
     const make = async (name: string, role: string) => {
       const res = await hub.call('POST', '/api/v1/tokens', { body: { name, role } });
       expect(res.status).toBe(201);
