@@ -1,7 +1,7 @@
-import type { EntityManager, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { AuditEntry } from '../audit/audit-entry';
 import type { Cursor } from '../common/cursor';
-import { AuditEntryEntity } from '../database/entities';
+import type { AuditEntryEntity } from '../database/entities';
 import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
 
 /** Filters of a page of the audit log; every one optional, all must hold. */
@@ -41,41 +41,30 @@ export interface AuditPage {
   next: Cursor | null;
 }
 
+const APPEND = `INSERT INTO audit_entries (at, actor_kind, actor_id, actor_name, actor_email, tenant, action, object_kind, object_name, outcome, request_id, source_address)
+  SELECT * FROM unnest(CAST($1 AS timestamptz[]), CAST($2 AS text[]), CAST($3 AS text[]), CAST($4 AS text[]), CAST($5 AS text[]), CAST($6 AS text[]),
+    CAST($7 AS text[]), CAST($8 AS text[]), CAST($9 AS text[]), CAST($10 AS integer[]), CAST($11 AS text[]), CAST($12 AS text[]))`;
+
 /** Rows a purge deletes per statement, so one purge never holds a long lock. */
 const PURGE_BATCH = 5000;
 
 /** The audit log: appended in batches, read newest first, purged only through audit_entries_purge(). */
 export class AuditRepository {
-  private readonly repo: Repository<AuditEntryEntity>;
+  constructor(private readonly db: EntityManager) {}
 
-  constructor(private readonly db: EntityManager) {
-    this.repo = db.getRepository(AuditEntryEntity);
-  }
-
-  /** Appends entries in one INSERT (all or none). */
+  /**
+   * Appends entries in one INSERT (all or none): one array per column, so the
+   * statement's text is the same for every batch and is prepared once per
+   * connection (the ORM's multi-row VALUES cost the hub ~35 µs of CPU per entry).
+   */
   async append(entries: AuditEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.repo
-      .createQueryBuilder()
-      .insert()
-      .values(
-        entries.map((e) => ({
-          at: e.at,
-          actorKind: e.actor.kind,
-          actorId: e.actor.id,
-          actorName: e.actor.name,
-          actorEmail: e.actor.email,
-          tenant: e.tenant,
-          action: e.action,
-          objectKind: e.object?.kind ?? null,
-          objectName: e.object?.name ?? null,
-          outcome: e.outcome,
-          requestId: e.requestId,
-          sourceAddress: e.sourceAddress,
-        })),
-      )
-      .updateEntity(false)
-      .execute();
+    const columns: unknown[][] = Array.from({ length: 12 }, () => []);
+    for (const e of entries) {
+      const row = [e.at.toISOString(), e.actor.kind, e.actor.id, e.actor.name, e.actor.email, e.tenant, e.action, e.object?.kind ?? null, e.object?.name ?? null, e.outcome, e.requestId, e.sourceAddress];
+      for (let i = 0; i < row.length; i++) columns[i].push(row[i]);
+    }
+    await queryPrepared(this.db, { text: APPEND, values: columns });
   }
 
   /** A page newest first on (at, id), strictly after `cursor`; one row more than asked tells whether another page follows. */
