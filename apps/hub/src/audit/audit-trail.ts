@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../auth/roles';
 import type { Clock } from '../common/clock';
+import { loggableError } from '../common/http-exception.filter';
 import type { LoggedRequest } from '../logging/request-logging';
 import { auditEntryOf, isAudited, type FinishedRequest } from './audit-entry';
 import type { AuditEntry } from './audit-entry';
@@ -32,26 +33,36 @@ export interface AuditTrailOptions {
 export function auditTrail(options: AuditTrailOptions): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
   return (req: AuditedRequest, res, next) => {
     res.on('finish', () => {
-      const method = req.method ?? 'GET';
-      const path = (req.originalUrl ?? req.url ?? '').split('?')[0];
-      if (!isAudited(method, path, res.statusCode)) return;
-      const route = routeOf(options.layers(), method, path);
-      const finished: FinishedRequest = {
-        at: options.clock.now(),
-        method,
-        path,
-        route,
-        status: res.statusCode,
-        actor: req.principal,
-        tenant: req.tenant ?? null,
-        createdName: method === 'POST' && res.statusCode >= 200 && res.statusCode < 300 ? nameOf(req.body) : undefined,
-        requestId: req.id ?? '',
-        sourceAddress: req.socket?.remoteAddress,
-      };
-      options.record(auditEntryOf(finished));
+      // an exception here would be uncaught (an event handler): recording must never take the hub down
+      try {
+        record(req, res.statusCode, options);
+      } catch (err) {
+        req.log?.error({ err: loggableError(err) }, 'audit entry not recorded');
+      }
     });
     next();
   };
+}
+
+/** Leaves the entry of an answered request, when it is one the log keeps. */
+function record(req: AuditedRequest, status: number, options: AuditTrailOptions): void {
+  const method = req.method ?? 'GET';
+  const path = (req.originalUrl ?? req.url ?? '').split('?')[0];
+  if (!isAudited(method, path, status)) return;
+  const route = routeOf(options.layers(), method, path);
+  const finished: FinishedRequest = {
+    at: options.clock.now(),
+    method,
+    path,
+    route,
+    status,
+    actor: req.principal,
+    tenant: req.tenant ?? null,
+    createdName: method === 'POST' && status >= 200 && status < 300 ? nameOf(req.body) : undefined,
+    requestId: req.id ?? '',
+    sourceAddress: req.socket?.remoteAddress,
+  };
+  options.record(auditEntryOf(finished));
 }
 
 /** The route answering `method` on `path`, else the first route of that path (a 405); undefined when none matches. */
@@ -60,9 +71,16 @@ function routeOf(layers: RouteLayer[], method: string, path: string): FinishedRe
   let fallback: FinishedRequest['route'];
   for (const layer of layers) {
     if (!layer.route) continue;
-    const match = layer.match(path);
-    if (!match) continue;
-    const found = { pattern: layer.route.path, params: stringParams(match.params) };
+    let params: Record<string, string>;
+    try {
+      const match = layer.match(path);
+      if (!match) continue;
+      params = stringParams(match.params);
+    } catch {
+      // the path matched but a parameter does not decode (Express answered 400): the route without its parameters
+      params = {};
+    }
+    const found = { pattern: layer.route.path, params };
     const methods = layer.route.methods;
     if (methods[m] || methods._all || (m === 'head' && methods.get)) return found;
     fallback ??= found;

@@ -99,6 +99,8 @@ describe.each(DATABASE_KINDS)('audit log on %s', (_label, kind) => {
       viewerWrites: await send('POST', '/api/v1/projects/web/suspend', { token: viewer.token }),
       viewerReadsAdmin: await send('GET', '/api/v1/tokens', { token: viewer.token }),
       operatorReadsAudit: await send('GET', '/api/v1/audit', { token: operator.token }),
+      // a parameter that does not decode: answered 400 before the token is read (so by an unknown actor), and still recorded
+      badEncoding: await send('DELETE', '/api/v1/projects/%E0%A4%A', { token: operator.token }),
       revoke: await send('DELETE', `/api/v1/tokens/${viewer.id}`),
     };
     expect(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v.status]))).toEqual({
@@ -113,6 +115,7 @@ describe.each(DATABASE_KINDS)('audit log on %s', (_label, kind) => {
       viewerWrites: 403,
       viewerReadsAdmin: 403,
       operatorReadsAudit: 403,
+      badEncoding: 400,
       revoke: 200,
     });
     await stored(r.revoke.id);
@@ -134,6 +137,7 @@ describe.each(DATABASE_KINDS)('audit log on %s', (_label, kind) => {
       viewerWrites: { at: T0, actor: { kind: 'token', id: viewer.id, name: 'wall', email: null }, tenant: null, action: 'POST /api/v1/projects/:name/suspend', object: 'project/web', outcome: 403, sourceAddress: '127.0.0.1' },
       viewerReadsAdmin: { at: T0, actor: { kind: 'token', id: viewer.id, name: 'wall', email: null }, tenant: null, action: 'GET /api/v1/tokens', object: 'token', outcome: 403, sourceAddress: '127.0.0.1' },
       operatorReadsAudit: { at: T0, actor: ops, tenant: null, action: 'GET /api/v1/audit', object: 'audit', outcome: 403, sourceAddress: '127.0.0.1' },
+      badEncoding: { at: T0, actor: anonymous, tenant: null, action: 'DELETE /api/v1/projects/:name', object: 'project', outcome: 400, sourceAddress: '127.0.0.1' },
       revoke: { at: T0, actor: { kind: 'token', id: adminId, name: 'admin', email: null }, tenant: null, action: 'DELETE /api/v1/tokens/:id', object: `token/${viewer.id}`, outcome: 200, sourceAddress: '127.0.0.1' },
     };
     for (const [name, want] of Object.entries(expected)) {
