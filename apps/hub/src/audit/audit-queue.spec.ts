@@ -3,9 +3,9 @@ import { AuditQueue } from './audit-queue';
 // The queue with an in-memory writer: what is written, in what batches, and
 // what is dropped when the writer cannot keep up. Flushes are driven by hand.
 function queue(options: { batchSize: number; capacity: number }, write: (batch: number[]) => Promise<void>) {
-  const dropped: number[] = [];
+  const dropped: string[] = [];
   const failures: number[] = [];
-  const q = new AuditQueue<number>({ ...options, flushIntervalMs: 60_000 }, { write, dropped: (e) => dropped.push(e), failed: (_err, n) => failures.push(n) });
+  const q = new AuditQueue<number>({ ...options, flushIntervalMs: 60_000 }, { write, dropped: (e, why) => dropped.push(`${e} ${why}`), failed: (_err, n) => failures.push(n) });
   return { q, dropped, failures };
 }
 
@@ -41,7 +41,17 @@ describe('AuditQueue', () => {
     const { q, dropped } = queue({ batchSize: 100, capacity: 3 }, () => Promise.reject(new Error('database away')));
     for (let i = 1; i <= 5; i++) q.push(i);
     expect(q.size).toBe(3);
-    expect(dropped).toEqual([4, 5]);
+    expect(dropped).toEqual(['4 full', '5 full']);
     await q.close();
+  });
+
+  it('drops what comes after close', async () => {
+    const written: number[] = [];
+    const { q, dropped } = queue({ batchSize: 10, capacity: 100 }, async (b) => void written.push(...b));
+    q.push(1);
+    await q.close();
+    expect(q.push(2)).toBe(false);
+    expect(written).toEqual([1]);
+    expect(dropped).toEqual(['2 closed']);
   });
 });

@@ -19,8 +19,8 @@ export function defaultAuditQueueOptions(): AuditQueueOptions {
 export interface AuditQueueHooks<T> {
   /** writes one batch (one statement); a rejection keeps the batch for the next attempt */
   write(batch: T[]): Promise<void>;
-  /** an entry did not fit */
-  dropped(entry: T): void;
+  /** an entry did not fit (`full`), or came after close() (`closed`) */
+  dropped(entry: T, reason: 'full' | 'closed'): void;
   /** a batch failed to write (it stays queued) */
   failed(err: unknown, size: number): void;
 }
@@ -40,10 +40,10 @@ export class AuditQueue<T> {
     return this.entries.length;
   }
 
-  /** Queues one entry; returns false (and reports it dropped) when the queue is full. */
+  /** Queues one entry; returns false (and reports it dropped) when the queue is full or closed. */
   push(entry: T): boolean {
-    if (this.entries.length >= this.options.capacity) {
-      this.hooks.dropped(entry);
+    if (this.closed || this.entries.length >= this.options.capacity) {
+      this.hooks.dropped(entry, this.closed ? 'closed' : 'full');
       return false;
     }
     this.entries.push(entry);

@@ -31,13 +31,13 @@ export class AuditRecorder implements BeforeApplicationShutdown {
     this.written = new Counter({ name: 'flotilla_audit_entries_written_total', help: 'Audit entries stored', registers: [metrics] });
     this.dropped = new Counter({
       name: 'flotilla_audit_entries_dropped_total',
-      help: 'Audit entries not stored: the queue was full (database slow or away) or the database refused the batch',
+      help: 'Audit entries not stored: the queue was full (database slow or away), the database refused the batch, or the hub was stopping',
       labelNames: ['reason'],
       registers: [metrics],
     });
     this.queue = new AuditQueue<AuditEntry>(defaultAuditQueueOptions(), {
       write: (batch) => this.write(batch),
-      dropped: (entry) => this.drop('queue_full', 1, entry),
+      dropped: (entry, why) => this.drop(why === 'full' ? 'queue_full' : 'shutdown', 1, entry),
       failed: (err, size) => {
         // once per outage, not once per retry
         if (!this.failing) this.logger.warn({ err: loggableError(err), queued: size }, 'audit entries not written yet; retrying');
