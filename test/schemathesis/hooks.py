@@ -1,7 +1,8 @@
 """What the hub's OpenAPI document cannot spell out in JSON Schema, taught to
 schemathesis: five string formats (a kubeconfig, a docker config, a reconcile
 interval between 10s and 168h, a base64 gzip'd tar for the fleet diff, a
-label selector, whose grammar the document gives in words), the
+label selector, whose grammar the document gives in words), the audit
+log's time range, the
 meaning of a 202 to DELETE, and YAML answers of several documents (the agent's
 install manifest), which are text to the schema."""
 
@@ -142,6 +143,12 @@ def before_call(context, case, kwargs):
     if isinstance(query, dict) and isinstance(query.get("labelSelector"), str) and query["labelSelector"] not in LABEL_SELECTORS:
         if case.meta is None or not case.meta.is_negative_at(ParameterLocation.QUERY):
             query["labelSelector"] = "env=prod"
+    if case.path == "/api/v1/audit" and isinstance(query, dict) and (case.meta is None or not case.meta.is_negative_at(ParameterLocation.QUERY)):
+        # ISO 8601 times with until after since: the schema says both only in words
+        if "since" in query:
+            query["since"] = "2020-01-01T00:00:00Z"
+        if "until" in query:
+            query["until"] = "2030-01-01T00:00:00Z"
     body = case.body
     if not isinstance(body, dict) or (case.meta is not None and case.meta.is_negative_at(ParameterLocation.BODY)):
         return

@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { AuditModule } from './audit/audit.module';
 import { ANNOUNCE, type Announce, AuthModule, INTERACTIVE } from './auth/auth.module';
 import { CdeventsModule } from './cdevents/cdevents.module';
 import { AgentsModule } from './agents/agents.module';
@@ -49,6 +50,7 @@ export class AppModule {
         CryptoModule,
         MetricsModule,
         AuthModule,
+        AuditModule,
         CredentialsModule,
         RunsModule,
         AgentsModule,

@@ -7,9 +7,11 @@ import { AppModule } from './app.module';
 import type { Announce } from './auth/auth.module';
 import { HttpErrorFilter } from './common/http-exception.filter';
 import { DtoValidationPipe } from './common/validation.pipe';
-import type { Clock } from './common/clock';
 import type { HubConfig } from './config/hub-config';
+import { AuditRecorder } from './audit/audit-recorder';
+import { auditTrail } from './audit/audit-trail';
 import { AuthService } from './auth/auth.service';
+import { Clock } from './common/clock';
 import { authenticateEarly } from './auth/early-authentication';
 import { DatabaseOutage } from './common/database-outage';
 import { requireJsonBody } from './common/json-body';
@@ -54,9 +56,12 @@ export async function createHubApp(config: HubConfig, options: HubAppOptions = {
       if (r.startsWith('/api/v1') || r === '/readyz') outage.answered(s);
     }),
   );
+  const express = app.getHttpAdapter().getInstance() as { router?: { stack: never[] } };
+  // after the request log (every request has its id), before anything that may refuse it
+  const audit = app.get(AuditRecorder);
+  app.use(auditTrail({ record: (e) => audit.record(e), clock: app.get(Clock), layers: () => express.router?.stack ?? [] }));
   // the status page's files need no token: its data come from the API with the signed-in one
   app.use(statusPage(options.statusPageDir ?? defaultStatusPageDir()));
-  const express = app.getHttpAdapter().getInstance() as { router?: { stack: never[] } };
   app.use(methodNotAllowed({ layers: () => express.router?.stack ?? [] }));
   // the token before the body: a caller without one learns nothing from 400, 413 or 415
   app.use(authenticateEarly(app.get(AuthService)));

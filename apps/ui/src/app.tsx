@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, apiGet } from './api';
+import { AuditLog } from './audit';
 import { ClusterPage } from './cluster';
 import { followFleet, type LiveState } from './live';
 import { Overview } from './overview';
@@ -62,6 +63,7 @@ function Route({ hash, token, session, version }: { hash: string; token: string;
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'projects' && parts[1] && parts[2] === 'targets' && parts[3]) return <TargetPage key={hash} token={token} role={session.role} version={version} project={parts[1]} cluster={parts[3]} />;
   if (parts[0] === 'projects' && parts[1]) return <ProjectPage key={hash} token={token} role={session.role} version={version} name={parts[1]} />;
+  if (parts[0] === 'audit' && session.role === 'admin') return <AuditLog token={token} />;
   if (parts[0] === 'clusters' && parts[1]) return <ClusterPage key={hash} token={token} version={version} name={parts[1]} />;
   return <Overview token={token} version={version} />;
 }
@@ -127,6 +129,11 @@ export function App() {
             <span class={`live live-${live}`} role="status">
               <span aria-hidden="true">●</span> {LIVE_TEXT[live]}
             </span>
+            {session.role === 'admin' && (
+              <a class="nav" href="#/audit">
+                Audit
+              </a>
+            )}
             <span>
               {session.name} ({session.role})
             </span>

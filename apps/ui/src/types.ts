@@ -120,3 +120,21 @@ export interface Page<T> {
   items: T[];
   total?: number;
 }
+
+export interface AuditEntry {
+  id: string;
+  at: string;
+  actor: { kind: 'token' | 'oidc' | 'anonymous'; id: string; name: string; email: string | null };
+  tenant: string | null;
+  action: string;
+  object: string | null;
+  outcome: number;
+  requestId: string;
+  sourceAddress: string | null;
+}
+
+export interface AuditPage {
+  items: AuditEntry[];
+  limit: number;
+  continue: string | null;
+}

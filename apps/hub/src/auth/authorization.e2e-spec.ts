@@ -36,6 +36,7 @@ const ROUTES: Array<[string, string, Role]> = [
   ['POST', '/api/v1/tokens', 'admin'],
   ['DELETE', '/api/v1/tokens/none', 'admin'],
   ['POST', '/api/v1/credentials/rotate', 'admin'],
+  ['GET', '/api/v1/audit', 'admin'],
 ];
 
 describe('authorization per role on every route', () => {

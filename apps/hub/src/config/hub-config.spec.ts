@@ -2,6 +2,7 @@ import { parseMemorySize } from '@flotilla/cue';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { defaultAuditConfig } from './audit-config';
 import { defaultEgressConfig } from './egress-config';
 import { defaultCdeventsConfig } from './cdevents-config';
 import { defaultAgentServerConfig, defaultAuthConfig, defaultSchedulerConfig, HubConfigError, parseHubConfig } from './hub-config';
@@ -14,7 +15,7 @@ const unlimitedCue = { poolSize: 2, memoryLimitBytes: 1024 * MiB, workerHeapMb: 
 describe('parseHubConfig', () => {
   it('defaults to port 8080 on all interfaces with the embedded database under ./.flotilla', () => {
     const c = parseHubConfig({}, '/srv/hub', unlimited);
-    expect(c).toEqual({ port: 8080, host: '0.0.0.0', dataDir: '/srv/hub/.flotilla', logLevel: 'info', scheduler: { ...defaultSchedulerConfig(), hubId: c.scheduler.hubId }, cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig(), cue: unlimitedCue, auth: defaultAuthConfig(), egress: defaultEgressConfig() });
+    expect(c).toEqual({ port: 8080, host: '0.0.0.0', dataDir: '/srv/hub/.flotilla', logLevel: 'info', scheduler: { ...defaultSchedulerConfig(), hubId: c.scheduler.hubId }, cdevents: defaultCdeventsConfig(), agents: defaultAgentServerConfig(), cue: unlimitedCue, auth: defaultAuthConfig(), egress: defaultEgressConfig(), audit: defaultAuditConfig() });
     expect(c.scheduler).toMatchObject({ enabled: true, tickMs: 2000, leaseTtlMs: 30_000, concurrency: 32, sourcePollMs: 60_000, clusterCheckMs: 60_000 });
     expect(c.scheduler.hubId).toMatch(/^.+-\d+-[0-9a-f]{6}$/);
     expect(c.databaseUrl).toBeUndefined();
@@ -49,6 +50,7 @@ describe('parseHubConfig', () => {
       cue: unlimitedCue,
       auth: defaultAuthConfig(),
       egress: defaultEgressConfig(),
+      audit: defaultAuditConfig(),
     });
   });
 

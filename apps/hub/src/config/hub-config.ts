@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism, hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { parseDurationMs } from '../common/duration';
+import { type AuditConfig, defaultAuditConfig, parseAuditConfig } from './audit-config';
 import { type CdeventsConfig, defaultCdeventsConfig, parseCdeventsConfig } from './cdevents-config';
 import { defaultEgressConfig, type EgressConfig, parseEgressConfig } from './egress-config';
 
@@ -43,6 +44,8 @@ export interface HubConfig {
   auth: AuthConfig;
   /** Where the hub may connect (FLOTILLA_EGRESS_*). */
   egress: EgressConfig;
+  /** The audit log's retention (FLOTILLA_AUDIT_*). */
+  audit: AuditConfig;
 }
 
 export interface AuthConfig {
@@ -162,6 +165,7 @@ export function defaultHubConfig(): HubConfig {
     cue: cueMemoryBudget({ limitBytes: null, cpus: availableParallelism(), reserveBytes: DEFAULT_HUB_MEMORY_RESERVE }),
     auth: defaultAuthConfig(),
     egress: defaultEgressConfig(),
+    audit: defaultAuditConfig(),
   };
 }
 
@@ -276,6 +280,7 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
   config.cdevents = parseCdeventsConfig(value, problems);
   parseAuthConfig(value, config.auth, problems);
   config.egress = parseEgressConfig(value, problems);
+  config.audit = parseAuditConfig(value, problems);
   parseAgentServerConfig(value, config, problems, cwd);
   parseCueConfig(value, config, problems, machine);
 

@@ -17,6 +17,7 @@ describe('OpenAPI', () => {
     const doc = res.body;
     expect(doc.openapi).toMatch(/^3\./);
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/v1/audit',
       '/api/v1/clusters',
       '/api/v1/clusters/{name}',
       '/api/v1/clusters/{name}/agent',

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CryptoRepository } from '../crypto/crypto.repository';
 import { KubeRepository } from '../kube/kube.repository';
+import { AuditRepository } from './audit.repository';
 import { CdeventOutboxRepository } from './cdevent-outbox.repository';
 import { ClustersRepository } from './clusters.repository';
 import { CredentialsRepository } from './credentials.repository';
@@ -31,6 +32,7 @@ const onDataSource = <T>(make: (ds: DataSource) => T) => ({ inject: [DataSource]
     { provide: HistoryRepository, ...onDataSource((ds) => new HistoryRepository(ds.manager)) },
     { provide: TokensRepository, ...onDataSource((ds) => new TokensRepository(ds.manager)) },
     { provide: CdeventOutboxRepository, ...onDataSource((ds) => new CdeventOutboxRepository(ds.manager)) },
+    { provide: AuditRepository, ...onDataSource((ds) => new AuditRepository(ds.manager)) },
     {
       provide: CredentialsRepository,
       inject: [DataSource, CryptoRepository],
@@ -39,6 +41,6 @@ const onDataSource = <T>(make: (ds: DataSource) => T) => ({ inject: [DataSource]
     KubeRepository,
     UnitOfWork,
   ],
-  exports: [ListTotals, FleetRepository, ClustersRepository, ProjectsRepository, TargetsRepository, HistoryRepository, TokensRepository, CredentialsRepository, CdeventOutboxRepository, KubeRepository, UnitOfWork],
+  exports: [ListTotals, FleetRepository, ClustersRepository, ProjectsRepository, TargetsRepository, HistoryRepository, TokensRepository, CredentialsRepository, CdeventOutboxRepository, AuditRepository, KubeRepository, UnitOfWork],
 })
 export class RepositoriesModule {}

@@ -2,6 +2,7 @@ import { AgentCaEntity } from './agent-ca.entity';
 import { AgentDiffRelayEntity } from './agent-diff-relay.entity';
 import { AgentLinkEntity } from './agent-link.entity';
 import { ApiTokenEntity } from './api-token.entity';
+import { AuditEntryEntity } from './audit-entry.entity';
 import { CdeventOutboxEntity } from './cdevent-outbox.entity';
 import { CdeventReceiptEntity } from './cdevent-receipt.entity';
 import { ClusterEntity } from './cluster.entity';
@@ -12,9 +13,11 @@ import { ProjectEntity } from './project.entity';
 import { RunEntity } from './run.entity';
 import { TargetEntity } from './target.entity';
 
-export { AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity };
+export { AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, AuditEntryEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity };
 export type { ClusterMode } from './cluster.entity';
 export type { Role, TokenSource } from './api-token.entity';
+export type { ActorKind } from './audit-entry.entity';
+export { ACTOR_KINDS } from './audit-entry.entity';
 export type { Condition, TargetPhase } from './target.entity';
 export { TARGET_PHASES } from './target.entity';
 export type { RunResultKind } from './run.entity';
@@ -24,4 +27,4 @@ export type { LabelSelector, LabelSelectorRequirement, TargetRemoval, TargetSele
 export { TARGET_REMOVALS } from './project.entity';
 
 /** Every entity of the hub, for the DataSource. */
-export const hubEntities = [AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity];
+export const hubEntities = [AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, AuditEntryEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity];
