@@ -21,6 +21,7 @@ import { type AgentIdentity, AgentLinksRepository } from './agent-links.reposito
 import { AgentSession } from './agent-session';
 import { AgentSessions } from './agent-sessions';
 import { AgentStreamMetrics } from './agent-stream.metrics';
+import { AgentUpgrades } from './agent-upgrades';
 import { assignmentOf } from './assignment';
 import { BadCertificateRequest } from './certificate-authority';
 import { BadAgentReport, parseAgentReport } from './report-check';
@@ -54,6 +55,7 @@ export class AgentStreamService {
     private readonly diffs: AgentDiffs,
     private readonly clock: Clock,
     private readonly metrics: AgentStreamMetrics,
+    private readonly upgrades: AgentUpgrades,
   ) {}
 
   private get replica(): string {
@@ -150,6 +152,7 @@ export class AgentStreamService {
     await this.links.adopted(session.identity.clusterId, session.fingerprint);
     log.info({ agentVersion: hello.agentVersion, buffered: hello.bufferedReports.length }, 'agent connected');
     session.send({ body: { $case: 'assignments', value: { assignments: await this.fullSet(session.identity) } } });
+    this.upgrades.connected(session, hello.agentVersion, log);
     // its due Targets can run now, on this replica
     this.wakeup.wake();
   }
@@ -168,6 +171,8 @@ export class AgentStreamService {
         return this.renew(session, m.body.value.csrPem, log);
       case 'diff':
         return this.diffs.answered(session.identity.clusterId, m.body.value);
+      case 'upgradeResult':
+        return this.upgrades.result(m.body.value, log);
       case 'ack':
         return;
       case 'hello':

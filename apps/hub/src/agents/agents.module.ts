@@ -14,6 +14,7 @@ import { AgentLinksRepository } from './agent-links.repository';
 import { AgentSessions } from './agent-sessions';
 import { AgentStreamMetrics } from './agent-stream.metrics';
 import { AgentStreamService } from './agent-stream.service';
+import { AgentUpgrades } from './agent-upgrades';
 import { AgentsController } from './agents.controller';
 
 /** Connected agents: their gRPC server, streams, identity and install. */
@@ -23,7 +24,7 @@ import { AgentsController } from './agents.controller';
   controllers: [AgentsController],
   providers: [
     { provide: AgentStreamMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new AgentStreamMetrics(registry) },
-    AgentCaRepository, AgentCa, AgentLinksRepository, AgentLinkWrites, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService, AgentDiffRelaysRepository, AgentDiffs],
+    AgentCaRepository, AgentCa, AgentLinksRepository, AgentLinkWrites, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService, AgentDiffRelaysRepository, AgentDiffs, AgentUpgrades],
   exports: [AgentDiffs, AgentCa, AgentLinksRepository, AgentSessions, AgentBootstrapService, AgentGrpcServer],
 })
 export class AgentsModule {}
