@@ -22,6 +22,7 @@ describe('OpenAPI', () => {
       '/api/v1/clusters/{name}/agent',
       '/api/v1/clusters/{name}/agent/manifest',
       '/api/v1/clusters/{name}/agent/reset',
+      '/api/v1/clusters/{name}/agent/upgrade',
       '/api/v1/clusters/{name}/check',
       '/api/v1/credentials/rotate',
       '/api/v1/fleet/matrix',
