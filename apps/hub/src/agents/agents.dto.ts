@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmpty } from 'class-validator';
+import { Equals } from 'class-validator';
 
 /** How an agent cluster's agent is doing, as the hub sees it. */
 export class AgentViewDto {
@@ -30,8 +30,8 @@ export class AgentUpgradeDto {
 
 /** An upgrade takes no input: the image is always the hub's configured one. */
 export class AgentUpgradeRequestDto {
-  // named only to be refused with a message that says why: an operator cannot choose the image an agent runs
-  @ApiPropertyOptional({ description: 'never accepted: an upgrade sends the hub\'s configured agent image (FLOTILLA_AGENT_IMAGE)', type: String })
-  @IsEmpty({ message: 'not accepted: an upgrade sends the hub\'s configured agent image (FLOTILLA_AGENT_IMAGE), never one a request names' })
-  image?: never;
+  // named only to be refused with a message that says why; its schema admits no value
+  @ApiPropertyOptional({ description: 'never accepted: an upgrade sends the hub\'s configured agent image (FLOTILLA_AGENT_IMAGE)', type: String, not: {} })
+  @Equals(undefined, { message: 'not accepted: an upgrade sends the hub\'s configured agent image (FLOTILLA_AGENT_IMAGE), never one a request names' })
+  image?: string;
 }

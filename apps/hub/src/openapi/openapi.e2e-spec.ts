@@ -56,6 +56,10 @@ describe('OpenAPI', () => {
     expect(schemas.PushClusterWithEndpointDto.required).toEqual(['name', 'mode', 'endpoint', 'credentials']);
     expect(schemas.AgentClusterRegistrationDto).toMatchObject({ required: ['name', 'mode'], additionalProperties: false, properties: { mode: { enum: ['agent'] } } });
     expect(schemas.AgentClusterRegistrationDto.properties.credentials).toBeUndefined();
+    // an upgrade names no image: the field is there only to be refused
+    expect(schemas.AgentUpgradeRequestDto).toMatchObject({ additionalProperties: false, properties: { image: { not: {} } } });
+    expect(schemas.AgentUpgradeRequestDto.required ?? []).toEqual([]);
+    expect(schemas.AgentViewDto.required).toEqual(expect.arrayContaining(['supported', 'skew']));
     expect(schemas.ClusterCredentialsDto.oneOf).toHaveLength(3);
     expect(schemas.TokenCredentialsDto).toMatchObject({ required: ['token'], additionalProperties: false });
     expect(schemas.TokenCredentialsDto.properties.token.writeOnly).toBe(true);
