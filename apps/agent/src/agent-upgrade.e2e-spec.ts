@@ -124,10 +124,12 @@ describe('agent upgrade', () => {
     expect((await agentView()).connected).toBe(true);
   });
 
-  it('404 for a push cluster and for no cluster; 409 once the agent is gone', async () => {
+  it('409 for a push cluster (as the other agent routes: it exists, with no agent) and once the agent is gone; 404 for no cluster', async () => {
     const push = unique('push');
     expect((await hub.call('POST', '/api/v1/clusters', { body: { name: push, mode: 'push', endpoint: { server: 'https://127.0.0.1:1' }, credentials: { token: 't' } } })).status).toBe(201);
-    expect((await hub.call('POST', `/api/v1/clusters/${push}/agent/upgrade`)).status).toBe(404);
+    const pushed = await hub.call('POST', `/api/v1/clusters/${push}/agent/upgrade`);
+    expect(pushed.status).toBe(409);
+    expect(pushed.body.message).toBe(`cluster "${push}" is a push cluster: it has no agent to upgrade`);
     expect((await hub.call('POST', '/api/v1/clusters/nowhere/agent/upgrade')).status).toBe(404);
     await agent?.stop();
     agent = undefined;

@@ -99,7 +99,8 @@ describe('flotilla against a hub', () => {
       const early = await user.run(['cluster', 'upgrade-agent', 'edge-1']);
       expect(early).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(/^error: the agent of cluster "edge-1" is not connected: an upgrade goes over its stream/) });
       const push = await user.run(['cluster', 'upgrade-agent', 'spoke-1']);
-      expect(push).toMatchObject({ code: 1, stderr: 'error: no agent cluster "spoke-1"\nrun `flotilla cluster list`: upgrades are for agent clusters (a push cluster has no agent)\n' });
+      expect(push).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: cluster "spoke-1" is a push cluster: it has no agent to upgrade \(request [0-9a-f-]+\)\n$/) });
+      expect(await user.run(['cluster', 'upgrade-agent', 'nope'])).toMatchObject({ code: 1, stderr: 'error: cluster "nope" not found\nrun `flotilla cluster list` to see the registered clusters\n' });
       expect(await user.ok(['cluster', 'delete', 'edge-1'])).toBe('cluster/edge-1 deleted\n');
     })());
 

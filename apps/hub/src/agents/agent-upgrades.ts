@@ -37,10 +37,11 @@ export class AgentUpgrades {
     });
   }
 
-  /** The upgrade an operator asked for: 404 for no agent cluster of that name, 409 when its agent is not connected. */
+  /** The upgrade an operator asked for: 404 for no cluster of that name, 409 for a push cluster (as the other agent routes) or an agent not connected. */
   async request(name: string): Promise<AgentUpgradeDto> {
     const cluster = await this.clusters.findByName(name);
-    if (!cluster || cluster.mode !== 'agent') throw new NotFoundError('agent cluster', name);
+    if (!cluster) throw new NotFoundError('cluster', name);
+    if (cluster.mode !== 'agent') throw new ConflictError(`cluster "${name}" is a push cluster: it has no agent to upgrade`);
     const state = (await this.links.states([cluster.id])).get(cluster.id);
     if (!state?.connected) {
       throw new ConflictError(`the agent of cluster "${name}" is not connected: an upgrade goes over its stream, so ask again once it is (or install the hub's agent image with flotilla cluster install-agent ${name})`);
