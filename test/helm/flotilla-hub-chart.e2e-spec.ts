@@ -230,6 +230,15 @@ describe('flotilla-hub Helm chart (real Helm, real API server)', () => {
     expect(plain.volumes.map((v) => v.name)).not.toContain('agent-ca');
   });
 
+  it('passes the agent image and auto-upgrade to the hub: the hub\'s own default and off unless set', () => {
+    const plain = envOf(deploymentOf(render(opts(), home)).spec.template.spec.containers[0]);
+    expect(plain).toMatchObject({ FLOTILLA_AGENT_AUTO_UPGRADE: 'off' });
+    expect(Object.keys(plain)).not.toContain('FLOTILLA_AGENT_IMAGE');
+    const set = { 'agentGrpc.agentImage': 'mirror.example/flotilla/agent:0.1.0', 'agentGrpc.autoUpgrade': 'true' };
+    const env = envOf(deploymentOf(render(opts({ set }), home)).spec.template.spec.containers[0]);
+    expect(env).toMatchObject({ FLOTILLA_AGENT_IMAGE: 'mirror.example/flotilla/agent:0.1.0', FLOTILLA_AGENT_AUTO_UPGRADE: 'on' });
+  });
+
   it('passes the egress policy to the hub: loopback refused by default, lists joined', () => {
     const plain = envOf(deploymentOf(render(opts(), home)).spec.template.spec.containers[0]);
     expect(plain).toMatchObject({ FLOTILLA_EGRESS_ALLOW_LOOPBACK: 'off' });

@@ -12,6 +12,7 @@ import { AssignmentWriter } from './hub/assignment-writer';
 import { DiffAnswerer } from './hub/diff-answerer';
 import { HubLink } from './hub/hub-link';
 import { IdentityStore } from './hub/identity-store';
+import { SelfUpgrade } from './hub/self-upgrade';
 import { ProjectReconciler } from './controller/project-reconciler';
 import { EventRecorder } from './events/event-recorder';
 import { startCdeventsReceiver } from './events/cdevents-receiver';
@@ -120,6 +121,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
         writer,
         new DiffAnswerer({ runtime, manager, cluster: { name: config.clusterName, group: config.clusterGroup }, owner: config.owner, projectOf: (id) => writer.find(id) }),
         log,
+        new SelfUpgrade(manager.client, config.hub.selfDeployment, log),
       )
     : undefined;
   const controller = new ProjectController({

@@ -448,5 +448,24 @@ describe('deploy/agent manifests (real API server)', () => {
       await forbidden(agentClient.apply(secret('planted'), asAgent));
       await forbidden(agent.request({ method: 'POST', path: `/api/v1/namespaces/${AGENT_NAMESPACE}/secrets`, body: secret('planted') }));
     });
+
+    it('patches its own Deployment (an upgrade from the hub), and may not read it, create one or patch another', async () => {
+      const deployment = (name: string) => ({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: AGENT_NAMESPACE, name });
+      // a patch that only tests: authorized as a patch, changes nothing
+      const noop = [{ op: 'test', path: '/metadata/name', value: 'flotilla-agent' }];
+      const patched = await eventually('the agent\'s own Deployment patched', async () => {
+        try {
+          return await agentClient.patch(deployment('flotilla-agent'), noop, 'json');
+        } catch (err) {
+          if (err instanceof ForbiddenError) return undefined;
+          throw err;
+        }
+      }, 15_000);
+      expect(patched.metadata.name).toBe('flotilla-agent');
+      await forbidden(agentClient.patch(deployment('someone-else'), [{ op: 'test', path: '/metadata/name', value: 'someone-else' }], 'json'));
+      await forbidden(agentClient.get(deployment('flotilla-agent')));
+      await forbidden(agentClient.patch({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name: 'flotilla-agent' }, noop, 'json'));
+      await forbidden(agent.request({ method: 'POST', path: `/apis/apps/v1/namespaces/${AGENT_NAMESPACE}/deployments`, body: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'planted' } } }));
+    });
   });
 });

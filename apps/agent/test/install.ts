@@ -114,6 +114,8 @@ export async function removeConnectedInstall(client: ObjectClient): Promise<void
     ['rbac.authorization.k8s.io/v1', 'ClusterRole', undefined, 'flotilla-agent-connected'],
     ['rbac.authorization.k8s.io/v1', 'RoleBinding', AGENT_NAMESPACE, 'flotilla-agent-identity'],
     ['rbac.authorization.k8s.io/v1', 'Role', AGENT_NAMESPACE, 'flotilla-agent-identity'],
+    ['rbac.authorization.k8s.io/v1', 'RoleBinding', AGENT_NAMESPACE, 'flotilla-agent-self-upgrade'],
+    ['rbac.authorization.k8s.io/v1', 'Role', AGENT_NAMESPACE, 'flotilla-agent-self-upgrade'],
     ['v1', 'Secret', AGENT_NAMESPACE, 'flotilla-agent-hub'],
   ] as const) {
     await client.delete({ apiVersion, kind, namespace, name }).catch(() => undefined);

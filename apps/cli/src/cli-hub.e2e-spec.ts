@@ -95,6 +95,12 @@ describe('flotilla against a hub', () => {
       expect(unknown).toMatchObject({ code: 1, stderr: 'error: cluster "nope" not found\nrun `flotilla cluster list` to see the registered clusters\n' });
       const agent = await user.ok(['cluster', 'register', 'edge-1', '--mode', 'agent']);
       expect(agent).toMatch(/cluster\/edge-1 registered \(agent, group default; not checked\)\ninstall the agent in that cluster: flotilla cluster install-agent edge-1 \| kubectl apply -f -\n/);
+      // an upgrade goes over the agent's stream: none yet; a push cluster has no agent
+      const early = await user.run(['cluster', 'upgrade-agent', 'edge-1']);
+      expect(early).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(/^error: the agent of cluster "edge-1" is not connected: an upgrade goes over its stream/) });
+      const push = await user.run(['cluster', 'upgrade-agent', 'spoke-1']);
+      expect(push).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: cluster "spoke-1" is a push cluster: it has no agent to upgrade \(request [0-9a-f-]+\)\n$/) });
+      expect(await user.run(['cluster', 'upgrade-agent', 'nope'])).toMatchObject({ code: 1, stderr: 'error: cluster "nope" not found\nrun `flotilla cluster list` to see the registered clusters\n' });
       expect(await user.ok(['cluster', 'delete', 'edge-1'])).toBe('cluster/edge-1 deleted\n');
     })());
 

@@ -42,7 +42,7 @@ describe('flotilla: the executable', () => {
     for (const c of ['login', 'context', 'cluster', 'project', 'artifact', 'completion']) expect(root).toContain(c);
     const leaves = [
       ['login'], ['context', 'use'], ['context', 'list'], ['context', 'current'], ['context', 'delete'],
-      ['cluster', 'register'], ['cluster', 'list'], ['cluster', 'get'], ['cluster', 'update'], ['cluster', 'delete'], ['cluster', 'check'], ['cluster', 'install-agent'],
+      ['cluster', 'register'], ['cluster', 'list'], ['cluster', 'get'], ['cluster', 'update'], ['cluster', 'delete'], ['cluster', 'check'], ['cluster', 'install-agent'], ['cluster', 'upgrade-agent'],
       ['project', 'create'], ['project', 'apply'], ['project', 'list'], ['project', 'status'], ['project', 'events'], ['project', 'history'],
       ['project', 'reconcile'], ['project', 'suspend'], ['project', 'resume'], ['project', 'delete'], ['project', 'vet'], ['project', 'build'],
       ['artifact', 'push'], ['artifact', 'tag'], ['artifact', 'list'], ['completion'],

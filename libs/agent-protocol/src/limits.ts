@@ -30,6 +30,8 @@ export const AGENT_PROTOCOL_LIMITS = {
     text: 16 * 1024,
     /** a PKCS#10 request of an ECDSA P-256 key, PEM */
     csrPem: 8 * 1024,
+    /** a container image reference, `host/repository:tag@sha256:<hex>`; the hub's own agent image, sent back in an UpgradeResult */
+    image: 512,
   },
   /**
    * Messages an agent may send on one stream, as token buckets: `burst` at

@@ -13,6 +13,7 @@ describe('oversizedField', () => {
     expect(oversizedField({ body: { $case: 'heartbeat', value: { sentAt: new Date() } } })).toBeUndefined();
     const event = { targetId: report.targetId, type: 'Warning', reason: 'ReconciliationFailed', message: 'x'.repeat(16 * 1024), revision: `v1@sha256:${'a'.repeat(64)}`, component: 'app', instance: 'web', namespace: 'apps', time: undefined };
     expect(oversizedField({ body: { $case: 'event', value: event } })).toBeUndefined();
+    expect(oversizedField({ body: { $case: 'upgradeResult', value: { image: `ghcr.io/flotilla-dev/flotilla-agent:0.2.0@sha256:${'a'.repeat(64)}`, error: '' } } })).toBeUndefined();
   });
 
   it('names the first field over its bound, with its size and the bound', () => {
@@ -23,6 +24,8 @@ describe('oversizedField', () => {
     expect(oversizedField({ body: { $case: 'report', value: { ...report, targetId: 't'.repeat(1000) } } })?.field).toBe('report.target_id');
     expect(oversizedField({ body: { $case: 'renew', value: { csrPem: 'c'.repeat(9000) } } })?.field).toBe('renew.csr_pem');
     expect(oversizedField({ body: { $case: 'diff', value: { requestId: 'r', unsupported: false, diffJson: '', error: 'e'.repeat(17 * 1024) } } })?.field).toBe('diff.error');
+    expect(oversizedField({ body: { $case: 'upgradeResult', value: { image: 'i'.repeat(513), error: '' } } })).toEqual({ field: 'upgrade_result.image', bytes: 513, limit: 512 });
+    expect(oversizedField({ body: { $case: 'upgradeResult', value: { image: 'x', error: 'e'.repeat(17 * 1024) } } })?.field).toBe('upgrade_result.error');
   });
 
   it('refuses a Hello with more buffered reports than one may carry', () => {

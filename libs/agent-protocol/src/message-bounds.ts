@@ -72,6 +72,11 @@ export function oversizedField(m: ConnectRequest): OversizedField | undefined {
       ]);
     case 'renew':
       return firstOver([['renew.csr_pem', body.value.csrPem, MAX.csrPem]]);
+    case 'upgradeResult':
+      return firstOver([
+        ['upgrade_result.image', body.value.image, MAX.image],
+        ['upgrade_result.error', body.value.error, MAX.text],
+      ]);
     default:
       return undefined;
   }

@@ -81,7 +81,7 @@ describe('parseAgentConfig', () => {
     const ca = await CertificateAuthority.create();
     expect(parseAgentConfig([], {}).hub).toBeNull();
     const c = parseAgentConfig(['--hub-address=hub.example:9443', '--report-buffer=50', '--hub-reconnect-max=30s'], { POD_NAMESPACE: 'flotilla-system', FLOTILLA_HUB_BOOTSTRAP_TOKEN: 'flb_x', FLOTILLA_HUB_CA: ca.certPem });
-    expect(c.hub).toEqual({ address: 'hub.example:9443', caPem: ca.certPem, identitySecret: { namespace: 'flotilla-system', name: 'flotilla-agent-identity' }, bootstrapToken: 'flb_x', reportBuffer: 50, heartbeatMs: 10_000, reconnectMaxMs: 30_000 });
+    expect(c.hub).toEqual({ address: 'hub.example:9443', caPem: ca.certPem, identitySecret: { namespace: 'flotilla-system', name: 'flotilla-agent-identity' }, bootstrapToken: 'flb_x', reportBuffer: 50, heartbeatMs: 10_000, reconnectMaxMs: 30_000, selfDeployment: { namespace: 'flotilla-system', name: 'flotilla-agent' } });
     // or the CA from a file
     const dir = testDir('agent-ca-');
     writeFileSync(join(dir, 'ca.pem'), ca.certPem);
@@ -96,6 +96,10 @@ describe('parseAgentConfig', () => {
         '--hub-address needs the hub\'s agent CA: $FLOTILLA_HUB_CA (the install manifest sets it) or --hub-ca-file=<PEM file>',
       ]);
     }
+    // its own Deployment: the install's by default in a pod, none outside one unless named
+    expect(parseAgentConfig(['--hub-address=h:1', '--hub-identity-secret=a/b'], { FLOTILLA_HUB_CA: ca.certPem }).hub?.selfDeployment).toBeNull();
+    expect(parseAgentConfig(['--hub-address=h:1', '--hub-identity-secret=a/b', '--self-deployment=ops/agent'], { FLOTILLA_HUB_CA: ca.certPem }).hub?.selfDeployment).toEqual({ namespace: 'ops', name: 'agent' });
+    expect(problemsOf(['--hub-address=h:1', '--self-deployment=agent'], { POD_NAMESPACE: 'x', FLOTILLA_HUB_CA: ca.certPem })).toEqual(['--self-deployment="agent" must be <namespace>/<name>']);
     // a certificate that is no CA, and a file that is not there
     const leaf = await ca.issueServing(['x'], 60_000);
     expect(problemsOf(['--hub-address=h:1'], { POD_NAMESPACE: 'x', FLOTILLA_HUB_CA: leaf.pem })).toEqual(['$FLOTILLA_HUB_CA: not a PEM CA certificate']);

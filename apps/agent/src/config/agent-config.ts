@@ -74,6 +74,8 @@ export interface HubLinkConfig {
   reportBuffer: number;
   heartbeatMs: number;
   reconnectMaxMs: number;
+  /** the agent's own Deployment, whose image an upgrade from the hub sets (`--self-deployment`); null: upgrades are refused */
+  selfDeployment: { namespace: string; name: string } | null;
 }
 
 export class AgentConfigError extends Error {
@@ -120,6 +122,7 @@ export const AGENT_FLAGS: Record<string, FlagSpec> = {
   'cdevents-max-queued': { kind: 'int', help: 'undelivered CDEvents kept per Project; past it the oldest are dropped and counted (default 1000)' },
   'hub-address': { kind: 'string', help: 'connected mode: host:port of the hub\'s agent server (default: none, standalone); the bootstrap token comes from $FLOTILLA_HUB_BOOTSTRAP_TOKEN' },
   'hub-identity-secret': { kind: 'string', help: 'namespace/name of the Secret keeping the agent\'s key and client certificate (default <pod namespace>/flotilla-agent-identity)' },
+  'self-deployment': { kind: 'string', help: 'namespace/name of the agent\'s own Deployment, whose image an upgrade from the hub sets (default <pod namespace>/flotilla-agent; none outside a pod refuses upgrades)' },
   'hub-ca-file': { kind: 'string', help: 'PEM file of the hub\'s agent CA (default: $FLOTILLA_HUB_CA, which the install manifest sets)' },
   'report-buffer': { kind: 'int', help: 'run reports kept while the hub is unreachable (default 1000)' },
   'hub-heartbeat': { kind: 'duration', help: 'heartbeat to the hub (default 10s)' },
@@ -269,6 +272,9 @@ export function parseAgentConfig(argv: readonly string[], env: Record<string, st
     const [secretNamespace, secretName] = secret?.split('/') ?? [];
     if (!secret) problems.push('--hub-address outside a pod needs --hub-identity-secret=<namespace>/<name>');
     else if (!DNS_LABEL.test(secretNamespace ?? '') || !DNS_SUBDOMAIN.test(secretName ?? '')) problems.push(`--hub-identity-secret="${secret}" must be <namespace>/<name>`);
+    const self = str('self-deployment', env.POD_NAMESPACE ? `${env.POD_NAMESPACE}/flotilla-agent` : null);
+    const [selfNamespace, selfName] = self?.split('/') ?? [];
+    if (self !== null && (!DNS_LABEL.test(selfNamespace ?? '') || !DNS_SUBDOMAIN.test(selfName ?? ''))) problems.push(`--self-deployment="${self}" must be <namespace>/<name>`);
     hub = {
       address: hubAddress,
       caPem: hubCa(str('hub-ca-file', null), env.FLOTILLA_HUB_CA, problems),
@@ -277,6 +283,7 @@ export function parseAgentConfig(argv: readonly string[], env: Record<string, st
       reportBuffer: int('report-buffer', 1000, 1, 1_000_000),
       heartbeatMs: duration('hub-heartbeat', 10_000, 100),
       reconnectMaxMs: duration('hub-reconnect-max', 60_000, 100),
+      selfDeployment: self !== null ? { namespace: selfNamespace ?? '', name: selfName ?? '' } : null,
     };
   }
 

@@ -13,6 +13,7 @@ import type { AgentIdentityRecord, IdentityStore } from './identity-store';
 import { CertificateRenewal } from './renewal';
 import { ReconnectBackoff } from './reconnect-backoff';
 import { ReportBuffer } from './report-buffer';
+import type { SelfUpgrade } from './self-upgrade';
 
 /** Diff answers kept for the next stream; the hub stops waiting for older ones soon anyway. */
 const MAX_UNSENT_ANSWERS = 8;
@@ -61,6 +62,8 @@ export class HubLink {
     private readonly writer: AssignmentWriter,
     private readonly diffs: DiffAnswerer,
     private readonly log: Logger,
+    /** sets the hub's agent image on the agent's own Deployment */
+    private readonly upgrader: SelfUpgrade,
   ) {
     this.buffer = new ReportBuffer(options.reportBuffer);
     this.backoff = new ReconnectBackoff(options.reconnect.initialMs, options.reconnect.maxMs);
@@ -237,6 +240,8 @@ export class HubLink {
         return this.sendAnswer({ body: { $case: 'diff', value: await this.diffs.answer(body.value) } });
       case 'renewed':
         return this.onRenewed?.(body.value);
+      case 'upgrade':
+        return this.sendAnswer({ body: { $case: 'upgradeResult', value: await this.upgrader.upgrade(body.value.image) } });
       case 'heartbeat':
         return;
     }

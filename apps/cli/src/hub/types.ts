@@ -17,7 +17,16 @@ export interface Cluster {
   credentials: { kind: string; fingerprint: string } | null;
   status: { reachable: boolean | null; version: string | null; lastChecked: string | null; error: string | null; warnings: string[] };
   /** agent clusters: the agent's connection */
-  agent?: { connected: boolean; since: string | null; version: string | null; lastHeartbeat: string | null; registered: boolean } | null;
+  agent?: {
+    connected: boolean;
+    since: string | null;
+    version: string | null;
+    /** within the hub's version skew policy (absent from hubs before it) */
+    supported?: boolean;
+    skew?: string;
+    lastHeartbeat: string | null;
+    registered: boolean;
+  } | null;
   targets: number;
   createdAt: string;
   updatedAt: string;
@@ -87,4 +96,13 @@ export interface HubEvent {
   reason: string;
   message: string;
   time: string;
+}
+
+/** What POST /clusters/{name}/agent/upgrade did. */
+export interface AgentUpgrade {
+  cluster: string;
+  image: string;
+  fromVersion: string | null;
+  hubVersion: string;
+  message: string;
 }

@@ -90,6 +90,13 @@ describe('agents and hub replicas', () => {
     // the relayed requests are gone once answered
     expect(await a.app.get(DataSource).query('SELECT id FROM agent_diff_relays')).toEqual([]);
 
+    // an upgrade asked of A reaches the agent through B, with the hub's configured image and no other
+    const upgrade = await a.call('POST', '/api/v1/clusters/edge/agent/upgrade');
+    expect(upgrade.status).toBe(202);
+    expect(upgrade.body).toMatchObject({ cluster: 'edge', image: a.config.agents.image });
+    const sent = await agent.until(() => agent.received.find((m) => m.body?.$case === 'upgrade'), 20_000);
+    expect(sent.body).toEqual({ $case: 'upgrade', value: { image: a.config.agents.image } });
+
     expect((await a.call('POST', '/api/v1/clusters/edge/agent/reset')).status).toBe(200);
     await agent.until(() => agent.ended, 20_000);
   });

@@ -19,6 +19,7 @@ import { type AgentIdentity, AgentLinksRepository } from './agent-links.reposito
 import { AgentSession } from './agent-session';
 import { AgentSessions } from './agent-sessions';
 import { AgentStreamMetrics } from './agent-stream.metrics';
+import { AgentUpgrades } from './agent-upgrades';
 import { assignmentOf } from './assignment';
 import { BadCertificateRequest } from './certificate-authority';
 import { BadAgentReport, parseAgentReport } from './report-check';
@@ -52,6 +53,7 @@ export class AgentStreamService {
     private readonly metrics: AgentStreamMetrics,
     private readonly ingest: AgentReportIngest,
     private readonly dispatch: AssignmentDispatch,
+    private readonly upgrades: AgentUpgrades,
   ) {}
 
   async open(stream: Stream): Promise<void> {
@@ -145,6 +147,7 @@ export class AgentStreamService {
     // what changed while it was away is written first, so the full set carries it
     await this.dispatch.dispatchFor(session.identity.clusterId);
     session.send({ body: { $case: 'assignments', value: { assignments: await this.fullSet(session.identity) } } });
+    this.upgrades.connected(session, hello.agentVersion, log);
   }
 
   private async handle(session: AgentSession, m: ConnectRequest, log: Logger): Promise<void> {
@@ -162,6 +165,8 @@ export class AgentStreamService {
         return this.renew(session, m.body.value.csrPem, log);
       case 'diff':
         return this.diffs.answered(session.identity.clusterId, m.body.value);
+      case 'upgradeResult':
+        return this.upgrades.result(m.body.value, log);
       case 'ack':
         return;
       case 'hello':

@@ -1,5 +1,5 @@
-import { Controller, Get, Header, HttpCode, Inject, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Header, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { hostname } from 'node:os';
 import { RequiresRole } from '../auth/roles';
 import { HUB_CONFIG } from '../config/config.module';
@@ -12,7 +12,8 @@ import { ClustersRepository } from '../repositories/clusters.repository';
 import { AgentBootstrapService } from './agent-bootstrap.service';
 import { AgentCa } from './agent-ca.service';
 import { AgentLinksRepository } from './agent-links.repository';
-import { AgentViewDto, BootstrapTokenDto } from './agents.dto';
+import { AgentUpgrades } from './agent-upgrades';
+import { AgentUpgradeDto, AgentUpgradeRequestDto, AgentViewDto, BootstrapTokenDto } from './agents.dto';
 import { agentView } from './agent-view';
 
 @ApiTags('clusters')
@@ -26,6 +27,7 @@ export class AgentsController {
     private readonly bootstrap: AgentBootstrapService,
     private readonly server: AgentGrpcServer,
     private readonly agentCa: AgentCa,
+    private readonly upgrades: AgentUpgrades,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
   ) {}
 
@@ -59,7 +61,20 @@ export class AgentsController {
     const cluster = await this.agentCluster(name);
     const { bootstrapToken } = await this.bootstrap.issue(cluster.id);
     const agents = this.config.agents;
-    return agentInstallManifest({ hubAddress: agents.publicAddress ?? `${agents.host === '0.0.0.0' ? hostname() : agents.host}:${this.server.port}`, bootstrapToken, caPem: this.agentCa.certPem });
+    return agentInstallManifest({ hubAddress: agents.publicAddress ?? `${agents.host === '0.0.0.0' ? hostname() : agents.host}:${this.server.port}`, bootstrapToken, caPem: this.agentCa.certPem, image: agents.image });
+  }
+
+  /**
+   * Moves the agent to the hub's configured agent image (FLOTILLA_AGENT_IMAGE) over its stream:
+   * it sets the image on its own Deployment and Kubernetes rolls it. The request names no
+   * image: an operator cannot make an agent run an image of their choosing.
+   */
+  @Post('upgrade')
+  @RequiresRole('operator')
+  @HttpCode(202)
+  @ApiAcceptedResponse({ type: AgentUpgradeDto, description: 'sent to the agent; its version changes once the new agent is ready and connected' })
+  async upgrade(@Param('name') name: string, @Body() _body: AgentUpgradeRequestDto): Promise<AgentUpgradeDto> {
+    return this.upgrades.request(name);
   }
 
   private async agentCluster(name: string) {

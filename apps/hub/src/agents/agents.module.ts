@@ -14,6 +14,7 @@ import { AgentLinksRepository } from './agent-links.repository';
 import { AgentSessions } from './agent-sessions';
 import { AgentStreamMetrics } from './agent-stream.metrics';
 import { AgentStreamService } from './agent-stream.service';
+import { AgentUpgrades } from './agent-upgrades';
 import { AgentsController } from './agents.controller';
 import { AgentReportIngest } from './agent-report-ingest';
 import { AssignmentDispatch } from './assignment-dispatch';
@@ -25,7 +26,7 @@ import { AssignmentDispatch } from './assignment-dispatch';
   controllers: [AgentsController],
   providers: [
     { provide: AgentStreamMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new AgentStreamMetrics(registry) },
-    AgentCaRepository, AgentCa, AgentLinksRepository, AgentLinkWrites, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService, AgentDiffRelaysRepository, AgentDiffs, AgentReportIngest, AssignmentDispatch],
+    AgentCaRepository, AgentCa, AgentLinksRepository, AgentLinkWrites, AgentSessions, AgentStreamService, AgentGrpcServer, AgentBootstrapService, AgentDiffRelaysRepository, AgentDiffs, AgentReportIngest, AssignmentDispatch, AgentUpgrades],
   exports: [AgentDiffs, AssignmentDispatch, AgentCa, AgentLinksRepository, AgentSessions, AgentBootstrapService, AgentGrpcServer],
 })
 export class AgentsModule {}

@@ -32,9 +32,10 @@ export const HUB_SECRET_NAME = 'flotilla-agent-hub';
  * mode adds (writing Projects and namespaces, its identity Secret), and a
  * Secret with the hub's address, the hub's agent CA (the agent trusts the
  * hub only with a certificate from it) and a fresh bootstrap token, which
- * the Deployment reads. `kubectl apply -f` of it is the install.
+ * the Deployment reads. The Deployment runs the hub's agent image.
+ * `kubectl apply -f` of it is the install.
  */
-export function agentInstallManifest(opts: { hubAddress: string; bootstrapToken: string; caPem: string }): string {
+export function agentInstallManifest(opts: { hubAddress: string; bootstrapToken: string; caPem: string; /** the hub's configured agent image (FLOTILLA_AGENT_IMAGE) */ image: string }): string {
   const root = deployDir();
   const docs = [...load(join(root, 'agent')), ...load(join(root, 'agent-connected'))];
   const namespace = docs.find((d) => d.kind === 'Namespace')?.metadata.name ?? 'flotilla-system';
@@ -46,7 +47,9 @@ export function agentInstallManifest(opts: { hubAddress: string; bootstrapToken:
     stringData: { hubAddress: opts.hubAddress, hubCa: opts.caPem, bootstrapToken: opts.bootstrapToken },
   });
   for (const d of docs.filter((x) => x.kind === 'Deployment')) {
-    const container = (d as unknown as { spec: { template: { spec: { containers: Array<{ args?: string[]; env?: unknown[] }> } } } }).spec.template.spec.containers[0];
+    const container = (d as unknown as { spec: { template: { spec: { containers: Array<{ image?: string; args?: string[]; env?: unknown[] }> } } } }).spec.template.spec.containers[0];
+    // the hub's agent image, not the one deploy/agent names for a standalone install
+    container.image = opts.image;
     container.args = [...(container.args ?? []), `--hub-address=${opts.hubAddress}`];
     container.env = [
       ...(container.env ?? []),

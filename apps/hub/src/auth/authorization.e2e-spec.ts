@@ -15,6 +15,8 @@ const ROUTES: Array<[string, string, Role]> = [
   // it issues a bootstrap token: more than a read
   ['GET', '/api/v1/clusters/none/agent/manifest', 'operator'],
   ['POST', '/api/v1/clusters/none/agent/reset', 'operator'],
+  // the image it sends is the hub's configured one: an operator may ask, and choose nothing
+  ['POST', '/api/v1/clusters/none/agent/upgrade', 'operator'],
   ['GET', '/api/v1/projects', 'viewer'],
   ['GET', '/api/v1/projects/none', 'viewer'],
   ['GET', '/api/v1/projects/none/targets', 'viewer'],

@@ -137,6 +137,19 @@ describe('parseHubConfig', () => {
     );
   });
 
+  it('reads the agent image and auto-upgrade: the image of the hub\'s release by default, any tagged or pinned reference, nothing else', () => {
+    const version = (JSON.parse(readFileSync(join(__dirname, '../../../../package.json'), 'utf8')) as { version: string }).version;
+    expect(parseHubConfig({}).agents).toMatchObject({ image: `ghcr.io/flotilla-dev/flotilla-agent:${version}`, autoUpgrade: false });
+    const pinned = `registry.example:5000/platform/agent:0.2.0@sha256:${'a'.repeat(64)}`;
+    expect(parseHubConfig({ FLOTILLA_AGENT_IMAGE: pinned, FLOTILLA_AGENT_AUTO_UPGRADE: 'on' }).agents).toMatchObject({ image: pinned, autoUpgrade: true });
+    expect(() => parseHubConfig({ FLOTILLA_AGENT_IMAGE: 'registry.example/agent', FLOTILLA_AGENT_AUTO_UPGRADE: 'sometimes' })).toThrow(
+      expect.objectContaining({ problems: [expect.stringMatching(/^FLOTILLA_AGENT_IMAGE="registry.example\/agent": expected a tag or a digest/), expect.stringMatching(/^FLOTILLA_AGENT_AUTO_UPGRADE="sometimes": expected on or off/)] }),
+    );
+    for (const bad of ['Registry.example/Agent:1', 'oci://registry.example/agent:1', `registry.example/${'a'.repeat(600)}:1`, 'registry.example/agent:bad tag']) {
+      expect(() => parseHubConfig({ FLOTILLA_AGENT_IMAGE: bad })).toThrow(expect.objectContaining({ problems: [expect.stringMatching(/^FLOTILLA_AGENT_IMAGE=/)] }));
+    }
+  });
+
   it('treats empty values as unset', () => {
     expect(parseHubConfig({ PORT: '', DATABASE_URL: ' ' }, '/x').port).toBe(8080);
   });

@@ -1,10 +1,12 @@
 import { type CueMemoryBudget, cueMemoryBudget, CueMemoryBudgetError, parseMemorySize, type ContainerResources, currentContainer } from '@flotilla/cue';
 import { AGENT_PROTOCOL_LIMITS } from '@flotilla/agent-protocol';
+import { InvalidReferenceError, parseReference } from '@flotilla/oci';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { parseDurationMs } from '../common/duration';
 import { type AuditConfig, defaultAuditConfig, parseAuditConfig } from './audit-config';
+import { HUB_VERSION } from '../common/hub-version';
 import { type CdeventsConfig, defaultCdeventsConfig, parseCdeventsConfig } from './cdevents-config';
 import { defaultEgressConfig, type EgressConfig, parseEgressConfig } from './egress-config';
 
@@ -91,7 +93,18 @@ export interface AgentServerConfig {
    * FLOTILLA_AGENT_EVENT_BURST (default 100, 1000); the rest (heartbeats, acks, diffs, renewals) as the protocol says.
    */
   streamRates: AgentStreamRates;
+  /**
+   * The agent image install manifests name and upgrades move agents to
+   * (FLOTILLA_AGENT_IMAGE, default ghcr.io/flotilla-dev/flotilla-agent:<hub version>).
+   * Only this: no request chooses the image an agent runs.
+   */
+  image: string;
+  /** Move every agent whose version is not the hub's to `image` when it connects (FLOTILLA_AGENT_AUTO_UPGRADE, default off). */
+  autoUpgrade: boolean;
 }
+
+/** The agent image of this hub's release. */
+export const DEFAULT_AGENT_IMAGE = `ghcr.io/flotilla-dev/flotilla-agent:${HUB_VERSION}`;
 
 export interface AgentStreamRates {
   reports: { perSecond: number; burst: number };
@@ -109,6 +122,8 @@ export function defaultAgentServerConfig(host = '0.0.0.0'): AgentServerConfig {
     bootstrapTtlMs: 3600_000,
     certTtlMs: 30 * 24 * 3600_000,
     streamRates: { reports: { ...r.reports }, events: { ...r.events }, other: { ...r.other } },
+    image: DEFAULT_AGENT_IMAGE,
+    autoUpgrade: false,
   };
 }
 
@@ -328,12 +343,39 @@ function parseAgentServerConfig(value: (name: string) => string | undefined, con
     else agents[field] = ms;
   }
   if (agents.heartbeatTimeoutMs <= agents.heartbeatMs) problems.push('FLOTILLA_AGENT_HEARTBEAT_TIMEOUT: must be longer than FLOTILLA_AGENT_HEARTBEAT');
+  const image = value('FLOTILLA_AGENT_IMAGE');
+  if (image !== undefined) {
+    const problem = agentImageProblem(image);
+    if (problem) problems.push(`FLOTILLA_AGENT_IMAGE=${JSON.stringify(image.slice(0, 100))}: ${problem}`);
+    else agents.image = image;
+  }
+  const autoUpgrade = value('FLOTILLA_AGENT_AUTO_UPGRADE');
+  if (autoUpgrade !== undefined) {
+    if (['on', 'true', '1'].includes(autoUpgrade)) agents.autoUpgrade = true;
+    else if (['off', 'false', '0'].includes(autoUpgrade)) agents.autoUpgrade = false;
+    else problems.push(`FLOTILLA_AGENT_AUTO_UPGRADE=${JSON.stringify(autoUpgrade)}: expected on or off`);
+  }
   const caCert = value('FLOTILLA_AGENT_CA_CERT_FILE');
   const caKey = value('FLOTILLA_AGENT_CA_KEY_FILE');
   if ((caCert === undefined) !== (caKey === undefined)) problems.push('FLOTILLA_AGENT_CA_CERT_FILE and FLOTILLA_AGENT_CA_KEY_FILE: set both (the operator\'s agent CA) or neither (the hub makes one)');
   else if (caCert !== undefined && caKey !== undefined) {
     agents.caCertFile = resolve(cwd, caCert);
     agents.caKeyFile = resolve(cwd, caKey);
+  }
+}
+
+/** Why `image` is not an image reference an agent can be given, if it is not. */
+function agentImageProblem(image: string): string | undefined {
+  const limit = AGENT_PROTOCOL_LIMITS.maxStringBytes.image;
+  if (Buffer.byteLength(image) > limit) return `expected an image reference of at most ${limit} bytes`;
+  try {
+    const ref = parseReference(image);
+    if (image.startsWith('oci://')) return 'expected an image reference without oci://, as a Deployment names it';
+    if (!ref.tag && !ref.digest) return 'expected a tag or a digest (host/repository:tag or @sha256:…): an agent image is never "latest" by default';
+    return undefined;
+  } catch (err) {
+    if (err instanceof InvalidReferenceError) return `not an image reference: ${err.message}`;
+    throw err;
   }
 }
 

@@ -13,6 +13,8 @@ export type HubNotice =
   /** a fleet diff for the replica that holds the cluster's agent (the request is in agent_diff_relays) */
   | { topic: 'agent-diff'; id: string; clusterId: string }
   | { topic: 'agent-diff-answered'; id: string }
+  /** an upgrade for the replica that holds the cluster's agent: it sends its own configured image, the notice names none */
+  | { topic: 'agent-upgrade'; clusterId: string }
   /** API tokens revoked: every replica forgets them and closes their live streams */
   | { topic: 'tokens-revoked'; tokenIds: string[] };
 

@@ -23,6 +23,7 @@ describe('OpenAPI', () => {
       '/api/v1/clusters/{name}/agent',
       '/api/v1/clusters/{name}/agent/manifest',
       '/api/v1/clusters/{name}/agent/reset',
+      '/api/v1/clusters/{name}/agent/upgrade',
       '/api/v1/clusters/{name}/check',
       '/api/v1/credentials/rotate',
       '/api/v1/fleet/matrix',
@@ -56,6 +57,10 @@ describe('OpenAPI', () => {
     expect(schemas.PushClusterWithEndpointDto.required).toEqual(['name', 'mode', 'endpoint', 'credentials']);
     expect(schemas.AgentClusterRegistrationDto).toMatchObject({ required: ['name', 'mode'], additionalProperties: false, properties: { mode: { enum: ['agent'] } } });
     expect(schemas.AgentClusterRegistrationDto.properties.credentials).toBeUndefined();
+    // an upgrade names no image: the field is there only to be refused
+    expect(schemas.AgentUpgradeRequestDto).toMatchObject({ additionalProperties: false, properties: { image: { not: {} } } });
+    expect(schemas.AgentUpgradeRequestDto.required ?? []).toEqual([]);
+    expect(schemas.AgentViewDto.required).toEqual(expect.arrayContaining(['supported', 'skew']));
     expect(schemas.ClusterCredentialsDto.oneOf).toHaveLength(3);
     expect(schemas.TokenCredentialsDto).toMatchObject({ required: ['token'], additionalProperties: false });
     expect(schemas.TokenCredentialsDto.properties.token.writeOnly).toBe(true);

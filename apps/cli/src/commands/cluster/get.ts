@@ -14,6 +14,8 @@ export function registerClusterGet(parent: Command, cli: Cli): void {
     if (printData(cli.io, format, c)) return;
     printTable(cli.io, clusterHeaders(true), [clusterRow(cli, c, true)], '');
     if (c.agent) cli.io.out.write(`\n${agentLine(c.agent, cli.io.now())}\n`);
+    // outside the hub's version skew policy: the hub says why and what to do
+    if (c.agent?.registered && c.agent.version && c.agent.supported === false && c.agent.skew) cli.io.out.write(`warning: ${c.agent.skew}\n`);
     if (c.status.error) cli.io.out.write(`\nlast check failed: ${c.status.error}\n`);
     for (const w of c.status.warnings) cli.io.out.write(`warning: ${w}\n`);
   });

@@ -8,6 +8,7 @@ import { registerClusterUpdate } from './update';
 import { registerClusterDelete } from './delete';
 import { registerClusterCheck } from './check';
 import { registerClusterInstallAgent } from './install-agent';
+import { registerClusterUpgradeAgent } from './upgrade-agent';
 
 export function registerCluster(program: Command, cli: Cli): void {
   const cluster = group(program, 'cluster', 'register and inspect the clusters of the fleet');
@@ -18,4 +19,5 @@ export function registerCluster(program: Command, cli: Cli): void {
   registerClusterDelete(cluster, cli);
   registerClusterCheck(cluster, cli);
   registerClusterInstallAgent(cluster, cli);
+  registerClusterUpgradeAgent(cluster, cli);
 }

@@ -179,6 +179,7 @@ type ConnectRequest struct {
 	//	*ConnectRequest_Heartbeat
 	//	*ConnectRequest_Diff
 	//	*ConnectRequest_Renew
+	//	*ConnectRequest_UpgradeResult
 	Body          isConnectRequest_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -284,6 +285,15 @@ func (x *ConnectRequest) GetRenew() *RenewCertificate {
 	return nil
 }
 
+func (x *ConnectRequest) GetUpgradeResult() *UpgradeResult {
+	if x != nil {
+		if x, ok := x.Body.(*ConnectRequest_UpgradeResult); ok {
+			return x.UpgradeResult
+		}
+	}
+	return nil
+}
+
 type isConnectRequest_Body interface {
 	isConnectRequest_Body()
 }
@@ -316,6 +326,10 @@ type ConnectRequest_Renew struct {
 	Renew *RenewCertificate `protobuf:"bytes,7,opt,name=renew,proto3,oneof"`
 }
 
+type ConnectRequest_UpgradeResult struct {
+	UpgradeResult *UpgradeResult `protobuf:"bytes,8,opt,name=upgrade_result,json=upgradeResult,proto3,oneof"`
+}
+
 func (*ConnectRequest_Hello) isConnectRequest_Body() {}
 
 func (*ConnectRequest_Ack) isConnectRequest_Body() {}
@@ -330,6 +344,8 @@ func (*ConnectRequest_Diff) isConnectRequest_Body() {}
 
 func (*ConnectRequest_Renew) isConnectRequest_Body() {}
 
+func (*ConnectRequest_UpgradeResult) isConnectRequest_Body() {}
+
 // Everything the hub sends on an agent's stream.
 type ConnectResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -342,6 +358,7 @@ type ConnectResponse struct {
 	//	*ConnectResponse_ReconcileNow
 	//	*ConnectResponse_DryRunDiff
 	//	*ConnectResponse_Renewed
+	//	*ConnectResponse_Upgrade
 	Body          isConnectResponse_Body `protobuf_oneof:"body"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -447,6 +464,15 @@ func (x *ConnectResponse) GetRenewed() *RenewedCertificate {
 	return nil
 }
 
+func (x *ConnectResponse) GetUpgrade() *UpgradeAgent {
+	if x != nil {
+		if x, ok := x.Body.(*ConnectResponse_Upgrade); ok {
+			return x.Upgrade
+		}
+	}
+	return nil
+}
+
 type isConnectResponse_Body interface {
 	isConnectResponse_Body()
 }
@@ -479,6 +505,10 @@ type ConnectResponse_Renewed struct {
 	Renewed *RenewedCertificate `protobuf:"bytes,7,opt,name=renewed,proto3,oneof"`
 }
 
+type ConnectResponse_Upgrade struct {
+	Upgrade *UpgradeAgent `protobuf:"bytes,8,opt,name=upgrade,proto3,oneof"`
+}
+
 func (*ConnectResponse_Assignments) isConnectResponse_Body() {}
 
 func (*ConnectResponse_Change) isConnectResponse_Body() {}
@@ -492,6 +522,8 @@ func (*ConnectResponse_ReconcileNow) isConnectResponse_Body() {}
 func (*ConnectResponse_DryRunDiff) isConnectResponse_Body() {}
 
 func (*ConnectResponse_Renewed) isConnectResponse_Body() {}
+
+func (*ConnectResponse_Upgrade) isConnectResponse_Body() {}
 
 // Facts about the spoke and what the agent already holds.
 type Hello struct {
@@ -1642,6 +1674,107 @@ func (x *RenewedCertificate) GetError() string {
 	return ""
 }
 
+// Run this image: the agent sets it on its own Deployment's container, and
+// Kubernetes rolls the Deployment (a new pod that never becomes ready leaves
+// the old ones running). The image is the hub's configured agent image, never
+// one a request to the hub named.
+type UpgradeAgent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Image         string                 `protobuf:"bytes,1,opt,name=image,proto3" json:"image,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpgradeAgent) Reset() {
+	*x = UpgradeAgent{}
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpgradeAgent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpgradeAgent) ProtoMessage() {}
+
+func (x *UpgradeAgent) ProtoReflect() protoreflect.Message {
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpgradeAgent.ProtoReflect.Descriptor instead.
+func (*UpgradeAgent) Descriptor() ([]byte, []int) {
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *UpgradeAgent) GetImage() string {
+	if x != nil {
+		return x.Image
+	}
+	return ""
+}
+
+// What became of an UpgradeAgent: the Deployment was patched (error empty), or why not.
+type UpgradeResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Image         string                 `protobuf:"bytes,1,opt,name=image,proto3" json:"image,omitempty"`
+	Error         string                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpgradeResult) Reset() {
+	*x = UpgradeResult{}
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpgradeResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpgradeResult) ProtoMessage() {}
+
+func (x *UpgradeResult) ProtoReflect() protoreflect.Message {
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpgradeResult.ProtoReflect.Descriptor instead.
+func (*UpgradeResult) Descriptor() ([]byte, []int) {
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *UpgradeResult) GetImage() string {
+	if x != nil {
+		return x.Image
+	}
+	return ""
+}
+
+func (x *UpgradeResult) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
 var File_flotilla_agent_v1_agent_proto protoreflect.FileDescriptor
 
 const file_flotilla_agent_v1_agent_proto_rawDesc = "" +
@@ -1657,7 +1790,7 @@ const file_flotilla_agent_v1_agent_proto_rawDesc = "" +
 	"credential\x18\x02 \x01(\tR\n" +
 	"credential\x12'\n" +
 	"\x0fcertificate_pem\x18\x03 \x01(\tR\x0ecertificatePem\x12\x15\n" +
-	"\x06ca_pem\x18\x04 \x01(\tR\x05caPem\"\x98\x03\n" +
+	"\x06ca_pem\x18\x04 \x01(\tR\x05caPem\"\xe3\x03\n" +
 	"\x0eConnectRequest\x120\n" +
 	"\x05hello\x18\x01 \x01(\v2\x18.flotilla.agent.v1.HelloH\x00R\x05hello\x12*\n" +
 	"\x03ack\x18\x02 \x01(\v2\x16.flotilla.agent.v1.AckH\x00R\x03ack\x126\n" +
@@ -1665,8 +1798,9 @@ const file_flotilla_agent_v1_agent_proto_rawDesc = "" +
 	"\x05event\x18\x04 \x01(\v2 .flotilla.agent.v1.InstanceEventH\x00R\x05event\x12<\n" +
 	"\theartbeat\x18\x05 \x01(\v2\x1c.flotilla.agent.v1.HeartbeatH\x00R\theartbeat\x123\n" +
 	"\x04diff\x18\x06 \x01(\v2\x1d.flotilla.agent.v1.DiffResultH\x00R\x04diff\x12;\n" +
-	"\x05renew\x18\a \x01(\v2#.flotilla.agent.v1.RenewCertificateH\x00R\x05renewB\x06\n" +
-	"\x04body\"\xe9\x03\n" +
+	"\x05renew\x18\a \x01(\v2#.flotilla.agent.v1.RenewCertificateH\x00R\x05renew\x12I\n" +
+	"\x0eupgrade_result\x18\b \x01(\v2 .flotilla.agent.v1.UpgradeResultH\x00R\rupgradeResultB\x06\n" +
+	"\x04body\"\xa6\x04\n" +
 	"\x0fConnectResponse\x12D\n" +
 	"\vassignments\x18\x01 \x01(\v2 .flotilla.agent.v1.AssignmentSetH\x00R\vassignments\x12=\n" +
 	"\x06change\x18\x02 \x01(\v2#.flotilla.agent.v1.AssignmentChangeH\x00R\x06change\x12=\n" +
@@ -1676,7 +1810,8 @@ const file_flotilla_agent_v1_agent_proto_rawDesc = "" +
 	"\rreconcile_now\x18\x05 \x01(\v2\x1f.flotilla.agent.v1.ReconcileNowH\x00R\freconcileNow\x12A\n" +
 	"\fdry_run_diff\x18\x06 \x01(\v2\x1d.flotilla.agent.v1.DryRunDiffH\x00R\n" +
 	"dryRunDiff\x12A\n" +
-	"\arenewed\x18\a \x01(\v2%.flotilla.agent.v1.RenewedCertificateH\x00R\arenewedB\x06\n" +
+	"\arenewed\x18\a \x01(\v2%.flotilla.agent.v1.RenewedCertificateH\x00R\arenewed\x12;\n" +
+	"\aupgrade\x18\b \x01(\v2\x1f.flotilla.agent.v1.UpgradeAgentH\x00R\aupgradeB\x06\n" +
 	"\x04body\"\xd0\x01\n" +
 	"\x05Hello\x12#\n" +
 	"\ragent_version\x18\x01 \x01(\tR\fagentVersion\x12!\n" +
@@ -1774,6 +1909,11 @@ const file_flotilla_agent_v1_agent_proto_rawDesc = "" +
 	"\acsr_pem\x18\x01 \x01(\tR\x06csrPem\"S\n" +
 	"\x12RenewedCertificate\x12'\n" +
 	"\x0fcertificate_pem\x18\x01 \x01(\tR\x0ecertificatePem\x12\x14\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error\"$\n" +
+	"\fUpgradeAgent\x12\x14\n" +
+	"\x05image\x18\x01 \x01(\tR\x05image\";\n" +
+	"\rUpgradeResult\x12\x14\n" +
+	"\x05image\x18\x01 \x01(\tR\x05image\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error2\xb9\x01\n" +
 	"\fAgentService\x12S\n" +
 	"\bRegister\x12\".flotilla.agent.v1.RegisterRequest\x1a#.flotilla.agent.v1.RegisterResponse\x12T\n" +
@@ -1791,7 +1931,7 @@ func file_flotilla_agent_v1_agent_proto_rawDescGZIP() []byte {
 	return file_flotilla_agent_v1_agent_proto_rawDescData
 }
 
-var file_flotilla_agent_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_flotilla_agent_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_flotilla_agent_v1_agent_proto_goTypes = []any{
 	(*RegisterRequest)(nil),       // 0: flotilla.agent.v1.RegisterRequest
 	(*RegisterResponse)(nil),      // 1: flotilla.agent.v1.RegisterResponse
@@ -1813,8 +1953,10 @@ var file_flotilla_agent_v1_agent_proto_goTypes = []any{
 	(*DiffResult)(nil),            // 17: flotilla.agent.v1.DiffResult
 	(*RenewCertificate)(nil),      // 18: flotilla.agent.v1.RenewCertificate
 	(*RenewedCertificate)(nil),    // 19: flotilla.agent.v1.RenewedCertificate
-	nil,                           // 20: flotilla.agent.v1.Assignment.AnnotationsEntry
-	(*timestamppb.Timestamp)(nil), // 21: google.protobuf.Timestamp
+	(*UpgradeAgent)(nil),          // 20: flotilla.agent.v1.UpgradeAgent
+	(*UpgradeResult)(nil),         // 21: flotilla.agent.v1.UpgradeResult
+	nil,                           // 22: flotilla.agent.v1.Assignment.AnnotationsEntry
+	(*timestamppb.Timestamp)(nil), // 23: google.protobuf.Timestamp
 }
 var file_flotilla_agent_v1_agent_proto_depIdxs = []int32{
 	4,  // 0: flotilla.agent.v1.ConnectRequest.hello:type_name -> flotilla.agent.v1.Hello
@@ -1824,30 +1966,32 @@ var file_flotilla_agent_v1_agent_proto_depIdxs = []int32{
 	14, // 4: flotilla.agent.v1.ConnectRequest.heartbeat:type_name -> flotilla.agent.v1.Heartbeat
 	17, // 5: flotilla.agent.v1.ConnectRequest.diff:type_name -> flotilla.agent.v1.DiffResult
 	18, // 6: flotilla.agent.v1.ConnectRequest.renew:type_name -> flotilla.agent.v1.RenewCertificate
-	8,  // 7: flotilla.agent.v1.ConnectResponse.assignments:type_name -> flotilla.agent.v1.AssignmentSet
-	9,  // 8: flotilla.agent.v1.ConnectResponse.change:type_name -> flotilla.agent.v1.AssignmentChange
-	12, // 9: flotilla.agent.v1.ConnectResponse.report_ack:type_name -> flotilla.agent.v1.ReportAck
-	14, // 10: flotilla.agent.v1.ConnectResponse.heartbeat:type_name -> flotilla.agent.v1.Heartbeat
-	15, // 11: flotilla.agent.v1.ConnectResponse.reconcile_now:type_name -> flotilla.agent.v1.ReconcileNow
-	16, // 12: flotilla.agent.v1.ConnectResponse.dry_run_diff:type_name -> flotilla.agent.v1.DryRunDiff
-	19, // 13: flotilla.agent.v1.ConnectResponse.renewed:type_name -> flotilla.agent.v1.RenewedCertificate
-	11, // 14: flotilla.agent.v1.Hello.buffered_reports:type_name -> flotilla.agent.v1.RunReport
-	20, // 15: flotilla.agent.v1.Assignment.annotations:type_name -> flotilla.agent.v1.Assignment.AnnotationsEntry
-	6,  // 16: flotilla.agent.v1.Assignment.registry_credentials:type_name -> flotilla.agent.v1.RegistryCredentials
-	7,  // 17: flotilla.agent.v1.RegistryCredentials.basic:type_name -> flotilla.agent.v1.BasicAuth
-	5,  // 18: flotilla.agent.v1.AssignmentSet.assignments:type_name -> flotilla.agent.v1.Assignment
-	5,  // 19: flotilla.agent.v1.AssignmentChange.assignment:type_name -> flotilla.agent.v1.Assignment
-	21, // 20: flotilla.agent.v1.InstanceEvent.time:type_name -> google.protobuf.Timestamp
-	21, // 21: flotilla.agent.v1.Heartbeat.sent_at:type_name -> google.protobuf.Timestamp
-	0,  // 22: flotilla.agent.v1.AgentService.Register:input_type -> flotilla.agent.v1.RegisterRequest
-	2,  // 23: flotilla.agent.v1.AgentService.Connect:input_type -> flotilla.agent.v1.ConnectRequest
-	1,  // 24: flotilla.agent.v1.AgentService.Register:output_type -> flotilla.agent.v1.RegisterResponse
-	3,  // 25: flotilla.agent.v1.AgentService.Connect:output_type -> flotilla.agent.v1.ConnectResponse
-	24, // [24:26] is the sub-list for method output_type
-	22, // [22:24] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	21, // 7: flotilla.agent.v1.ConnectRequest.upgrade_result:type_name -> flotilla.agent.v1.UpgradeResult
+	8,  // 8: flotilla.agent.v1.ConnectResponse.assignments:type_name -> flotilla.agent.v1.AssignmentSet
+	9,  // 9: flotilla.agent.v1.ConnectResponse.change:type_name -> flotilla.agent.v1.AssignmentChange
+	12, // 10: flotilla.agent.v1.ConnectResponse.report_ack:type_name -> flotilla.agent.v1.ReportAck
+	14, // 11: flotilla.agent.v1.ConnectResponse.heartbeat:type_name -> flotilla.agent.v1.Heartbeat
+	15, // 12: flotilla.agent.v1.ConnectResponse.reconcile_now:type_name -> flotilla.agent.v1.ReconcileNow
+	16, // 13: flotilla.agent.v1.ConnectResponse.dry_run_diff:type_name -> flotilla.agent.v1.DryRunDiff
+	19, // 14: flotilla.agent.v1.ConnectResponse.renewed:type_name -> flotilla.agent.v1.RenewedCertificate
+	20, // 15: flotilla.agent.v1.ConnectResponse.upgrade:type_name -> flotilla.agent.v1.UpgradeAgent
+	11, // 16: flotilla.agent.v1.Hello.buffered_reports:type_name -> flotilla.agent.v1.RunReport
+	22, // 17: flotilla.agent.v1.Assignment.annotations:type_name -> flotilla.agent.v1.Assignment.AnnotationsEntry
+	6,  // 18: flotilla.agent.v1.Assignment.registry_credentials:type_name -> flotilla.agent.v1.RegistryCredentials
+	7,  // 19: flotilla.agent.v1.RegistryCredentials.basic:type_name -> flotilla.agent.v1.BasicAuth
+	5,  // 20: flotilla.agent.v1.AssignmentSet.assignments:type_name -> flotilla.agent.v1.Assignment
+	5,  // 21: flotilla.agent.v1.AssignmentChange.assignment:type_name -> flotilla.agent.v1.Assignment
+	23, // 22: flotilla.agent.v1.InstanceEvent.time:type_name -> google.protobuf.Timestamp
+	23, // 23: flotilla.agent.v1.Heartbeat.sent_at:type_name -> google.protobuf.Timestamp
+	0,  // 24: flotilla.agent.v1.AgentService.Register:input_type -> flotilla.agent.v1.RegisterRequest
+	2,  // 25: flotilla.agent.v1.AgentService.Connect:input_type -> flotilla.agent.v1.ConnectRequest
+	1,  // 26: flotilla.agent.v1.AgentService.Register:output_type -> flotilla.agent.v1.RegisterResponse
+	3,  // 27: flotilla.agent.v1.AgentService.Connect:output_type -> flotilla.agent.v1.ConnectResponse
+	26, // [26:28] is the sub-list for method output_type
+	24, // [24:26] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_flotilla_agent_v1_agent_proto_init() }
@@ -1863,6 +2007,7 @@ func file_flotilla_agent_v1_agent_proto_init() {
 		(*ConnectRequest_Heartbeat)(nil),
 		(*ConnectRequest_Diff)(nil),
 		(*ConnectRequest_Renew)(nil),
+		(*ConnectRequest_UpgradeResult)(nil),
 	}
 	file_flotilla_agent_v1_agent_proto_msgTypes[3].OneofWrappers = []any{
 		(*ConnectResponse_Assignments)(nil),
@@ -1872,6 +2017,7 @@ func file_flotilla_agent_v1_agent_proto_init() {
 		(*ConnectResponse_ReconcileNow)(nil),
 		(*ConnectResponse_DryRunDiff)(nil),
 		(*ConnectResponse_Renewed)(nil),
+		(*ConnectResponse_Upgrade)(nil),
 	}
 	file_flotilla_agent_v1_agent_proto_msgTypes[6].OneofWrappers = []any{
 		(*RegistryCredentials_Basic)(nil),
@@ -1888,7 +2034,7 @@ func file_flotilla_agent_v1_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_flotilla_agent_v1_agent_proto_rawDesc), len(file_flotilla_agent_v1_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

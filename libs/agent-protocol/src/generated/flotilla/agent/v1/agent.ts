@@ -68,6 +68,7 @@ export interface ConnectRequest {
     | { $case: "heartbeat"; value: Heartbeat }
     | { $case: "diff"; value: DiffResult }
     | { $case: "renew"; value: RenewCertificate }
+    | { $case: "upgradeResult"; value: UpgradeResult }
     | undefined;
 }
 
@@ -81,6 +82,7 @@ export interface ConnectResponse {
     | { $case: "reconcileNow"; value: ReconcileNow }
     | { $case: "dryRunDiff"; value: DryRunDiff }
     | { $case: "renewed"; value: RenewedCertificate }
+    | { $case: "upgrade"; value: UpgradeAgent }
     | undefined;
 }
 
@@ -235,6 +237,22 @@ export interface RenewedCertificate {
   /** PEM, for the CSR's key; empty when refused */
   certificatePem: string;
   /** why the hub refused, when it did */
+  error: string;
+}
+
+/**
+ * Run this image: the agent sets it on its own Deployment's container, and
+ * Kubernetes rolls the Deployment (a new pod that never becomes ready leaves
+ * the old ones running). The image is the hub's configured agent image, never
+ * one a request to the hub named.
+ */
+export interface UpgradeAgent {
+  image: string;
+}
+
+/** What became of an UpgradeAgent: the Deployment was patched (error empty), or why not. */
+export interface UpgradeResult {
+  image: string;
   error: string;
 }
 
@@ -508,6 +526,9 @@ export const ConnectRequest: MessageFns<ConnectRequest> = {
       case "renew":
         RenewCertificate.encode(message.body.value, writer.uint32(58).fork()).join();
         break;
+      case "upgradeResult":
+        UpgradeResult.encode(message.body.value, writer.uint32(66).fork()).join();
+        break;
     }
     return writer;
   },
@@ -581,6 +602,14 @@ export const ConnectRequest: MessageFns<ConnectRequest> = {
             message.body = { $case: "renew", value: RenewCertificate.decode(reader, reader.uint32()) };
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.body = { $case: "upgradeResult", value: UpgradeResult.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -609,6 +638,10 @@ export const ConnectRequest: MessageFns<ConnectRequest> = {
         ? { $case: "diff", value: DiffResult.fromJSON(object.diff) }
         : isSet(object.renew)
         ? { $case: "renew", value: RenewCertificate.fromJSON(object.renew) }
+        : isSet(object.upgradeResult)
+        ? { $case: "upgradeResult", value: UpgradeResult.fromJSON(object.upgradeResult) }
+        : isSet(object.upgrade_result)
+        ? { $case: "upgradeResult", value: UpgradeResult.fromJSON(object.upgrade_result) }
         : undefined,
     };
   },
@@ -629,6 +662,8 @@ export const ConnectRequest: MessageFns<ConnectRequest> = {
       obj.diff = DiffResult.toJSON(message.body.value);
     } else if (message.body?.$case === "renew") {
       obj.renew = RenewCertificate.toJSON(message.body.value);
+    } else if (message.body?.$case === "upgradeResult") {
+      obj.upgradeResult = UpgradeResult.toJSON(message.body.value);
     }
     return obj;
   },
@@ -681,6 +716,12 @@ export const ConnectRequest: MessageFns<ConnectRequest> = {
         }
         break;
       }
+      case "upgradeResult": {
+        if (object.body?.value !== undefined && object.body?.value !== null) {
+          message.body = { $case: "upgradeResult", value: UpgradeResult.fromPartial(object.body.value) };
+        }
+        break;
+      }
     }
     return message;
   },
@@ -713,6 +754,9 @@ export const ConnectResponse: MessageFns<ConnectResponse> = {
         break;
       case "renewed":
         RenewedCertificate.encode(message.body.value, writer.uint32(58).fork()).join();
+        break;
+      case "upgrade":
+        UpgradeAgent.encode(message.body.value, writer.uint32(66).fork()).join();
         break;
     }
     return writer;
@@ -787,6 +831,14 @@ export const ConnectResponse: MessageFns<ConnectResponse> = {
             message.body = { $case: "renewed", value: RenewedCertificate.decode(reader, reader.uint32()) };
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.body = { $case: "upgrade", value: UpgradeAgent.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -821,6 +873,8 @@ export const ConnectResponse: MessageFns<ConnectResponse> = {
         ? { $case: "dryRunDiff", value: DryRunDiff.fromJSON(object.dry_run_diff) }
         : isSet(object.renewed)
         ? { $case: "renewed", value: RenewedCertificate.fromJSON(object.renewed) }
+        : isSet(object.upgrade)
+        ? { $case: "upgrade", value: UpgradeAgent.fromJSON(object.upgrade) }
         : undefined,
     };
   },
@@ -841,6 +895,8 @@ export const ConnectResponse: MessageFns<ConnectResponse> = {
       obj.dryRunDiff = DryRunDiff.toJSON(message.body.value);
     } else if (message.body?.$case === "renewed") {
       obj.renewed = RenewedCertificate.toJSON(message.body.value);
+    } else if (message.body?.$case === "upgrade") {
+      obj.upgrade = UpgradeAgent.toJSON(message.body.value);
     }
     return obj;
   },
@@ -890,6 +946,12 @@ export const ConnectResponse: MessageFns<ConnectResponse> = {
       case "renewed": {
         if (object.body?.value !== undefined && object.body?.value !== null) {
           message.body = { $case: "renewed", value: RenewedCertificate.fromPartial(object.body.value) };
+        }
+        break;
+      }
+      case "upgrade": {
+        if (object.body?.value !== undefined && object.body?.value !== null) {
+          message.body = { $case: "upgrade", value: UpgradeAgent.fromPartial(object.body.value) };
         }
         break;
       }
@@ -2960,6 +3022,158 @@ export const RenewedCertificate: MessageFns<RenewedCertificate> = {
   fromPartial<I extends Exact<DeepPartial<RenewedCertificate>, I>>(object: I): RenewedCertificate {
     const message = createBaseRenewedCertificate();
     message.certificatePem = object.certificatePem ?? "";
+    message.error = object.error ?? "";
+    return message;
+  },
+};
+
+function createBaseUpgradeAgent(): UpgradeAgent {
+  return { image: "" };
+}
+
+export const UpgradeAgent: MessageFns<UpgradeAgent> = {
+  encode(message: UpgradeAgent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.image !== "") {
+      writer.uint32(10).string(message.image);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpgradeAgent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpgradeAgent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.image = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpgradeAgent {
+    return { image: isSet(object.image) ? globalThis.String(object.image) : "" };
+  },
+
+  toJSON(message: UpgradeAgent): unknown {
+    const obj: any = {};
+    if (message.image !== "") {
+      obj.image = message.image;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpgradeAgent>, I>>(base?: I): UpgradeAgent {
+    return UpgradeAgent.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpgradeAgent>, I>>(object: I): UpgradeAgent {
+    const message = createBaseUpgradeAgent();
+    message.image = object.image ?? "";
+    return message;
+  },
+};
+
+function createBaseUpgradeResult(): UpgradeResult {
+  return { image: "", error: "" };
+}
+
+export const UpgradeResult: MessageFns<UpgradeResult> = {
+  encode(message: UpgradeResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.image !== "") {
+      writer.uint32(10).string(message.image);
+    }
+    if (message.error !== "") {
+      writer.uint32(18).string(message.error);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpgradeResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpgradeResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.image = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpgradeResult {
+    return {
+      image: isSet(object.image) ? globalThis.String(object.image) : "",
+      error: isSet(object.error) ? globalThis.String(object.error) : "",
+    };
+  },
+
+  toJSON(message: UpgradeResult): unknown {
+    const obj: any = {};
+    if (message.image !== "") {
+      obj.image = message.image;
+    }
+    if (message.error !== "") {
+      obj.error = message.error;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpgradeResult>, I>>(base?: I): UpgradeResult {
+    return UpgradeResult.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpgradeResult>, I>>(object: I): UpgradeResult {
+    const message = createBaseUpgradeResult();
+    message.image = object.image ?? "";
     message.error = object.error ?? "";
     return message;
   },
