@@ -59,6 +59,8 @@ export async function seedPgliteDataDir(dataDir: string): Promise<void> {
   const key = createHash('sha256')
     .update(version)
     .update(hubMigrations.map((m) => m.name).join(','))
+    // a migration changed before it ever shipped keeps its name: its text is in the key too
+    .update(hubMigrations.map((m) => m.prototype.up.toString()).join('\n'))
     .digest('hex')
     .slice(0, 12);
   const template = join(tmpdir(), `flotilla-hub-pglite-template-${key}`);

@@ -65,21 +65,21 @@ export class AssignmentWriter {
     return 'written';
   }
 
-  /** A create, not an apply: a Project someone made under that name since it was read is refused, not taken over. */
+  /**
+   * A create, not an apply: a Project made under that name since it was read
+   * is never taken over. Its 409 is a conflict `apply` reads again for: a
+   * tenant's Project is then refused as foreign, the hub's own (an earlier
+   * write of the same assignment) is written over as usual.
+   */
   private async create(p: ProjectResource): Promise<void> {
     const address = { apiVersion: PROJECT_API_VERSION, kind: PROJECT_KIND, namespace: p.metadata.namespace, name: p.metadata.name };
-    try {
-      await this.client.connection.request({
-        method: 'POST',
-        path: await this.client.collectionPathOf(PROJECT_API_VERSION, PROJECT_KIND, p.metadata.namespace),
-        query: { fieldManager: FIELD_MANAGER },
-        body: p,
-        subject: `Project/${address.namespace}/${address.name}`,
-      });
-    } catch (err) {
-      if (err instanceof ConflictError) throw new ForeignProjectError(address.namespace ?? '', address.name, { cause: err });
-      throw err;
-    }
+    await this.client.connection.request({
+      method: 'POST',
+      path: await this.client.collectionPathOf(PROJECT_API_VERSION, PROJECT_KIND, p.metadata.namespace),
+      query: { fieldManager: FIELD_MANAGER },
+      body: p,
+      subject: `Project/${address.namespace}/${address.name}`,
+    });
   }
 
   /**

@@ -55,6 +55,8 @@ export class HubLink {
   /** the open session's handler of a renewal answer */
   private onRenewed: ((answer: { certificatePem: string; error: string }) => Promise<void>) | undefined;
   connected = false;
+  /** the hub's messages in hand, handled one after another */
+  private handling: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly options: HubLinkOptions,
@@ -192,7 +194,11 @@ export class HubLink {
           this.backoff.reset();
           this.log.info('connected to the hub', { hub: this.options.address });
         }
-        void this.handle(m).catch((err: unknown) => this.log.warn('hub message failed', { error: err instanceof Error ? err.message : String(err) }));
+        // one at a time, in the hub's order: two writes of one assignment at once would race each other
+        // (a diff's answer runs the engine and is no write: it goes beside them)
+        const handle = () => this.handle(m).catch((err: unknown) => this.log.warn('hub message failed', { error: err instanceof Error ? err.message : String(err) }));
+        if (m.body?.$case === 'dryRunDiff') void handle();
+        else this.handling = this.handling.then(handle);
       });
       stream.on('error', (err: Error & { code?: number }) => finish(err.code === GrpcStatus.UNAUTHENTICATED ? 'unauthenticated' : 'ended'));
       stream.on('end', () => finish('ended'));

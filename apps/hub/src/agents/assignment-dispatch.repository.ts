@@ -19,6 +19,7 @@ export interface DueAssignment {
   attempt: number;
   reconcileRequestedAt: Date | null;
   agentDigest: string | null;
+  agentFingerprint: string | null;
 }
 
 /** What the dispatch decided for one due Target; `sent`: a new assignment generation is written. */
@@ -26,6 +27,7 @@ export interface AssignmentDecision {
   id: string;
   sent: boolean;
   digest: string | null;
+  fingerprint: string | null;
   trigger: string | null;
   projectGeneration: number;
   phase: TargetEntity['phase'] | null;
@@ -50,7 +52,7 @@ export class AssignmentDispatchRepository {
     if (clusterIds.length === 0) return [];
     const rows: Array<Record<string, unknown>> = await this.m.query(
       `SELECT t.id, t.project_id, t.cluster_id, c.name AS cluster_name, c.group_name, t.removal_requested_at, t.last_applied_revision, t.phase, t.conditions,
-         t.generation, t.observed_generation, t.attempt, t.reconcile_requested_at, t.agent_digest
+         t.generation, t.observed_generation, t.attempt, t.reconcile_requested_at, t.agent_digest, t.agent_fingerprint
        FROM targets t JOIN clusters c ON c.id = t.cluster_id
        WHERE t.next_run_at <= now() AND t.cluster_id = ANY(string_to_array($1, ',')::uuid[])
        ORDER BY t.id LIMIT $2
@@ -72,6 +74,7 @@ export class AssignmentDispatchRepository {
       attempt: Number(r.attempt),
       reconcileRequestedAt: (r.reconcile_requested_at as Date | null) ?? null,
       agentDigest: (r.agent_digest as string | null) ?? null,
+      agentFingerprint: (r.agent_fingerprint as string | null) ?? null,
     }));
   }
 
@@ -84,17 +87,18 @@ export class AssignmentDispatchRepository {
          agent_digest = CASE WHEN x.sent THEN x.digest ELSE t.agent_digest END,
          agent_trigger = CASE WHEN x.sent THEN x.trigger ELSE t.agent_trigger END,
          agent_project_generation = CASE WHEN x.sent THEN x.project_generation ELSE t.agent_project_generation END,
+         agent_fingerprint = CASE WHEN x.sent THEN x.fingerprint ELSE t.agent_fingerprint END,
          phase = COALESCE(x.phase, t.phase), conditions = COALESCE(x.conditions, t.conditions),
          next_run_at = COALESCE(x.retry_at, 'infinity'::timestamptz),
          reconcile_requested_at = CASE WHEN x.sent THEN NULL ELSE t.reconcile_requested_at END,
          advance_to_revision = CASE WHEN x.sent THEN NULL ELSE t.advance_to_revision END,
          updated_at = CURRENT_TIMESTAMP
-       FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, sent boolean, digest text, trigger text, project_generation int, phase text, conditions jsonb, retry_at timestamptz)
+       FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, sent boolean, digest text, fingerprint text, trigger text, project_generation int, phase text, conditions jsonb, retry_at timestamptz)
        WHERE t.id = x.id
        RETURNING t.id, t.agent_generation, x.sent`,
       [
         JSON.stringify(
-          decisions.map((d) => ({ id: d.id, sent: d.sent, digest: d.digest, trigger: d.trigger, project_generation: d.projectGeneration, phase: d.phase, conditions: d.conditions, retry_at: d.retryAt?.toISOString() ?? null })),
+          decisions.map((d) => ({ id: d.id, sent: d.sent, digest: d.digest, fingerprint: d.fingerprint, trigger: d.trigger, project_generation: d.projectGeneration, phase: d.phase, conditions: d.conditions, retry_at: d.retryAt?.toISOString() ?? null })),
         ),
       ],
     );

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ProjectRegistryCredentials } from '@flotilla/engine';
 import { deletingStatus, formatRevision, reconcilingStatus, rolloutHeldStatus, sourcePendingStatus } from '@flotilla/engine';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
@@ -136,7 +137,7 @@ export class AssignmentDispatch implements OnApplicationBootstrap, OnApplication
     for (const t of due) {
       const project = projects.get(t.projectId);
       if (!project) continue; // deleted with its Targets meanwhile
-      const hold = (phase: TargetEntity['phase'] | null, conditions: AssignmentDecision['conditions'], retryAt: Date | null = null) => decisions.push({ id: t.id, sent: false, digest: null, trigger: null, projectGeneration: project.generation, phase, conditions, retryAt });
+      const hold = (phase: TargetEntity['phase'] | null, conditions: AssignmentDecision['conditions'], retryAt: Date | null = null) => decisions.push({ id: t.id, sent: false, digest: null, fingerprint: null, trigger: null, projectGeneration: project.generation, phase, conditions, retryAt });
       const deleting = deletesInstances(project, t);
       let digest: string | null;
       let phase: TargetEntity['phase'] | null = null;
@@ -176,21 +177,24 @@ export class AssignmentDispatch implements OnApplicationBootstrap, OnApplication
         hold(null, null, new Date(now.getTime() + this.config.scheduler.sourcePollMs));
         continue;
       }
+      const facts = {
+        targetId: t.id,
+        project: engineProject(project),
+        cluster: { name: t.clusterName, group: t.clusterGroup },
+        digest: digest ?? '',
+        intervalSeconds: project.intervalSeconds,
+        suspend: project.suspend && !deleting,
+        delete: deleting,
+      };
+      // made due by something that changes nothing the agent holds (a digest it was already sent, say): nothing to send
+      const fingerprint = fingerprintOf(facts, project.generation);
+      if (fingerprint === t.agentFingerprint && !t.reconcileRequestedAt) {
+        hold(null, null);
+        continue;
+      }
       const revision = digest ? formatRevision(project.sourceTag, digest) : '';
-      decisions.push({ id: t.id, sent: true, digest, trigger: runTrigger({ ...t, deleting }, revision), projectGeneration: project.generation, phase, conditions, retryAt: null });
-      outgoing.push({
-        clusterId: t.clusterId,
-        facts: {
-          targetId: t.id,
-          project: engineProject(project),
-          cluster: { name: t.clusterName, group: t.clusterGroup },
-          digest: digest ?? '',
-          intervalSeconds: project.intervalSeconds,
-          suspend: project.suspend && !deleting,
-          delete: deleting,
-          registryCredentials,
-        },
-      });
+      decisions.push({ id: t.id, sent: true, digest, fingerprint, trigger: runTrigger({ ...t, deleting }, revision), projectGeneration: project.generation, phase, conditions, retryAt: null });
+      outgoing.push({ clusterId: t.clusterId, facts: { ...facts, registryCredentials } });
     }
     return { decisions, outgoing };
   }
@@ -214,4 +218,13 @@ export class AssignmentDispatch implements OnApplicationBootstrap, OnApplication
   private failed(err: unknown): void {
     this.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'agent assignments not dispatched; the next pass tries again');
   }
+}
+
+/**
+ * What an assignment says, as one hash: its content and the Project
+ * generation it comes from (new credentials are a new generation), never the
+ * credentials themselves.
+ */
+function fingerprintOf(facts: Omit<AssignmentFacts, 'generation' | 'registryCredentials'>, projectGeneration: number): string {
+  return createHash('sha256').update(JSON.stringify({ ...facts, projectGeneration })).digest('hex');
 }

@@ -103,6 +103,10 @@ export class TargetEntity {
   @Column({ name: 'agent_project_generation', type: 'integer', nullable: true })
   agentProjectGeneration!: number | null;
 
+  /** agent clusters: SHA-256 of the last assignment's content (its generation and credentials aside): the same again is not sent */
+  @Column({ name: 'agent_fingerprint', type: 'varchar', length: 64, nullable: true })
+  agentFingerprint!: string | null;
+
   /** agent clusters: the assignment generation of the last report stored */
   @Column({ name: 'agent_reported_generation', type: 'integer', nullable: true })
   agentReportedGeneration!: number | null;

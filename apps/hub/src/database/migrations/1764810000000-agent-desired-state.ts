@@ -3,7 +3,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * An agent Target's assignment is desired state the hub writes, not a run it
  * leases: what the agent scheduled next, why the assignment was sent, the
- * Project generation it carried, and the last generation the agent reported on.
+ * Project generation it carried, the last generation the agent reported on,
+ * and a fingerprint of what was sent (a change that changes nothing sends nothing).
  * Agent Targets no longer hold leases: any left by the old scheduler are dropped.
  */
 export class AgentDesiredState1764810000000 implements MigrationInterface {
@@ -14,6 +15,7 @@ export class AgentDesiredState1764810000000 implements MigrationInterface {
     await q.query(`ALTER TABLE "targets" ADD "agent_trigger" character varying(32)`);
     await q.query(`ALTER TABLE "targets" ADD "agent_project_generation" integer`);
     await q.query(`ALTER TABLE "targets" ADD "agent_reported_generation" integer`);
+    await q.query(`ALTER TABLE "targets" ADD "agent_fingerprint" character varying(64)`);
     await q.query(
       `UPDATE "targets" t SET "lease_owner" = NULL, "lease_expires_at" = NULL, "next_run_at" = now()
        FROM "clusters" c WHERE c."id" = t."cluster_id" AND c."mode" = 'agent'`,
@@ -23,6 +25,7 @@ export class AgentDesiredState1764810000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE "targets" DROP COLUMN "agent_fingerprint"`);
     await q.query(`ALTER TABLE "targets" DROP COLUMN "agent_reported_generation"`);
     await q.query(`ALTER TABLE "targets" DROP COLUMN "agent_project_generation"`);
     await q.query(`ALTER TABLE "targets" DROP COLUMN "agent_trigger"`);
