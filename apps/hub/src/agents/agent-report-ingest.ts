@@ -1,18 +1,20 @@
+import type { InstanceHistory } from '@flotilla/cdevents';
 import { type Condition, revisionDigest, rolloutHoldingStatus, type RunReport } from '@flotilla/engine';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
+import { Coalescer, ItemFailed } from '../common/coalescer';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
-import type { ClusterEntity, ProjectEntity } from '../database/entities';
+import type { ClusterEntity, ProjectEntity, TargetEntity } from '../database/entities';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { ClustersRepository } from '../repositories/clusters.repository';
 import { ProjectsRepository } from '../repositories/projects.repository';
 import { TargetsRepository } from '../repositories/targets.repository';
 import { UnitOfWork } from '../repositories/unit-of-work';
 import { deletesInstances, needsMembers, planRun } from '../rollout/run-plan';
-import { RunResults } from '../runs/run-results';
+import { type FinishedRun, RunResults } from '../runs/run-results';
 import { TargetDeletion } from '../runs/target-deletion';
 import { WaveAdvance } from '../runs/wave-advance';
 import type { AgentIdentity } from './agent-links.repository';
@@ -29,17 +31,39 @@ export interface IngestInput {
   report: RunReport;
 }
 
+interface Item {
+  identity: AgentIdentity;
+  input: IngestInput;
+}
+
+/** A report whose Target, Project and cluster were found, ready for the batch's transaction. */
+interface Ready {
+  index: number;
+  target: TargetEntity;
+  project: ProjectEntity;
+  cluster: ClusterEntity;
+  report: RunReport;
+  histories: Map<string, InstanceHistory>;
+}
+
+/** Reports gather this long into one transaction: a digest brings a fleet's reports within seconds. */
+const WINDOW_MS = 10;
+const MAX_REPORTS = 500;
+
 /**
  * The one path an agent's run reports take into the hub, whatever made the
  * agent run (a new assignment, its interval, a retry): the Run row, the
  * Target's status fenced by assignment generation (only a report of the
- * assignment written last sets it), and in the same
+ * assignment written last, as what it asked, sets it), and in the same
  * transaction what a push run records (instance events, service and
  * incident CDEvents, metrics: RunResults). After it, a later rollout wave
  * may open, and a finished deletion removes the Target (TargetDeletion).
+ * Reports of all streams are stored in batches, a few statements each.
  */
 @Injectable()
 export class AgentReportIngest {
+  private readonly batches: Coalescer<Item, IngestOutcome>;
+
   constructor(
     private readonly ds: DataSource,
     private readonly uow: UnitOfWork,
@@ -52,43 +76,93 @@ export class AgentReportIngest {
     private readonly clock: Clock,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.batches = new Coalescer((items) => this.ingestAll(items), { windowMs: WINDOW_MS, maxItems: MAX_REPORTS });
+  }
 
-  async ingest(identity: AgentIdentity, input: IngestInput): Promise<IngestOutcome> {
-    const target = await this.targets.findById(input.targetId);
-    if (!target || target.clusterId !== identity.clusterId) return 'dropped';
-    const [project, cluster] = await Promise.all([this.projects.findById(target.projectId), this.clusters.findById(identity.clusterId)]);
-    if (!project || !cluster) return 'dropped';
-    const histories = await this.results.historiesBefore(project, target.id);
-    const report = await this.withHold(project, cluster, input.report, target.lastAppliedRevision, target.conditions);
-    const revision = report.revision ?? null;
-    let current = false;
+  ingest(identity: AgentIdentity, input: IngestInput): Promise<IngestOutcome> {
+    return this.batches.add({ identity, input });
+  }
+
+  private async ingestAll(items: readonly Item[]): Promise<Array<IngestOutcome | ItemFailed>> {
+    const outcomes: Array<IngestOutcome | ItemFailed> = items.map(() => 'dropped');
+    const ready = await this.read(items);
+    if (ready.length === 0) return outcomes;
+    const advancing: Array<{ project: ProjectEntity; group: string; revision: string }> = [];
     let committed: (() => void) | undefined;
-    const outcome = await this.ds.transaction(async (m): Promise<IngestOutcome> => {
+    await this.ds.transaction(async (m) => {
       const joined = this.uow.join(m);
       committed = joined.committed;
       const runs = new AgentRunsRepository(m);
-      const locked = await runs.lockTarget(target.id, identity.clusterId);
-      if (!locked) return 'dropped';
-      const run: AgentRun = { reportId: input.reportId, generation: input.generation, report, startedAt: this.agentTime(report.startedAt), finishedAt: this.agentTime(report.finishedAt), trigger: triggerOf(locked, input.generation, report), replica: this.config.scheduler.hubId };
-      if (!(await runs.insertRun(locked, run))) return 'replayed';
-      // only the assignment the hub wrote last is current, and only as what it asked (a deletion or not): an older
-      // one's run reported late, or a generation the hub never wrote (nothing an honest agent sends), is history
-      current = locked.agentGeneration !== null && input.generation === locked.agentGeneration && (report.kind === 'delete') === deletesInstances(project, target);
-      if (current) await runs.writeStatus(locked, run);
-      await this.results.record({ project, cluster, target: locked, report, revision, histories }, joined.tx);
-      if (current && report.kind === 'delete' && report.ok && locked.agentGeneration !== null) {
-        await this.deletion.finish(joined.tx, { kind: 'assignment', targetId: target.id, generation: locked.agentGeneration }, project, cluster);
+      const locked = await runs.lockTargets(ready.map((r) => r.target.id));
+      const candidates: Array<{ r: Ready; run: AgentRun; state: ReportedTarget }> = [];
+      for (const r of ready) {
+        const state = locked.get(r.target.id);
+        if (!state || state.clusterId !== items[r.index].identity.clusterId) continue;
+        const { input } = items[r.index];
+        candidates.push({ r, state, run: { targetId: r.target.id, reportId: input.reportId, generation: input.generation, report: r.report, startedAt: this.agentTime(r.report.startedAt), finishedAt: this.agentTime(r.report.finishedAt), trigger: '', replica: this.config.scheduler.hubId, projectGeneration: state.agentProjectGeneration ?? state.generation } });
       }
-      return 'stored';
+      // decided in order, on the locked state as each report leaves it: two reports of one Target in a batch stay in sequence
+      const statuses = new Map<string, AgentRun>();
+      const finished: FinishedRun[] = [];
+      const deletions: Array<{ r: Ready; generation: number }> = [];
+      for (const c of candidates) {
+        const { r, run, state } = c;
+        const input = items[r.index].input;
+        run.trigger = triggerOf(state, input.generation, r.report);
+        // only the assignment the hub wrote last is current, and only as what it asked (a deletion or not): an older
+        // one's run reported late, or a generation the hub never wrote (nothing an honest agent sends), is history
+        const current = state.agentGeneration !== null && input.generation === state.agentGeneration && (r.report.kind === 'delete') === deletesInstances(r.project, r.target);
+        finished.push({ project: r.project, cluster: r.cluster, target: { attempt: state.attempt }, report: r.report, revision: r.report.revision ?? null, histories: r.histories });
+        if (current) {
+          statuses.set(state.id, run);
+          state.attempt = r.report.decision.attempt;
+          state.agentReportedGeneration = input.generation;
+          if (r.report.kind === 'delete' && r.report.ok) deletions.push({ r, generation: input.generation });
+          else if (r.report.ok && r.report.revision) advancing.push({ project: r.project, group: r.cluster.groupName, revision: r.report.revision });
+        }
+      }
+      const stored = await runs.insertRuns(candidates.map((c) => c.run));
+      const isNew = (c: { run: AgentRun }) => stored.has(c.run.reportId);
+      await runs.writeStatuses([...statuses.values()].filter((run) => stored.has(run.reportId)));
+      await this.results.recordAll(finished.filter((_, i) => isNew(candidates[i])), joined.tx);
+      for (const d of deletions) if (stored.has(items[d.r.index].input.reportId)) await this.deletion.finish(joined.tx, { kind: 'assignment', targetId: d.r.target.id, generation: d.generation }, d.r.project, d.r.cluster);
+      for (const c of candidates) outcomes[c.r.index] = isNew(c) ? 'stored' : 'replayed';
     });
     committed?.();
-    if (outcome !== 'stored') return outcome;
-    for (const warning of report.warnings) this.logger.warn({ project: project.name, cluster: cluster.name, warning }, 'run warning');
-    if (current && report.ok && report.kind === 'reconcile' && revision) {
-      await this.waves.afterSuccess(project, cluster.groupName, revision).catch((err: unknown) => this.logger.warn({ project: project.name, err: err instanceof Error ? err.message : String(err) }, 'rollout waves not advanced after an agent report; the next report advances them'));
+    for (const r of ready) for (const warning of r.report.warnings) this.logger.warn({ project: r.project.name, cluster: r.cluster.name, warning }, 'run warning');
+    await this.advance(advancing);
+    return outcomes;
+  }
+
+  /** The batch's Targets, Projects and clusters in three reads; what each report needs beyond them, per report. */
+  private async read(items: readonly Item[]): Promise<Ready[]> {
+    const targets = new Map((await this.targets.findByIds([...new Set(items.map((i) => i.input.targetId))])).map((t) => [t.id, t]));
+    const projects = new Map((await this.projects.findByIds([...new Set([...targets.values()].map((t) => t.projectId))])).map((p) => [p.id, p]));
+    const clusters = new Map((await this.clusters.findByIds([...new Set(items.map((i) => i.identity.clusterId))])).map((c) => [c.id, c]));
+    const ready: Ready[] = [];
+    for (const [index, { identity, input }] of items.entries()) {
+      const target = targets.get(input.targetId);
+      if (!target || target.clusterId !== identity.clusterId) continue;
+      const project = projects.get(target.projectId);
+      const cluster = clusters.get(identity.clusterId);
+      if (!project || !cluster) continue;
+      const histories = await this.results.historiesBefore(project, target.id);
+      const report = await this.withHold(project, cluster, input.report, target.lastAppliedRevision, target.conditions);
+      ready.push({ index, target, project, cluster, report, histories });
     }
-    return 'stored';
+    return ready;
+  }
+
+  /** After reports Ready on a revision, later waves may open: once per Project and group. */
+  private async advance(advancing: ReadonlyArray<{ project: ProjectEntity; group: string; revision: string }>): Promise<void> {
+    const seen = new Set<string>();
+    for (const a of advancing) {
+      const key = `${a.project.id} ${a.group} ${a.revision}`;
+      if (a.project.rolloutGroups.length === 0 || seen.has(key)) continue;
+      seen.add(key);
+      await this.waves.afterSuccess(a.project, a.group, a.revision).catch((err: unknown) => this.logger.warn({ project: a.project.name, err: err instanceof Error ? err.message : String(err) }, 'rollout waves not advanced after an agent report; the next report advances them'));
+    }
   }
 
   /** A run that kept the Target on its revision while its wave is closed says so, as a push run does. */

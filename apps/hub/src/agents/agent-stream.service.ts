@@ -139,15 +139,16 @@ export class AgentStreamService {
     // the reports it kept first: the status they carry is older than anything it reports on this stream
     for (const r of hello.bufferedReports) await this.report(session, r, log);
     if (session.closed.aborted) return; // gone meanwhile: never listed
+    await this.linkWrites.connected(session.identity.clusterId, hello.agentVersion || 'unknown');
+    // connected with the renewed certificate: the one it replaced is done
+    await this.links.adopted(session.identity.clusterId, session.fingerprint);
     // what changed while it was away is written first, so the full set carries it; the session is listed only
     // after that set went out, so no dispatch pass sends any of it again as a change meanwhile
     await this.dispatch.dispatchFor(session.identity.clusterId);
     session.send({ body: { $case: 'assignments', value: { assignments: await this.fullSet(session.identity) } } });
-    if (session.closed.aborted) return;
     this.sessions.add(session);
-    await this.linkWrites.connected(session.identity.clusterId, hello.agentVersion || 'unknown');
-    // connected with the renewed certificate: the one it replaced is done
-    await this.links.adopted(session.identity.clusterId, session.fingerprint);
+    // gone before it was listed: nobody else marks it disconnected
+    if (session.closed.aborted && this.sessions.remove(session)) return void this.linkWrites.disconnected(session.identity.clusterId).catch(() => undefined);
     log.info({ agentVersion: hello.agentVersion, buffered: hello.bufferedReports.length }, 'agent connected');
     this.upgrades.connected(session, hello.agentVersion, log);
     // a change that came due between the full set and the listing goes out with the next pass

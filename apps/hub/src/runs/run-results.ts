@@ -3,6 +3,7 @@ import { instanceEventText, reportedInstances, type RunReport } from '@flotilla/
 import { Injectable } from '@nestjs/common';
 import type { ClusterEntity, ProjectEntity, TargetEntity } from '../database/entities';
 import { EventsService } from '../events/events.service';
+import type { HubEvent } from '../events/hub-event';
 import { CdeventOutboxRepository } from '../repositories/cdevent-outbox.repository';
 import type { Transaction } from '../repositories/unit-of-work';
 import { RunMetrics } from './run-metrics';
@@ -41,30 +42,39 @@ export class RunResults {
   }
 
   async record(run: FinishedRun, tx: Transaction): Promise<void> {
-    const { project, cluster, report, revision } = run;
-    this.metrics.observeRun(report.ok, report.durationMs / 1000);
-    const context = { project: { name: project.name, namespace: project.namespace, source: project.sourceRepository }, cluster: cluster.name, revision: revision ?? '' };
-    for (const i of reportedInstances(report)) {
-      this.metrics.observeInstance(context, i);
-      const cdevent = project.cdeventsSink ? serviceEventOf(run.histories, i, revision) : undefined;
-      await this.events.record(
-        { projectId: project.id, clusterName: cluster.name, ...instanceEventText(i), ...(revision ? { revision } : {}), component: i.component, instance: i.name, namespace: i.namespace, ...(cdevent ? { cdevent } : {}) },
-        tx,
-      );
-    }
-    await this.recordIncident(run, tx);
+    await this.recordAll([run], tx);
   }
 
-  /** The first failure after a success is an incident detected; the first success after failures, an incident resolved. */
-  private async recordIncident({ project, cluster, target, report, revision }: FinishedRun, tx: Transaction): Promise<void> {
-    const about = { projectId: project.id, clusterName: cluster.name, ...(revision ? { revision } : {}) };
-    if (!report.ok) {
-      const first = report.errors[0];
-      const detected = target.attempt === 0 ? { cdevent: 'incident.detected' as const } : {};
-      await this.events.record({ ...about, type: 'Warning', reason: first?.reason ?? 'ReconciliationFailed', message: first?.message ?? 'reconciliation failed', ...detected }, tx);
-    } else if (target.attempt > 0) {
-      const message = `reconciled again${revision ? ` on ${revision}` : ''} after ${target.attempt} failed attempt${target.attempt === 1 ? '' : 's'}`;
-      await this.events.record({ ...about, type: 'Normal', reason: 'Recovered', message, cdevent: 'incident.resolved' }, tx);
+  /** Many runs' records in one go (a batch of agent reports), their events in one statement. */
+  async recordAll(runs: readonly FinishedRun[], tx: Transaction): Promise<void> {
+    const events: HubEvent[] = [];
+    for (const run of runs) {
+      const { project, cluster, report, revision } = run;
+      this.metrics.observeRun(report.ok, report.durationMs / 1000);
+      const context = { project: { name: project.name, namespace: project.namespace, source: project.sourceRepository }, cluster: cluster.name, revision: revision ?? '' };
+      for (const i of reportedInstances(report)) {
+        this.metrics.observeInstance(context, i);
+        const cdevent = project.cdeventsSink ? serviceEventOf(run.histories, i, revision) : undefined;
+        events.push({ projectId: project.id, clusterName: cluster.name, ...instanceEventText(i), ...(revision ? { revision } : {}), component: i.component, instance: i.name, namespace: i.namespace, ...(cdevent ? { cdevent } : {}) });
+      }
+      const incident = incidentOf(run);
+      if (incident) events.push(incident);
     }
+    await this.events.recordAll(events, tx);
   }
+}
+
+/** The first failure after a success is an incident detected; the first success after failures, an incident resolved. */
+function incidentOf({ project, cluster, target, report, revision }: FinishedRun): HubEvent | undefined {
+  const about = { projectId: project.id, clusterName: cluster.name, ...(revision ? { revision } : {}) };
+  if (!report.ok) {
+    const first = report.errors[0];
+    const detected = target.attempt === 0 ? { cdevent: 'incident.detected' as const } : {};
+    return { ...about, type: 'Warning', reason: first?.reason ?? 'ReconciliationFailed', message: first?.message ?? 'reconciliation failed', ...detected };
+  }
+  if (target.attempt > 0) {
+    const message = `reconciled again${revision ? ` on ${revision}` : ''} after ${target.attempt} failed attempt${target.attempt === 1 ? '' : 's'}`;
+    return { ...about, type: 'Normal', reason: 'Recovered', message, cdevent: 'incident.resolved' };
+  }
+  return undefined;
 }

@@ -4,7 +4,7 @@ import { Coalescer, eachOnFailure } from '../common/coalescer';
 import { LeaseBatchRepository, type RunFinish, type RunProgressNote, type RunStart } from './lease-batch.repository';
 import { type Lease, LeaseRepository, type RunOutcome } from './lease.repository';
 
-/** Start and finish writes of runs gather this long (a digest starts thousands of agent runs at once). */
+/** Start and finish writes of runs gather this long (a digest starts a fleet's push runs at once). */
 const RUN_WINDOW_MS = 10;
 /** Renewals are not urgent: a lease lives a few renewal periods. */
 const RENEW_WINDOW_MS = 50;
