@@ -113,7 +113,8 @@ export class AgentReportIngest {
         // only the assignment the hub wrote last is current, and only as what it asked (a deletion or not): an older
         // one's run reported late, or a generation the hub never wrote (nothing an honest agent sends), is history
         const current = state.agentGeneration !== null && input.generation === state.agentGeneration && (r.report.kind === 'delete') === deletesInstances(r.project, r.target);
-        finished.push({ project: r.project, cluster: r.cluster, target: { attempt: state.attempt }, report: r.report, revision: r.report.revision ?? null, histories: r.histories });
+        // the agent recorded the instance events in its cluster itself
+        finished.push({ project: r.project, cluster: r.cluster, target: { attempt: state.attempt }, report: r.report, revision: r.report.revision ?? null, histories: r.histories, inCluster: true });
         if (current) {
           statuses.set(state.id, run);
           state.attempt = r.report.decision.attempt;

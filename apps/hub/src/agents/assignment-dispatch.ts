@@ -24,7 +24,7 @@ import { assignmentChange, type AssignmentFacts } from './assignment';
 import { type AssignmentDecision, AssignmentDispatchRepository, type DueAssignment } from './assignment-dispatch.repository';
 
 /** Due Targets taken per transaction: a new digest makes a fleet due at once. */
-const BATCH = 500;
+const BATCH = 1000;
 
 /** An assignment decided in a batch, sent once the batch committed. */
 interface Outgoing {

@@ -41,6 +41,8 @@ export interface HubEvent {
   namespace?: string;
   /** the CDEvent it also is, when its recorder decided one (service and incident events); lifecycle reasons map by themselves */
   cdevent?: OutboundKind;
+  /** already a core/v1 Event in its cluster (the agent records its own there): no sink writes it again */
+  inCluster?: boolean;
 }
 
 /** An event as recorded: with the time the hub's clock gave it. */

@@ -19,6 +19,8 @@ export interface FinishedRun {
   revision: string | null;
   /** the instances' past runs, read before this run's row was written (RunResults.historiesBefore) */
   histories: ReadonlyMap<string, InstanceHistory>;
+  /** the runner wrote the instance events in its cluster itself (an agent does) */
+  inCluster?: boolean;
 }
 
 /**
@@ -55,7 +57,7 @@ export class RunResults {
       for (const i of reportedInstances(report)) {
         this.metrics.observeInstance(context, i);
         const cdevent = project.cdeventsSink ? serviceEventOf(run.histories, i, revision) : undefined;
-        events.push({ projectId: project.id, clusterName: cluster.name, ...instanceEventText(i), ...(revision ? { revision } : {}), component: i.component, instance: i.name, namespace: i.namespace, ...(cdevent ? { cdevent } : {}) });
+        events.push({ projectId: project.id, clusterName: cluster.name, ...instanceEventText(i), ...(revision ? { revision } : {}), component: i.component, instance: i.name, namespace: i.namespace, ...(cdevent ? { cdevent } : {}), ...(run.inCluster ? { inCluster: true } : {}) });
       }
       const incident = incidentOf(run);
       if (incident) events.push(incident);

@@ -75,7 +75,7 @@ export class ClusterEventSink implements EventSink, OnModuleInit, OnApplicationS
   }
 
   async deliver(event: RecordedEvent): Promise<void> {
-    if (!event.clusterName || !event.instance || !event.namespace) return;
+    if (!event.clusterName || !event.instance || !event.namespace || event.inCluster) return;
     const instance = { name: event.instance, namespace: event.namespace };
     const run = this.runs.get(scopeKey(event.projectId, event.clusterName));
     if (run) {
