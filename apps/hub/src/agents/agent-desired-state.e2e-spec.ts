@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { startTestHub, type TestHub } from '../../test/hub';
+import { DATABASE_KINDS, startTestHub, type TestHub } from '../../test/hub';
 import { eventually, fastScheduler, type TagResolver } from '../../test/scheduler-fixtures';
 import { SimulatedAgent } from '../../test/simulated-agent';
 import { AgentCa } from './agent-ca.service';
@@ -20,7 +20,9 @@ class FixedResolver implements TagResolver {
   }
 }
 
-describe('agent Targets as desired state', () => {
+// on the embedded database too: there a query outside a transaction waits for it, so a dispatch or an ingest
+// that read beside its own transaction would hang
+describe.each(DATABASE_KINDS)('agent Targets as desired state on %s', (_label, kind) => {
   let hub: TestHub;
   let a: SimulatedAgent;
 
@@ -37,7 +39,7 @@ describe('agent Targets as desired state', () => {
   }
 
   beforeAll(async () => {
-    hub = await startTestHub('postgres', { scheduler: fastScheduler({ sourcePollMs: 200, hubId: 'hub-a' }) }, { scheduler: { tagResolver: new FixedResolver() } });
+    hub = await startTestHub(kind, { scheduler: fastScheduler({ sourcePollMs: 200, hubId: 'hub-a' }) }, { scheduler: { tagResolver: new FixedResolver() } });
     const created = await hub.call('POST', '/api/v1/clusters', { body: { name: 'edge', group: 'default', mode: 'agent' } });
     a = new SimulatedAgent(`127.0.0.1:${hub.app.get(AgentGrpcServer).port}`, hub.app.get(AgentCa).certPem);
     await a.register(created.body.agent.bootstrapToken);

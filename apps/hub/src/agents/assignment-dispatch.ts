@@ -7,15 +7,13 @@ import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
-import { CredentialsService } from '../credentials/credentials.service';
 import { openRegistryCredentials } from '../credentials/registry-credentials';
 import type { ProjectEntity, TargetEntity } from '../database/entities';
 import { EventsService } from '../events/events.service';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { RunWakeup } from '../notify/run-wakeup';
 import { engineProject } from '../projects/engine-project';
-import { ProjectsRepository } from '../repositories/projects.repository';
-import { TargetsRepository } from '../repositories/targets.repository';
+import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
 import { deletesInstances, needsMembers, planRun } from '../rollout/run-plan';
 import { noteHeld } from '../runs/rollout-hold-note';
 import { runTrigger } from '../runs/trigger';
@@ -51,9 +49,7 @@ export class AssignmentDispatch implements OnApplicationBootstrap, OnApplication
   constructor(
     private readonly ds: DataSource,
     private readonly sessions: AgentSessions,
-    private readonly projects: ProjectsRepository,
-    private readonly targets: TargetsRepository,
-    private readonly credentials: CredentialsService,
+    private readonly uow: UnitOfWork,
     private readonly events: EventsService,
     private readonly clock: Clock,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
@@ -115,20 +111,25 @@ export class AssignmentDispatch implements OnApplicationBootstrap, OnApplication
     for (;;) {
       const ids = clusterIds ?? this.sessions.clusterIds();
       if (ids.length === 0) return;
+      let committed: (() => void) | undefined;
+      // every read and write through the transaction: on the embedded database another connection would wait for it
       const { taken, outgoing } = await this.ds.transaction(async (m) => {
+        const joined = this.uow.join(m);
+        committed = joined.committed;
         const repo = new AssignmentDispatchRepository(m);
         const due = await repo.lockDue(ids, BATCH);
-        const { decisions, outgoing } = await this.decide(due);
+        const { decisions, outgoing } = await this.decide(due, joined.tx);
         const generations = await repo.write(decisions);
         return { taken: due.length, outgoing: outgoing.flatMap((o) => (generations.has(o.facts.targetId) ? [{ ...o, generation: generations.get(o.facts.targetId)! }] : [])) };
       });
+      committed?.();
       for (const o of outgoing) this.sessions.get(o.clusterId)?.send(assignmentChange({ ...o.facts, generation: o.generation }));
       if (taken < BATCH) return;
     }
   }
 
-  private async decide(due: readonly DueAssignment[]): Promise<{ decisions: AssignmentDecision[]; outgoing: Outgoing[] }> {
-    const projects = new Map((await this.projects.findByIds([...new Set(due.map((t) => t.projectId))])).map((p) => [p.id, p]));
+  private async decide(due: readonly DueAssignment[], tx: Transaction): Promise<{ decisions: AssignmentDecision[]; outgoing: Outgoing[] }> {
+    const projects = new Map((await tx.projects.findByIds([...new Set(due.map((t) => t.projectId))])).map((p) => [p.id, p]));
     const members = new Map<string, TargetEntity[]>();
     const credentials = new Map<string, ProjectRegistryCredentials | undefined | null>();
     const decisions: AssignmentDecision[] = [];
@@ -154,7 +155,7 @@ export class AssignmentDispatch implements OnApplicationBootstrap, OnApplication
         }
         digest = t.agentDigest;
       } else {
-        if (needsMembers(project, t) && !members.has(project.id)) members.set(project.id, await this.targets.forProject(project.id));
+        if (needsMembers(project, t) && !members.has(project.id)) members.set(project.id, await tx.targets.forProject(project.id));
         const plan = planRun(project, t.clusterGroup, t, members.get(project.id) ?? []);
         if (plan.kind === 'pending') {
           const wait = project.sourceError ? this.config.scheduler.sourcePollMs : this.config.scheduler.tickMs;
@@ -162,16 +163,16 @@ export class AssignmentDispatch implements OnApplicationBootstrap, OnApplication
           continue;
         }
         if (plan.kind === 'held') {
-          await noteHeld(this.events, project.id, t.clusterName, t.conditions, plan.message);
+          await noteHeld(this.events, project.id, t.clusterName, t.conditions, plan.message, tx);
           hold('Pending', rolloutHeldStatus(plan.message, now, t.conditions));
           continue;
         }
         digest = plan.digest;
-        if (plan.hold) await noteHeld(this.events, project.id, t.clusterName, t.conditions, plan.hold);
+        if (plan.hold) await noteHeld(this.events, project.id, t.clusterName, t.conditions, plan.hold, tx);
         phase = 'Reconciling';
         conditions = reconcilingStatus(now, t.conditions, digest ? formatRevision(project.sourceTag, digest) : project.sourceTag);
       }
-      const registryCredentials = await this.registryCredentials(credentials, project);
+      const registryCredentials = await this.registryCredentials(credentials, project, tx);
       if (registryCredentials === null) {
         // not opened now: tried again in a while rather than sending an assignment the agent cannot pull with
         hold(null, null, new Date(now.getTime() + this.config.scheduler.sourcePollMs));
@@ -200,13 +201,13 @@ export class AssignmentDispatch implements OnApplicationBootstrap, OnApplication
   }
 
   /** Each Project's registry credentials, opened once per pass; null: opening failed. */
-  private async registryCredentials(opened: Map<string, ProjectRegistryCredentials | undefined | null>, project: ProjectEntity): Promise<ProjectRegistryCredentials | undefined | null> {
+  private async registryCredentials(opened: Map<string, ProjectRegistryCredentials | undefined | null>, project: ProjectEntity, tx: Transaction): Promise<ProjectRegistryCredentials | undefined | null> {
     const id = project.registryCredentialId;
     if (!id) return undefined;
     if (!opened.has(id)) {
       opened.set(
         id,
-        await openRegistryCredentials(this.credentials, id, project.sourceRepository).catch((err: unknown) => {
+        await openRegistryCredentials(tx.credentials, id, project.sourceRepository).catch((err: unknown) => {
           this.logger.warn({ project: project.name, err: err instanceof Error ? err.message : String(err) }, 'registry credentials not opened; the assignment waits');
           return null;
         }),

@@ -3,7 +3,7 @@ import type { CredentialsService } from './credentials.service';
 import type { ProjectRegistryCredentials } from '@flotilla/engine';
 
 /** Opens a Project's stored registry credentials into the runner's shape; they open only for the registry host they were given for. */
-export async function openRegistryCredentials(credentials: CredentialsService, id: string | null, sourceRepository: string): Promise<ProjectRegistryCredentials | undefined> {
+export async function openRegistryCredentials(credentials: Pick<CredentialsService, 'reveal'>, id: string | null, sourceRepository: string): Promise<ProjectRegistryCredentials | undefined> {
   if (!id) return undefined;
   const stored = await credentials.reveal<{ username?: string; password?: string; dockerConfigJson?: string }>(id, registryHostBinding(sourceRepository));
   if (!stored) return undefined;
