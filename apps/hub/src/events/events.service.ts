@@ -61,26 +61,22 @@ export class EventsService implements OnApplicationShutdown {
    * the event is counted and delivered only once the transaction commits.
    */
   async record(event: HubEvent, tx?: Transaction): Promise<void> {
-    const cdevent = outboundKindOf(event);
+    if (tx) return this.recordAll([event], tx);
     // a CDEvent goes to the outbox in the transaction of its history row, never one without the other
-    if (cdevent && !tx) return this.uow.transaction((own) => this.record(event, own));
+    if (outboundKindOf(event)) return this.uow.transaction((own) => this.recordAll([event], own));
     const recorded: RecordedEvent = { ...event, time: this.clock.now() };
-    const { projectId, clusterName, type, reason, message } = event;
-    const row = { projectId, clusterName, type, reason, message, createdAt: recorded.time };
-    await (tx ? tx.history.recordEvent(row) : this.rows.add(row));
-    if (cdevent && tx && (await this.outbox.enqueue(cdevent, recorded, tx.cdevents))) tx.afterCommit(() => this.deliveryWakeup.wake());
-    if (tx) tx.afterCommit(() => this.publish(recorded));
-    else this.publish(recorded);
+    await this.rows.add(rowOf(recorded));
+    this.publish(recorded);
   }
 
   /**
-   * Records many events in `tx` as record does, their rows in one statement
-   * (a batch of agent reports records hundreds at once).
+   * Records events in `tx`, their rows in one statement (a batch of agent
+   * reports records hundreds at once): counted and delivered once it commits.
    */
   async recordAll(events: readonly HubEvent[], tx: Transaction): Promise<void> {
     if (events.length === 0) return;
     const recorded: RecordedEvent[] = events.map((event) => ({ ...event, time: this.clock.now() }));
-    await tx.history.recordEvents(recorded.map(({ projectId, clusterName, type, reason, message, time }) => ({ projectId, clusterName, type, reason, message, createdAt: time })));
+    await tx.history.recordEvents(recorded.map(rowOf));
     let outboxed = false;
     for (const r of recorded) {
       const cdevent = outboundKindOf(r);
@@ -136,4 +132,9 @@ export class EventsService implements OnApplicationShutdown {
       }
     }
   }
+}
+
+/** The history row of a recorded event. */
+function rowOf({ projectId, clusterName, type, reason, message, time }: RecordedEvent) {
+  return { projectId, clusterName, type, reason, message, createdAt: time };
 }
