@@ -18,11 +18,20 @@ export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(PUBLIC
 /** Overrides the default: reads need `viewer`, writes need `operator`. */
 export const RequiresRole = (role: Role): MethodDecorator & ClassDecorator => SetMetadata(REQUIRED_ROLE, role);
 
+/** The roles a tenant member may hold; `admin` is only ever global. */
+export type TenantRole = 'viewer' | 'operator';
+export const TENANT_ROLES: readonly TenantRole[] = ['viewer', 'operator'];
+
 /** Who made the request, as the guard found it. */
 export interface Principal {
   tokenId: string;
   name: string;
+  /** the global role; for a tenant member, the highest role it holds in any of its tenants */
   role: Role;
+  /** absent: global (the role holds everywhere); present: the only tenants it may act in, with its role in each */
+  tenants?: Readonly<Record<string, TenantRole>>;
+  /** a person signed in through OpenID Connect: `tokenId` is then the provider's subject */
+  oidc?: { subject: string; email: string | null };
   /** sha256 of the bearer token, so a long-lived stream can ask again whether it still holds */
   tokenHash?: string;
   /** epoch ms the token stops working; null: never */
