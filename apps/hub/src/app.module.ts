@@ -20,6 +20,7 @@ import { HealthController } from './health/health.controller';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ProjectsModule } from './projects/projects.module';
+import { TenancyModule } from './tenancy/tenancy.module';
 import { SchedulerModule, type SchedulerModuleOptions } from './scheduler/scheduler.module';
 
 export interface AppModuleOptions {
@@ -51,6 +52,7 @@ export class AppModule {
         MetricsModule,
         AuthModule,
         AuditModule,
+        TenancyModule,
         CredentialsModule,
         RunsModule,
         AgentsModule,

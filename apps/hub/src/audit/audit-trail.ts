@@ -57,12 +57,18 @@ function record(req: AuditedRequest, status: number, options: AuditTrailOptions)
     route,
     status,
     actor: req.principal,
-    tenant: req.tenant ?? null,
+    tenant: req.tenant ?? soleTenant(req.principal),
     createdName: method === 'POST' && status >= 200 && status < 300 ? nameOf(req.body) : undefined,
     requestId: req.id ?? '',
     sourceAddress: req.socket?.remoteAddress,
   };
   options.record(auditEntryOf(finished));
+}
+
+/** A member of one tenant acts in it, also where no route got as far as naming one (a refusal by the guard). */
+function soleTenant(p: Principal | undefined): string | null {
+  const tenants = Object.keys(p?.tenants ?? {});
+  return tenants.length === 1 ? tenants[0] : null;
 }
 
 /** The route answering `method` on `path`, else the first route of that path (a 405); undefined when none matches. */

@@ -1,7 +1,7 @@
 import { Controller, Get, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { AuthenticatedRequest } from '../auth/auth.guard';
-import { RequiresRole } from '../auth/roles';
+import { TenantRoute } from '../auth/roles';
 import { ApiErrors } from '../common/openapi-errors';
 import { AuditPageDto, AuditQuery } from './audit.dto';
 import { AuditService } from './audit.service';
@@ -9,8 +9,8 @@ import { AuditService } from './audit.service';
 @ApiTags('audit')
 @ApiBearerAuth()
 @ApiErrors()
-// admins only until tenants exist; AuditService.list scopes other principals to their tenant then
-@RequiresRole('admin')
+// admins read every entry, tenant members their tenants' (AuditService.list)
+@TenantRoute()
 @Controller('api/v1/audit')
 export class AuditController {
   constructor(private readonly audit: AuditService) {}

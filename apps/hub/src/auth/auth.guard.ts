@@ -3,10 +3,13 @@ import { Reflector } from '@nestjs/core';
 import { ForbiddenError, UnauthorizedError } from '../common/errors';
 import type { LoggedRequest } from '../logging/request-logging';
 import { AuthService } from './auth.service';
-import { ANONYMOUS, PUBLIC_ROUTE, REQUIRED_ROLE, type Principal, type Role, roleAllows } from './roles';
+import { requireGlobal } from '../tenancy/tenant-scope';
+import { ANONYMOUS, PUBLIC_ROUTE, REQUIRED_ROLE, TENANT_ROUTE, type Principal, type Role, roleAllows } from './roles';
 
 export interface AuthenticatedRequest extends LoggedRequest {
   principal?: Principal;
+  /** the tenant the request acts in, once a route knows it (its audit entry names it) */
+  tenant?: string | null;
 }
 
 /** Every route needs a bearer token unless marked @Public(); reads need viewer, writes operator. */
@@ -30,6 +33,7 @@ export class AuthGuard implements CanActivate {
     if (!roleAllows(principal.role, needed)) {
       throw new ForbiddenError(`token "${principal.name}" has role ${principal.role}; this needs ${needed}`);
     }
+    if (principal.tenants && !this.reflector.getAllAndOverride<boolean>(TENANT_ROUTE, targets)) requireGlobal(principal, `${req.method} ${(req.originalUrl ?? req.url ?? '').split('?')[0]}`);
     req.principal = principal;
     req.log = req.log?.child({ tokenName: principal.name });
     return true;

@@ -11,7 +11,7 @@ import { HUB_LOGGER } from '../logging/logging.module';
 import { NotificationBus } from '../notify/notification-bus';
 import { UnitOfWork } from '../repositories/unit-of-work';
 import { FailureLimiter } from './failure-limiter';
-import { ANONYMOUS, type Principal, type Role } from './roles';
+import { ANONYMOUS, type Principal, type Role, type TenantRole } from './roles';
 import { TokenCache } from './token-cache';
 import type { CreatedTokenDto, TokenDto } from './tokens.dto';
 import { TokensRepository } from '../repositories/tokens.repository';
@@ -117,7 +117,8 @@ export class AuthService {
       await this.tokens.touch(row.id, now);
       row.lastUsedAt = now;
     }
-    return { tokenId: row.id, name: row.name, role: row.role, tokenHash: hash, expiresAt: row.expiresAt?.getTime() ?? null };
+    const tenants = row.tenant ? { tenants: { [row.tenant]: row.role as TenantRole } } : {};
+    return { tokenId: row.id, name: row.name, role: row.role, ...tenants, tokenHash: hash, expiresAt: row.expiresAt?.getTime() ?? null };
   }
 
   /**
@@ -156,10 +157,15 @@ export class AuthService {
     return token;
   }
 
-  async create(name: string, role: Role, expiresAt?: string): Promise<CreatedTokenDto> {
+  /** A token for `tenant` acts only in it, as viewer or operator (admin is global only). */
+  async create(name: string, role: Role, expiresAt?: string, tenant?: string): Promise<CreatedTokenDto> {
     const expiry = this.expiryOf(expiresAt);
+    if (tenant !== undefined && role === 'admin') throw new InvalidInputError(['role: admin is global only; a token for a tenant is viewer or operator']);
     const token = this.crypto.newToken();
-    const saved = await this.tokens.insert({ name, role, tokenHash: this.crypto.sha256Hex(token), expiresAt: expiry, source: 'api' });
+    const saved = await this.uow.transaction(async (tx) => {
+      if (tenant !== undefined && !(await tx.tenants.lock(tenant))) throw new NotFoundError('tenant', tenant);
+      return tx.tokens.insert({ name, role, tokenHash: this.crypto.sha256Hex(token), expiresAt: expiry, source: 'api', tenant: tenant ?? null });
+    });
     return { ...toTokenDto(saved), token };
   }
 
@@ -178,6 +184,13 @@ export class AuthService {
     // every replica (this one too) forgets it and closes its live streams
     this.bus.publish({ topic: 'tokens-revoked', tokenIds: [id] });
     return toTokenDto((await this.tokens.findById(id))!);
+  }
+
+  /** Tokens that stopped existing (their tenant was deleted): refused here at once, on other replicas by the notice. */
+  forget(tokenIds: string[]): void {
+    if (tokenIds.length === 0) return;
+    for (const id of tokenIds) this.cache.evict(id);
+    this.bus.publish({ topic: 'tokens-revoked', tokenIds });
   }
 
   /** The expiry a new token gets: in the future, and within FLOTILLA_TOKEN_MAX_LIFETIME when that is set. */
@@ -213,6 +226,7 @@ function toTokenDto(t: ApiTokenEntity): TokenDto {
     id: t.id,
     name: t.name,
     role: t.role,
+    tenant: t.tenant ?? null,
     createdAt: t.createdAt.toISOString(),
     expiresAt: t.expiresAt?.toISOString() ?? null,
     revokedAt: t.revokedAt?.toISOString() ?? null,

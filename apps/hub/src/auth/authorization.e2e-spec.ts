@@ -39,6 +39,11 @@ const ROUTES: Array<[string, string, Role]> = [
   ['DELETE', '/api/v1/tokens/none', 'admin'],
   ['POST', '/api/v1/credentials/rotate', 'admin'],
   ['GET', '/api/v1/audit', 'admin'],
+  ['GET', '/api/v1/tenants', 'viewer'],
+  ['GET', '/api/v1/tenants/none', 'viewer'],
+  ['POST', '/api/v1/tenants', 'admin'],
+  ['PATCH', '/api/v1/tenants/none', 'admin'],
+  ['DELETE', '/api/v1/tenants/none', 'admin'],
 ];
 
 describe('authorization per role on every route', () => {

@@ -15,6 +15,15 @@ export const REQUIRED_ROLE = 'flotilla:role';
 /** No token needed (health and metrics). */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(PUBLIC_ROUTE, true);
 
+export const TENANT_ROUTE = 'flotilla:tenant-route';
+
+/**
+ * Tenant members may call the route; it scopes what it reads or changes to
+ * their tenants itself. Every other route is for global principals only, so
+ * a route added without thought of tenants is closed to them.
+ */
+export const TenantRoute = (): MethodDecorator & ClassDecorator => SetMetadata(TENANT_ROUTE, true);
+
 /** Overrides the default: reads need `viewer`, writes need `operator`. */
 export const RequiresRole = (role: Role): MethodDecorator & ClassDecorator => SetMetadata(REQUIRED_ROLE, role);
 

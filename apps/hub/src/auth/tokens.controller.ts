@@ -18,7 +18,7 @@ export class TokensController {
   @Post()
   @ApiCreatedResponse({ type: CreatedTokenDto })
   create(@Body() dto: CreateTokenDto): Promise<CreatedTokenDto> {
-    return this.auth.create(dto.name, dto.role, dto.expiresAt);
+    return this.auth.create(dto.name, dto.role, dto.expiresAt, dto.tenant);
   }
 
   @Get()

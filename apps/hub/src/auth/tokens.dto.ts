@@ -13,6 +13,12 @@ export class CreateTokenDto {
   @IsIn(ROLES as Role[], { message: `must be one of ${ROLES.join(', ')}` })
   role!: Role;
 
+  @ApiPropertyOptional({ example: 'team-a', description: 'the tenant the token acts in (role viewer or operator); absent: global' })
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
+  tenant?: string;
+
   @ApiPropertyOptional({
     example: '2027-01-31T00:00:00Z',
     description: 'when the token stops working (ISO 8601, in the future); required when the hub sets FLOTILLA_TOKEN_MAX_LIFETIME, and within it',
@@ -26,6 +32,7 @@ export class TokenDto {
   @ApiProperty() id!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ enum: ROLES }) role!: Role;
+  @ApiProperty({ nullable: true, type: String, description: 'the tenant it acts in; null: global' }) tenant!: string | null;
   @ApiProperty() createdAt!: string;
   @ApiPropertyOptional({ nullable: true, type: String, description: 'when the token stops working; null: never' }) expiresAt!: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) revokedAt!: string | null;

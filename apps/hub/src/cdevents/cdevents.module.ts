@@ -1,3 +1,4 @@
+import { ProjectAccess } from '../tenancy/project-access';
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { MetricsModule, MetricsRegistry } from '../metrics/metrics.module';
@@ -11,7 +12,7 @@ import { CdeventsReceiverService } from './receiver.service';
 @Module({
   imports: [RepositoriesModule, MetricsModule, EventsModule],
   controllers: [DeliveriesController],
-  providers: [{ provide: CdeventsMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new CdeventsMetrics(registry) }, CdeventsDelivery, CdeventsReceiverService],
+  providers: [{ provide: CdeventsMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new CdeventsMetrics(registry) }, CdeventsDelivery, CdeventsReceiverService, ProjectAccess],
   exports: [CdeventsDelivery],
 })
 export class CdeventsModule {}

@@ -1,4 +1,7 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req } from '@nestjs/common';
+import type { AuthenticatedRequest } from '../auth/auth.guard';
+import { TenantRoute } from '../auth/roles';
+import { ProjectAccess } from '../tenancy/project-access';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/openapi-errors';
 import { NotFoundError } from '../common/errors';
@@ -8,14 +11,20 @@ import { DeliveryListDto, DeliveryQuery } from './deliveries.dto';
 @ApiTags('projects')
 @ApiBearerAuth()
 @ApiErrors()
+@TenantRoute()
 @Controller('api/v1/projects')
 export class DeliveriesController {
-  constructor(private readonly outbox: CdeventOutboxRepository) {}
+  constructor(
+    private readonly outbox: CdeventOutboxRepository,
+    private readonly access: ProjectAccess,
+  ) {}
 
   @Get(':name/deliveries')
   @ApiOperation({ summary: "The Project's CDEvents and how their delivery to its sink went, newest first (kept after the Project is deleted)" })
   @ApiOkResponse({ type: DeliveryListDto })
-  async deliveries(@Param('name') name: string, @Query() q: DeliveryQuery): Promise<DeliveryListDto> {
+  async deliveries(@Param('name') name: string, @Query() q: DeliveryQuery, @Req() req: AuthenticatedRequest): Promise<DeliveryListDto> {
+    // a member reaches a live Project of its tenants only; a deleted one's tenant is unknown
+    await this.access.require(req, name, 'viewer');
     const items = await this.outbox.ofProject(name, q.limit, q.state);
     if (!items) throw new NotFoundError('project', name);
     return { items, limit: q.limit };

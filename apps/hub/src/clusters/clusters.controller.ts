@@ -1,4 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import type { AuthenticatedRequest } from '../auth/auth.guard';
+import { TenantRoute } from '../auth/roles';
+import { TenantReaches } from '../tenancy/tenant-reach';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/openapi-errors';
 import { ClusterDto, ClusterPageDto, ClusterQuery, CreateClusterDto, DeleteClusterQuery, UpdateClusterDto } from './clusters.dto';
@@ -9,7 +12,10 @@ import { ClustersService } from './clusters.service';
 @ApiErrors()
 @Controller('api/v1/clusters')
 export class ClustersController {
-  constructor(private readonly clusters: ClustersService) {}
+  constructor(
+    private readonly clusters: ClustersService,
+    private readonly reaches: TenantReaches,
+  ) {}
 
   /** Registers a cluster; push clusters are checked at once (an unreachable one is kept, its status says why). */
   @Post()
@@ -20,14 +26,16 @@ export class ClustersController {
 
   @Get()
   @ApiOkResponse({ type: ClusterPageDto })
-  list(@Query() q: ClusterQuery): Promise<ClusterPageDto> {
-    return this.clusters.list(q);
+  @TenantRoute()
+  async list(@Query() q: ClusterQuery, @Req() req: AuthenticatedRequest): Promise<ClusterPageDto> {
+    return this.clusters.list(q, await this.reaches.of(req.principal));
   }
 
   @Get(':name')
   @ApiOkResponse({ type: ClusterDto })
-  get(@Param('name') name: string): Promise<ClusterDto> {
-    return this.clusters.get(name);
+  @TenantRoute()
+  async get(@Param('name') name: string, @Req() req: AuthenticatedRequest): Promise<ClusterDto> {
+    return this.clusters.get(name, await this.reaches.of(req.principal));
   }
 
   /** Changes group, labels, endpoint or credentials (rotation); Targets follow label and group changes. */

@@ -1,3 +1,4 @@
+import { TenantReaches } from '../tenancy/tenant-reach';
 import { Module } from '@nestjs/common';
 import { RepositoriesModule } from '../repositories/repositories.module';
 import { TargetingModule } from '../targeting/targeting.module';
@@ -8,6 +9,6 @@ import { ClustersService } from './clusters.service';
 @Module({
   imports: [RepositoriesModule, TargetingModule],
   controllers: [ClustersController],
-  providers: [ClustersService, ClusterCheckLoop],
+  providers: [TenantReaches, ClustersService, ClusterCheckLoop],
 })
 export class ClustersModule {}

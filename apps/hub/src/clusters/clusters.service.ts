@@ -1,3 +1,5 @@
+import { inDestinations } from '../tenancy/tenant-rules';
+import type { TenantReach } from '../tenancy/tenant-reach';
 import { AgentBootstrapService } from '../agents/agent-bootstrap.service';
 import { type AgentLinkState, AgentLinksRepository } from '../agents/agent-links.repository';
 import { AgentSessions } from '../agents/agent-sessions';
@@ -69,16 +71,20 @@ export class ClustersService {
     return view;
   }
 
-  async list(q: ClusterQuery): Promise<Page<ClusterDto>> {
+  /** `reach`: a tenant member's, who sees only the clusters its tenants may target; undefined: all. */
+  async list(q: ClusterQuery, reach?: TenantReach): Promise<Page<ClusterDto>> {
     const labelSelector = q.labelSelector !== undefined ? parseLabelSelector(q.labelSelector) : undefined;
-    const { rows, total } = await this.clusters.viewPage({ group: q.group, mode: q.mode, labelSelector }, q.limit, q.offset);
+    const { rows, total } = await this.clusters.viewPage({ group: q.group, mode: q.mode, labelSelector, destinations: reach?.destinations }, q.limit, q.offset);
     const agents = await this.links.states(rows.filter((r) => r.mode === 'agent').map((r) => r.id));
     return { items: rows.map((r) => toClusterDto(r, agents)), total, limit: q.limit, offset: q.offset };
   }
 
-  async get(name: string): Promise<ClusterDto> {
+  async get(name: string, reach?: TenantReach): Promise<ClusterDto> {
     const row = await this.clusters.viewByName(name);
     if (!row) throw new NotFoundError('cluster', name);
+    if (reach && !reach.destinations.some((d) => inDestinations(d, { name: row.name, group: row.groupName, labels: row.labels }))) {
+      throw new ForbiddenError(`cluster "${name}" is outside the destinations of tenant(s) ${reach.tenants.map((t) => `"${t}"`).join(', ')} (rule: destinations)`);
+    }
     return toClusterDto(row, row.mode === 'agent' ? await this.links.states([row.id]) : new Map());
   }
 

@@ -12,6 +12,7 @@ export const HUB_EVENT_REASONS = [
   'ProjectDeleted',
   'TargetAdded',
   'TargetRemoved',
+  'OutsideTenantDestinations',
   'NewRevision',
   'RolloutWaiting',
   'SourceResolveFailed',

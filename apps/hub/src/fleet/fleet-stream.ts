@@ -7,6 +7,7 @@ import { Clock } from '../common/clock';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { NotificationBus } from '../notify/notification-bus';
 import { FleetRepository } from '../repositories/fleet.repository';
+import { TenantReaches } from '../tenancy/tenant-reach';
 
 /** Open streams per hub replica; one more is refused with 503 rather than holding memory and sockets without bound. */
 export const MAX_LIVE_STREAMS = 200;
@@ -29,7 +30,8 @@ const KEEPALIVE_MS = 15_000;
 export class FleetStream implements OnModuleDestroy {
   private readonly streams = new Map<ServerResponse, Principal>();
   private timer: NodeJS.Timeout | undefined;
-  private lastMark: string | undefined;
+  /** the last mark per audience: `*` for global principals, else the tenants a member sees */
+  private lastMarks = new Map<string, string>();
   private ticking: Promise<void> | undefined;
   private sinceKeepalive = 0;
   /** a field so a spec can reach the limit with a few streams */
@@ -39,6 +41,7 @@ export class FleetStream implements OnModuleDestroy {
     private readonly fleet: FleetRepository,
     private readonly auth: AuthService,
     private readonly clock: Clock,
+    private readonly reaches: TenantReaches,
     bus: NotificationBus,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
   ) {
@@ -87,22 +90,30 @@ export class FleetStream implements OnModuleDestroy {
     if (this.streams.size === 0) {
       // nobody listens: stop asking the database; the next stream restarts from a fresh mark
       this.stopTimer();
-      this.lastMark = undefined;
+      this.lastMarks = new Map();
       return;
     }
     await this.dropUntrusted();
-    let mark: string;
+    // one mark per audience: a tenant member hears only of changes to what it may see
+    const audiences = new Map<string, Principal>();
+    for (const p of this.streams.values()) audiences.set(audienceOf(p), p);
+    const changed = new Set<string>();
+    const marks = new Map<string, string>();
     try {
-      mark = await this.fleet.changeMark();
+      for (const [key, principal] of audiences) {
+        const mark = await this.fleet.changeMark(await this.reaches.of(principal));
+        const last = this.lastMarks.get(key);
+        if (last !== undefined && last !== mark) changed.add(key);
+        marks.set(key, mark);
+      }
     } catch (err) {
       this.logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'live stream: reading the change mark failed; trying again next tick');
       return;
     }
-    const changed = this.lastMark !== undefined && mark !== this.lastMark;
-    this.lastMark = mark;
+    this.lastMarks = marks;
     this.sinceKeepalive += LIVE_TICK_MS;
-    for (const res of this.streams.keys()) {
-      if (changed) this.send(res, 'change', {});
+    for (const [res, principal] of this.streams) {
+      if (changed.has(audienceOf(principal))) this.send(res, 'change', {});
       else if (this.sinceKeepalive >= KEEPALIVE_MS) res.write(': keepalive\n\n');
     }
     if (this.sinceKeepalive >= KEEPALIVE_MS) this.sinceKeepalive = 0;
@@ -146,4 +157,8 @@ export class FleetStream implements OnModuleDestroy {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
   }
+}
+
+function audienceOf(p: Principal): string {
+  return p.tenants ? Object.keys(p.tenants).sort().join(',') : '*';
 }

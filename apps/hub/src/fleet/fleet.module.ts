@@ -1,3 +1,4 @@
+import { TenantReaches } from '../tenancy/tenant-reach';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { RepositoriesModule } from '../repositories/repositories.module';
@@ -10,7 +11,7 @@ import { SessionController } from './session.controller';
 @Module({
   imports: [RepositoriesModule, AuthModule],
   controllers: [FleetController, SessionController],
-  providers: [FleetService, FleetStream],
+  providers: [TenantReaches, FleetService, FleetStream],
   exports: [FleetStream],
 })
 export class FleetModule {}

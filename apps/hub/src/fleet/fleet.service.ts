@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { TenantReach } from '../tenancy/tenant-reach';
 import { FleetRepository } from '../repositories/fleet.repository';
 import { parseLabelSelector } from '../targeting/label-selector-parser';
 import { FLEET_STATES, type FleetState } from './fleet-state';
@@ -13,8 +14,9 @@ function zeroCounts(): Record<FleetState, number> {
 export class FleetService {
   constructor(private readonly fleet: FleetRepository) {}
 
-  async summary(): Promise<FleetSummaryDto> {
-    const { projects, groups } = await this.fleet.summary();
+  /** `reach`: a tenant member's (its Projects, the clusters it may target); undefined: the whole fleet. */
+  async summary(reach?: TenantReach): Promise<FleetSummaryDto> {
+    const { projects, groups } = await this.fleet.summary(reach);
     const targets = zeroCounts();
     let clusters = 0;
     const views = groups.map((g) => {
@@ -29,11 +31,12 @@ export class FleetService {
     return { clusters, projects, targets, groups: views, states: [...FLEET_STATES] };
   }
 
-  async matrix(q: MatrixQuery): Promise<MatrixPageDto> {
+  async matrix(q: MatrixQuery, reach?: TenantReach): Promise<MatrixPageDto> {
     const labelSelector = q.labelSelector !== undefined ? parseLabelSelector(q.labelSelector) : undefined;
     const { total, projects, rows } = await this.fleet.matrix(
       { name: q.name || undefined, group: q.group, labelSelector },
       { limit: q.limit, offset: q.offset, projectLimit: q.projects },
+      reach,
     );
     return {
       projects,

@@ -1,25 +1,28 @@
 import { Controller, Get, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import type { AuthenticatedRequest } from '../auth/auth.guard';
-import { ROLES, type Role } from '../auth/roles';
+import { ROLES, type Role, TenantRoute, type TenantRole } from '../auth/roles';
 import { ApiErrors } from '../common/openapi-errors';
 
 export class SessionDto {
   @ApiProperty({ description: 'the token\'s name' }) name!: string;
-  @ApiProperty({ enum: ROLES }) role!: Role;
+  @ApiProperty({ enum: ROLES, description: "global role; for a tenant member the highest of its tenants' roles" }) role!: Role;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', enum: ['viewer', 'operator'] }, description: 'a tenant member: its tenants and its role in each; absent for a global principal' })
+  tenants?: Record<string, TenantRole>;
 }
 
 /** Who the bearer token belongs to: the status page signs in with it and shows actions by role. */
 @ApiTags('fleet')
 @ApiBearerAuth()
 @ApiErrors()
+@TenantRoute()
 @Controller('api/v1/session')
 export class SessionController {
   @Get()
   @ApiOkResponse({ type: SessionDto })
   session(@Req() req: AuthenticatedRequest): SessionDto {
     // the guard has set the principal on every route that is not @Public()
-    const { name, role } = req.principal!;
-    return { name, role };
+    const { name, role, tenants } = req.principal!;
+    return { name, role, ...(tenants ? { tenants: { ...tenants } } : {}) };
   }
 }

@@ -1,6 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthenticatedRequest } from '../auth/auth.guard';
+import { TenantRoute } from '../auth/roles';
+import { ProjectAccess } from '../tenancy/project-access';
 import { ApiErrors } from '../common/openapi-errors';
 import type { ServerResponse } from 'node:http';
 import { CursorQuery } from '../common/cursor';
@@ -14,29 +16,33 @@ import { eventFor, projectFor, runFor, targetFor } from './viewer-masking';
 @ApiTags('projects')
 @ApiBearerAuth()
 @ApiErrors()
+@TenantRoute()
 @Controller('api/v1/projects')
 export class ProjectsController {
   constructor(
     private readonly projects: ProjectsService,
     private readonly targets: TargetsService,
+    private readonly access: ProjectAccess,
   ) {}
 
   @Post()
   @ApiCreatedResponse({ type: ProjectDto })
-  create(@Body() dto: CreateProjectDto): Promise<ProjectDto> {
-    return this.projects.create(dto);
+  create(@Body() dto: CreateProjectDto, @Req() req: AuthenticatedRequest): Promise<ProjectDto> {
+    req.tenant = dto.tenant ?? null;
+    return this.projects.create(dto, req.principal);
   }
 
   @Get()
   @ApiOkResponse({ type: ProjectPageDto })
   async list(@Query() q: ProjectQuery, @Req() req: AuthenticatedRequest): Promise<ProjectPageDto> {
-    const page = await this.projects.list(q);
+    const page = await this.projects.list(q, req.principal);
     return { ...page, items: page.items.map((p) => projectFor(req.principal, p)) };
   }
 
   @Get(':name')
   @ApiOkResponse({ type: ProjectDto })
   async get(@Param('name') name: string, @Req() req: AuthenticatedRequest): Promise<ProjectDto> {
+    await this.access.require(req, name, 'viewer');
     return projectFor(req.principal, await this.projects.get(name));
   }
 
@@ -45,7 +51,8 @@ export class ProjectsController {
   @ApiOperation({ description: 'A JSON merge patch (RFC 7396): fields left out keep their value, nested objects merge field by field, null removes a field (its default comes back), lists and registryCredentials are replaced whole.' })
   @ApiConsumes('application/merge-patch+json', 'application/json')
   @ApiOkResponse({ type: ProjectDto })
-  update(@Param('name') name: string, @Body() dto: UpdateProjectDto): Promise<ProjectDto> {
+  async update(@Param('name') name: string, @Body() dto: UpdateProjectDto, @Req() req: AuthenticatedRequest): Promise<ProjectDto> {
+    await this.access.require(req, name, 'operator');
     return this.projects.update(name, dto);
   }
 
@@ -53,7 +60,8 @@ export class ProjectsController {
   @Delete(':name')
   @ApiOkResponse({ type: DeletionDto, description: 'deleted' })
   @ApiAcceptedResponse({ type: DeletionDto, description: 'deleting: Targets are removing the applied instances' })
-  async delete(@Param('name') name: string, @Query() q: DeleteProjectQuery, @Res({ passthrough: true }) res: ServerResponse): Promise<DeletionDto> {
+  async delete(@Param('name') name: string, @Query() q: DeleteProjectQuery, @Res({ passthrough: true }) res: ServerResponse, @Req() req: AuthenticatedRequest): Promise<DeletionDto> {
+    await this.access.require(req, name, 'operator');
     const result = await this.projects.delete(name, q.instances);
     res.statusCode = result.state === 'deleting' ? 202 : 200;
     return result;
@@ -62,27 +70,31 @@ export class ProjectsController {
   @Post(':name/reconcile')
   @HttpCode(202)
   @ApiAcceptedResponse({ type: ReconcileRequestedDto })
-  reconcile(@Param('name') name: string, @Query() q: ReconcileQuery): Promise<ReconcileRequestedDto> {
+  async reconcile(@Param('name') name: string, @Query() q: ReconcileQuery, @Req() req: AuthenticatedRequest): Promise<ReconcileRequestedDto> {
+    await this.access.require(req, name, 'operator');
     return this.targets.reconcile(name, q.cluster);
   }
 
   @Post(':name/suspend')
   @HttpCode(200)
   @ApiOkResponse({ type: ProjectDto })
-  suspend(@Param('name') name: string): Promise<ProjectDto> {
+  async suspend(@Param('name') name: string, @Req() req: AuthenticatedRequest): Promise<ProjectDto> {
+    await this.access.require(req, name, 'operator');
     return this.projects.suspend(name, true);
   }
 
   @Post(':name/resume')
   @HttpCode(200)
   @ApiOkResponse({ type: ProjectDto })
-  resume(@Param('name') name: string): Promise<ProjectDto> {
+  async resume(@Param('name') name: string, @Req() req: AuthenticatedRequest): Promise<ProjectDto> {
+    await this.access.require(req, name, 'operator');
     return this.projects.suspend(name, false);
   }
 
   @Get(':name/targets')
   @ApiOkResponse({ type: TargetPageDto })
   async targetList(@Param('name') name: string, @Query() q: TargetQuery, @Req() req: AuthenticatedRequest): Promise<TargetPageDto> {
+    await this.access.require(req, name, 'viewer');
     const page = await this.targets.list(name, q);
     return { ...page, items: page.items.map((t) => targetFor(req.principal, t)) };
   }
@@ -90,12 +102,14 @@ export class ProjectsController {
   @Get(':name/targets/:cluster')
   @ApiOkResponse({ type: TargetDto })
   async target(@Param('name') name: string, @Param('cluster') cluster: string, @Req() req: AuthenticatedRequest): Promise<TargetDto> {
+    await this.access.require(req, name, 'viewer');
     return targetFor(req.principal, await this.targets.get(name, cluster));
   }
 
   @Get(':name/targets/:cluster/runs')
   @ApiOkResponse({ type: RunPageDto })
   async runs(@Param('name') name: string, @Param('cluster') cluster: string, @Query() q: CursorQuery, @Req() req: AuthenticatedRequest): Promise<RunPageDto> {
+    await this.access.require(req, name, 'viewer');
     const page = await this.targets.runs(name, cluster, q);
     return { ...page, items: page.items.map((r) => runFor(req.principal, r)) };
   }
@@ -103,6 +117,7 @@ export class ProjectsController {
   @Get(':name/events')
   @ApiOkResponse({ type: EventPageDto })
   async events(@Param('name') name: string, @Query() q: EventQuery, @Req() req: AuthenticatedRequest): Promise<EventPageDto> {
+    await this.access.require(req, name, 'viewer');
     const page = await this.targets.events(name, q);
     return { ...page, items: page.items.map((e) => eventFor(req.principal, e)) };
   }

@@ -242,6 +242,15 @@ export class CreateProjectDto extends ProjectSpecFields implements CrossFieldChe
   @MaxLength(63, { message: 'must be at most 63 characters' })
   name!: string;
 
+  @ApiPropertyOptional({
+    example: 'team-a',
+    description: "the tenant it belongs to, never changed after creation; default: the caller's only tenant where it is operator, or `default` for a global caller",
+  })
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
+  tenant?: string;
+
   @ApiProperty({ example: 'flotilla-system', description: 'namespace of the service account the Project applies as' })
   @IsString({ message: 'must be a string' })
   @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
@@ -271,6 +280,12 @@ export class CreateProjectDto extends ProjectSpecFields implements CrossFieldChe
 }
 
 export class ProjectQuery extends PageQuery {
+  @ApiPropertyOptional({ description: 'only Projects of this tenant' })
+  @Optional()
+  @IsString({ message: 'must be a string' })
+  @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
+  tenant?: string;
+
   @ApiPropertyOptional({ description: 'only suspended (true) or active (false) Projects' })
   @Optional()
   @IsIn(['true', 'false'], { message: 'must be true or false' })

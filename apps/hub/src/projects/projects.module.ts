@@ -9,6 +9,7 @@ import { ProjectDiffController } from './diff/project-diff.controller';
 import { PROJECT_DIFF_OPTIONS, ProjectDiffService } from './diff/project-diff.service';
 import { ProjectsController } from './projects.controller';
 import { ProjectsService } from './projects.service';
+import { ProjectAccess } from '../tenancy/project-access';
 import { TargetsService } from './targets.service';
 
 @Module({
@@ -16,6 +17,7 @@ import { TargetsService } from './targets.service';
   controllers: [ProjectsController, ProjectDiffController],
   providers: [
     ProjectsService,
+    ProjectAccess,
     TargetsService,
     ProjectDiffService,
     // agent clusters' diffs: asked of their agents over the stream

@@ -2,11 +2,15 @@ import { EgressPolicy } from '@flotilla/egress';
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { formatDuration, parseDuration } from '../common/duration';
-import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors';
+import type { Principal } from '../auth/roles';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../common/errors';
+import { projectRefusals, type ProjectUse } from '../tenancy/tenant-rules';
+import { DEFAULT_TENANT } from '../tenancy/default-tenant';
+import { requireTenant, tenantsAllowed } from '../tenancy/tenant-scope';
 import { registryHostBinding, registryHostOf } from '../credentials/credential-binding';
 import { repositoryProblems, sinkProblems } from '../egress/address-checks';
 import type { Page } from '../common/paging';
-import type { ProjectEntity, TargetSelector } from '../database/entities';
+import type { ProjectEntity, TargetSelector, TenantEntity } from '../database/entities';
 import { EventsService } from '../events/events.service';
 import { ProjectsRepository, type ProjectViewRow } from '../repositories/projects.repository';
 import { type Transaction, UnitOfWork } from '../repositories/unit-of-work';
@@ -41,10 +45,18 @@ export class ProjectsService {
     if (problems.length) throw new ForbiddenError(problems.join('; '));
   }
 
-  /** The credential, the Project, its Targets and their events commit together; a taken name is AlreadyExistsError. */
-  async create(dto: CreateProjectDto): Promise<ProjectDto> {
+  /**
+   * The credential, the Project, its Targets and their events commit
+   * together; a taken name is AlreadyExistsError. The tenant's rules are
+   * checked under its row's lock, so a narrowing of them is not outrun.
+   */
+  async create(dto: CreateProjectDto, caller?: Principal): Promise<ProjectDto> {
     this.checkAddresses(dto.source.repository, dto.cdeventsSink ?? null, !!dto.cdeventsSinkHeader);
+    const tenantName = tenantForCreation(dto.tenant, caller);
     const id = await this.uow.transaction(async (tx) => {
+      const tenant = await tx.tenants.lock(tenantName);
+      if (!tenant) throw new InvalidInputError([`tenant: there is no tenant "${tenantName}"`]);
+      refuseOutsideTenant(tenant, { namespace: dto.namespace, serviceAccountName: dto.serviceAccountName ?? dto.name, sourceRepository: dto.source.repository, bootstrapRole: dto.bootstrap?.serviceAccountRole ?? null });
       const credential = dto.registryCredentials ? await storeRegistryCredentials(tx, dto.registryCredentials, dto.source.repository) : undefined;
       // the id is chosen here: the sink header is sealed for this Project
       const projectId = this.crypto.newId();
@@ -52,6 +64,7 @@ export class ProjectsService {
         id: projectId,
         name: dto.name,
         namespace: dto.namespace,
+        tenant: tenantName,
         sourceRepository: dto.source.repository,
         sourceTag: dto.source.tag,
         sourcePath: dto.source.path,
@@ -79,8 +92,11 @@ export class ProjectsService {
     return this.get(dto.name);
   }
 
-  async list(q: ProjectQuery): Promise<Page<ProjectDto>> {
-    const { rows, total } = await this.projects.viewPage({ suspended: q.suspended === undefined ? undefined : q.suspended === 'true' }, q.limit, q.offset);
+  /** A member sees its tenants' Projects only, and totals count only those. */
+  async list(q: ProjectQuery, caller?: Principal): Promise<Page<ProjectDto>> {
+    const allowed = tenantsAllowed(caller, 'viewer');
+    const tenants = q.tenant === undefined ? allowed : allowed === undefined || allowed.includes(q.tenant) ? [q.tenant] : [];
+    const { rows, total } = await this.projects.viewPage({ suspended: q.suspended === undefined ? undefined : q.suspended === 'true', tenants }, q.limit, q.offset);
     return { items: rows.map(toProjectDto), total, limit: q.limit, offset: q.offset };
   }
 
@@ -98,6 +114,8 @@ export class ProjectsService {
     const changed = await this.uow.transaction(async (tx): Promise<{ id: string; sourceMoved: boolean } | undefined> => {
       const p = this.refuseWhileDeleting(await findIn(tx, name));
       const spec = patchedSpec(p, dto);
+      const tenant = await tx.tenants.lock(p.tenant);
+      refuseOutsideTenant(tenant!, { ...spec, bootstrapRole: spec.bootstrapRole });
       this.checkAddresses(spec.sourceRepository, spec.cdeventsSink, dto.cdeventsSinkHeader === null ? false : !!dto.cdeventsSinkHeader || !!p.cdeventsSinkHeader);
       const patch: Partial<ProjectEntity> = {};
       for (const key of Object.keys(spec) as Array<keyof ProjectSpec>) {
@@ -195,6 +213,7 @@ export class ProjectsService {
 function toProjectDto(p: ProjectViewRow): ProjectDto {
   return {
     name: p.name,
+    tenant: p.tenant,
     namespace: p.namespace,
     source: { repository: p.sourceRepository, tag: p.sourceTag, path: p.sourcePath },
     serviceAccountName: p.serviceAccountName,
@@ -218,10 +237,24 @@ function toProjectDto(p: ProjectViewRow): ProjectDto {
 
 /** The Project's own conditions, from its Targets' (a rollout wave holding some back). */
 function projectConditions(p: ProjectViewRow): ProjectConditionDto[] {
+  const out: ProjectConditionDto[] = [];
   const message = projectHold(p.rolloutGroups, p.held);
-  if (!message) return [];
-  const since = p.held.map((h) => h.since).sort()[0];
-  return [{ type: 'Reconciling', status: 'True', reason: 'RolloutWaiting', message, lastTransitionTime: since }];
+  if (message) {
+    const since = p.held.map((h) => h.since).sort()[0];
+    out.push({ type: 'Reconciling', status: 'True', reason: 'RolloutWaiting', message, lastTransitionTime: since });
+  }
+  const outside = p.outsideDestinations;
+  if (outside && outside.count > 0) {
+    const more = outside.count > outside.clusters.length ? ` and ${outside.count - outside.clusters.length} more` : '';
+    out.push({
+      type: 'TargetsRestricted',
+      status: 'True',
+      reason: 'OutsideTenantDestinations',
+      message: `${outside.count} cluster(s) match the targets but lie outside tenant "${p.tenant}"'s destinations, so nothing is applied there: ${outside.clusters.join(', ')}${more} (rule: destinations)`,
+      lastTransitionTime: p.updatedAt,
+    });
+  }
+  return out;
 }
 
 /** Plain JSON of the selector as stored (DTO instances carry no extra fields after validation). */
@@ -238,6 +271,23 @@ function selectorFrom(t: TargetsDto | undefined): TargetSelector {
     }
   }
   return out;
+}
+
+/** The tenant a new Project joins: the one named, else the caller's only tenant where it is operator, else `default` for a global caller. */
+function tenantForCreation(named: string | undefined, caller: Principal | undefined): string {
+  if (named !== undefined) {
+    requireTenant(caller, named, 'operator', `tenant "${named}"`);
+    return named;
+  }
+  const mine = tenantsAllowed(caller, 'operator');
+  if (mine === undefined) return DEFAULT_TENANT;
+  if (mine.length === 1) return mine[0];
+  throw new InvalidInputError([`tenant: required: "${caller!.name}" is operator in ${mine.length === 0 ? 'no tenant' : mine.map((t) => `"${t}"`).join(', ')}`]);
+}
+
+function refuseOutsideTenant(tenant: TenantEntity, use: ProjectUse): void {
+  const refusals = projectRefusals(tenant, use);
+  if (refusals.length > 0) throw new ForbiddenError(refusals.join('; '));
 }
 
 async function findIn(tx: Transaction, name: string): Promise<ProjectEntity> {

@@ -15,9 +15,9 @@ export class SourceViewDto {
 }
 
 export class ProjectConditionDto {
-  @ApiProperty({ enum: ['Reconciling'] }) type!: string;
+  @ApiProperty({ enum: ['Reconciling', 'TargetsRestricted'] }) type!: string;
   @ApiProperty({ enum: ['True', 'False', 'Unknown'] }) status!: string;
-  @ApiProperty({ enum: ['RolloutWaiting'] }) reason!: string;
+  @ApiProperty({ enum: ['RolloutWaiting', 'OutsideTenantDestinations'] }) reason!: string;
   @ApiProperty() message!: string;
   @ApiProperty() lastTransitionTime!: string;
 }
@@ -25,7 +25,8 @@ export class ProjectConditionDto {
 export class ProjectStatusDto {
   @ApiProperty({
     type: [ProjectConditionDto],
-    description: 'Reconciling=True RolloutWaiting while a rollout wave holds Targets back, naming the revision, the groups held and the group they wait for',
+    description:
+      "Reconciling=True RolloutWaiting while a rollout wave holds Targets back, naming the revision, the groups held and the group they wait for; TargetsRestricted=True OutsideTenantDestinations while the targets match clusters outside the tenant's destinations (they get no Target), naming them",
   })
   conditions!: ProjectConditionDto[];
   @ApiProperty({ description: 'number of Targets' }) targets!: number;
@@ -36,6 +37,7 @@ export class ProjectStatusDto {
 
 export class ProjectDto {
   @ApiProperty() name!: string;
+  @ApiProperty({ description: 'the tenant it belongs to' }) tenant!: string;
   @ApiProperty() namespace!: string;
   @ApiProperty({ type: SourceViewDto }) source!: SourceViewDto;
   @ApiProperty() serviceAccountName!: string;

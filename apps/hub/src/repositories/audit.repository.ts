@@ -15,8 +15,8 @@ export interface AuditFilter {
   since?: Date;
   /** strictly before */
   until?: Date;
-  /** only this tenant's entries; undefined: every tenant (admins) */
-  tenant?: string;
+  /** only these tenants' entries; undefined: every entry (admins) */
+  tenants?: readonly string[];
 }
 
 /** One entry as the API shows it. */
@@ -79,7 +79,7 @@ export class AuditRepository {
     if (filter.objectName !== undefined) where.push(`a.object_name = ${params.add(filter.objectName)}`);
     if (filter.since !== undefined) where.push(`a.at >= ${params.add(filter.since)}`);
     if (filter.until !== undefined) where.push(`a.at < ${params.add(filter.until)}`);
-    if (filter.tenant !== undefined) where.push(`a.tenant = ${params.add(filter.tenant)}`);
+    if (filter.tenants !== undefined) where.push(`a.tenant = ANY(${params.add([...filter.tenants])})`);
     if (cursor) {
       where.push(`(a.at, a.id) < (timestamptz 'epoch' + CAST(${params.add(cursor.micros)} AS bigint) * interval '1 microsecond', CAST(${params.add(cursor.id)} AS uuid))`);
     }

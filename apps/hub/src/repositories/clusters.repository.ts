@@ -1,8 +1,9 @@
 import { type EntityManager, In, type Repository } from 'typeorm';
 import { AlreadyExistsError } from '../common/errors';
 import { ClusterEntity } from '../database/entities';
-import type { LabelSelector } from '../database/entities';
+import type { LabelSelector, TenantDestinations } from '../database/entities';
 import { isUniqueViolation } from './database-errors';
+import { destinationsCondition } from './destinations-sql';
 import { labelSelectorConditions, variesInShape } from './label-selector-sql';
 import type { ListTotals } from './list-totals';
 import { isoTime, type ListAnswer, MEMBERSHIP_ROW, membershipTotal, queryPrepared, SqlParams, totalOf, whereAll } from './sql';
@@ -11,6 +12,8 @@ export interface ClusterFilter {
   group?: string;
   mode?: string;
   labelSelector?: LabelSelector;
+  /** only clusters in these destinations (a tenant member's view); undefined: all */
+  destinations?: readonly TenantDestinations[];
 }
 
 /** What the API shows of a cluster, read in one statement with its credential summary, Target count and twins. */
@@ -66,15 +69,17 @@ export class ClustersRepository {
           WHERE ${MEMBERSHIP_ROW} ORDER BY v.name`,
         values: params.values,
       },
-      { prepare: !variesInShape(filter.labelSelector) },
+      { prepare: !variesInShape(filter.labelSelector) && !filter.destinations },
     );
     const total = totalOf(this.totals, key, sent, rows[0]);
     return { rows: rows[0].name === null ? [] : rows, total };
   }
 
-  async viewByName(name: string): Promise<ClusterViewRow | undefined> {
+  /** `destinations`: undefined when the caller sees every cluster. */
+  async viewByName(name: string, destinations?: readonly TenantDestinations[]): Promise<ClusterViewRow | undefined> {
     const params = new SqlParams();
-    const rows = await queryPrepared<ClusterViewRow>(this.db, { text: viewSql(`SELECT c.* FROM clusters c WHERE c.name = ${params.add(name)}`), values: params.values });
+    const where = [`c.name = ${params.add(name)}`, ...(destinations ? [destinationsCondition('c', destinations, params)] : [])].join(' AND ');
+    const rows = await queryPrepared<ClusterViewRow>(this.db, { text: viewSql(`SELECT c.* FROM clusters c WHERE ${where}`), values: params.values }, { prepare: !destinations });
     return rows[0];
   }
 
@@ -150,6 +155,7 @@ function clusterConditions(filter: ClusterFilter, params: SqlParams): string[] {
   const out: string[] = [];
   if (filter.group) out.push(`c.group_name = ${params.add(filter.group)}`);
   if (filter.mode) out.push(`c.mode = ${params.add(filter.mode)}`);
+  if (filter.destinations) out.push(destinationsCondition('c', filter.destinations, params));
   return [...out, ...labelSelectorConditions('c.labels', filter.labelSelector, params)];
 }
 

@@ -1,6 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import type { LabelSelector } from '../database/entities';
 import { type FleetState, targetStateSql } from '../fleet/fleet-state';
+import type { TenantReach } from '../tenancy/tenant-reach';
+import { destinationsCondition } from './destinations-sql';
 import { labelSelectorConditions, variesInShape } from './label-selector-sql';
 import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
 
@@ -57,24 +59,32 @@ function likeContaining(text: string): string {
 export class FleetRepository {
   constructor(private readonly db: EntityManager) {}
 
-  /** Clusters, unreachable clusters and Targets by state, per cluster group, and the number of Projects. */
-  async summary(): Promise<FleetSummaryRows> {
+  /**
+   * Clusters, unreachable clusters and Targets by state, per cluster group,
+   * and the number of Projects. `reach`: only the clusters in its
+   * destinations and the Targets and Projects of its tenants.
+   */
+  async summary(reach?: TenantReach): Promise<FleetSummaryRows> {
+    const params = new SqlParams();
+    const projectsOf = reach ? `WHERE p.tenant = ANY(${params.add(reach.tenants)})` : '';
+    const targetsOf = reach ? `JOIN projects p ON p.id = t.project_id ${projectsOf}` : '';
+    const clustersOf = reach ? `WHERE ${destinationsCondition('c', reach.destinations, params)}` : '';
     const rows = await queryPrepared<GroupSummaryRow & { projects: number }>(this.db, {
       text: `WITH states AS (
           SELECT c.group_name AS grp, ${targetStateSql('t', 'c')} AS state, count(*)::int AS n
-          FROM targets t JOIN clusters c ON c.id = t.cluster_id GROUP BY 1, 2),
+          FROM targets t JOIN clusters c ON c.id = t.cluster_id ${targetsOf} GROUP BY 1, 2),
         groups AS (
-          SELECT group_name AS grp, count(*)::int AS clusters, (count(*) FILTER (WHERE reachable IS false))::int AS unreachable
-          FROM clusters GROUP BY 1)
-        SELECT (SELECT count(*)::int FROM projects) AS projects, g.grp AS "group", g.clusters, g.unreachable,
+          SELECT c.group_name AS grp, count(*)::int AS clusters, (count(*) FILTER (WHERE c.reachable IS false))::int AS unreachable
+          FROM clusters c ${clustersOf} GROUP BY 1)
+        SELECT (SELECT count(*)::int FROM projects p ${projectsOf}) AS projects, g.grp AS "group", g.clusters, g.unreachable,
           COALESCE(jsonb_object_agg(s.state, s.n) FILTER (WHERE s.state IS NOT NULL), '{}') AS states
         FROM (SELECT 1) AS one
         LEFT JOIN groups g ON true
         LEFT JOIN states s ON s.grp = g.grp
         GROUP BY g.grp, g.clusters, g.unreachable
         ORDER BY g.grp`,
-      values: [],
-    });
+      values: params.values,
+    }, { prepare: !reach });
     const projects = rows[0]?.projects ?? 0;
     return { projects, groups: rows.filter((r) => r.group !== null).map(({ projects: _p, ...group }) => group) };
   }
@@ -84,9 +94,11 @@ export class FleetRepository {
    * each Project on them, the first `projectLimit` Projects by name as the
    * columns, and how many clusters the filter matches.
    */
-  async matrix(filter: MatrixFilter, page: { limit: number; offset: number; projectLimit: number }): Promise<MatrixRows> {
+  async matrix(filter: MatrixFilter, page: { limit: number; offset: number; projectLimit: number }, reach?: TenantReach): Promise<MatrixRows> {
     const params = new SqlParams();
     const conditions: string[] = [];
+    if (reach) conditions.push(destinationsCondition('c', reach.destinations, params));
+    const projectsOf = reach ? `WHERE tenant = ANY(${params.add(reach.tenants)})` : '';
     if (filter.name) conditions.push(`c.name LIKE ${params.add(likeContaining(filter.name))}`);
     if (filter.group) conditions.push(`c.group_name = ${params.add(filter.group)}`);
     conditions.push(...labelSelectorConditions('c.labels', filter.labelSelector, params));
@@ -94,7 +106,7 @@ export class FleetRepository {
     const rows = await queryPrepared<MatrixRow & { total: number; projects: string[] }>(
       this.db,
       {
-        text: `WITH cols AS (SELECT id, name FROM projects ORDER BY name LIMIT ${params.add(page.projectLimit)})
+        text: `WITH cols AS (SELECT id, name FROM projects ${projectsOf} ORDER BY name LIMIT ${params.add(page.projectLimit)})
           SELECT n.total, (SELECT COALESCE(jsonb_agg(name ORDER BY name), '[]') FROM cols) AS projects, r.*
           FROM (SELECT count(*)::int AS total FROM clusters c ${where}) AS n
           LEFT JOIN LATERAL (
@@ -106,7 +118,7 @@ export class FleetRepository {
             LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}) AS r ON true`,
         values: params.values,
       },
-      { prepare: !variesInShape(filter.labelSelector) },
+      { prepare: !variesInShape(filter.labelSelector) && !reach },
     );
     const first = rows[0];
     return {
@@ -125,12 +137,20 @@ export class FleetRepository {
    * writes by other hub replicas count too. (A lease renewal counts as a
    * change: the page then reloads what it shows, a little more often.)
    */
-  async changeMark(): Promise<string> {
-    const mark = (table: string) => `(SELECT concat(count(*), '/', max(xmin::text::bigint)) FROM ${table})`;
-    const rows = await queryPrepared<{ mark: string }>(this.db, {
-      text: `SELECT concat_ws(' ', ${mark('targets')}, ${mark('projects')}, ${mark('clusters')}, ${mark('agent_links')}) AS mark`,
-      values: [],
-    });
+  async changeMark(reach?: TenantReach): Promise<string> {
+    const params = new SqlParams();
+    const mark = (rows: string) => `(SELECT concat(count(*), '/', max(x.xmin::text::bigint)) FROM ${rows})`;
+    // a member hears of changes to what it may see only: its tenants' rows and the clusters of their destinations
+    const tenants = reach ? params.add(reach.tenants) : '';
+    const marks = reach
+      ? [
+          mark(`targets x JOIN projects p ON p.id = x.project_id WHERE p.tenant = ANY(${tenants})`),
+          mark(`projects x WHERE x.tenant = ANY(${tenants})`),
+          mark(`clusters x WHERE ${destinationsCondition('x', reach.destinations, params)}`),
+          mark(`agent_links x JOIN clusters c ON c.id = x.cluster_id WHERE ${destinationsCondition('c', reach.destinations, params)}`),
+        ]
+      : [mark('targets x'), mark('projects x'), mark('clusters x'), mark('agent_links x')];
+    const rows = await queryPrepared<{ mark: string }>(this.db, { text: `SELECT concat_ws(' ', ${marks.join(', ')}) AS mark`, values: params.values }, { prepare: !reach });
     return rows[0].mark;
   }
 }

@@ -2,7 +2,7 @@ import { type EntityManager, In, type Repository } from 'typeorm';
 import type { BootstrapRole } from '@flotilla/engine';
 import { AlreadyExistsError } from '../common/errors';
 import { ProjectEntity } from '../database/entities';
-import type { TargetRemoval, TargetSelector } from '../database/entities';
+import type { OutsideDestinations, TargetRemoval, TargetSelector } from '../database/entities';
 import { isUniqueViolation } from './database-errors';
 import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
 
@@ -10,6 +10,9 @@ import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
 export interface ProjectViewRow {
   name: string;
   namespace: string;
+  tenant: string;
+  /** clusters the selector matches that lie outside the tenant's destinations */
+  outsideDestinations: OutsideDestinations | null;
   sourceRepository: string;
   sourceTag: string;
   sourcePath: string;
@@ -45,9 +48,13 @@ export class ProjectsRepository {
   }
 
   /** One page of views and the number of Projects the filter matches, in one round trip. */
-  async viewPage(filter: { suspended?: boolean }, limit: number, offset: number): Promise<{ rows: ProjectViewRow[]; total: number }> {
+  /** `tenants`: only Projects of these (a member's view); undefined: all. */
+  async viewPage(filter: { suspended?: boolean; tenants?: readonly string[] }, limit: number, offset: number): Promise<{ rows: ProjectViewRow[]; total: number }> {
     const params = new SqlParams();
-    const where = whereAll(filter.suspended === undefined ? [] : [`p.suspend = ${params.add(filter.suspended)}`]);
+    const where = whereAll([
+      ...(filter.suspended === undefined ? [] : [`p.suspend = ${params.add(filter.suspended)}`]),
+      ...(filter.tenants === undefined ? [] : [`p.tenant = ANY(${params.add([...filter.tenants])})`]),
+    ]);
     // one row even when the page is empty, so the total always comes back
     const rows = await queryPrepared<ProjectViewRow & { total: number }>(this.db, {
       text: `SELECT (SELECT count(*) FROM projects p ${where})::int AS total, v.*
@@ -62,6 +69,10 @@ export class ProjectsRepository {
   async viewByName(name: string): Promise<ProjectViewRow | undefined> {
     const rows = await queryPrepared<ProjectViewRow>(this.db, { text: projectView('SELECT p.* FROM projects p WHERE p.name = $1'), values: [name] });
     return rows[0];
+  }
+
+  async tenantOf(name: string): Promise<string | undefined> {
+    return (await this.repo.findOne({ select: { tenant: true }, where: { name } }))?.tenant;
   }
 
   findByName(name: string): Promise<ProjectEntity | null> {
@@ -83,6 +94,10 @@ export class ProjectsRepository {
 
   existsByName(name: string): Promise<boolean> {
     return this.repo.existsBy({ name });
+  }
+
+  ofTenant(tenant: string): Promise<ProjectEntity[]> {
+    return this.repo.find({ where: { tenant }, order: { name: 'ASC' } });
   }
 
   all(): Promise<ProjectEntity[]> {
@@ -110,7 +125,7 @@ export class ProjectsRepository {
 
 /** The view of the Projects `rows` yields (whole rows), chosen before any per-row work is done. */
 function projectView(rows: string): string {
-  return `SELECT p.name, p.namespace, p.source_repository AS "sourceRepository", p.source_tag AS "sourceTag",
+  return `SELECT p.name, p.namespace, p.tenant, p.outside_destinations AS "outsideDestinations", p.source_repository AS "sourceRepository", p.source_tag AS "sourceTag",
     p.source_path AS "sourcePath", p.service_account_name AS "serviceAccountName", p.target_selector AS "targetSelector",
     p.rollout_groups AS "rolloutGroups", p.interval_seconds AS "intervalSeconds", p.suspend, p.annotations,
     cr.kind AS "credentialKind", cr.fingerprint AS "credentialFingerprint", p.cdevents_sink AS "cdeventsSink", p.cdevents_sink_header->>'name' AS "cdeventsSinkHeader",

@@ -11,6 +11,7 @@ import { HistoryRepository } from './history.repository';
 import { ListTotals } from './list-totals';
 import { ProjectsRepository } from './projects.repository';
 import { TargetsRepository } from './targets.repository';
+import { TenantsRepository } from './tenants.repository';
 import { TokensRepository } from './tokens.repository';
 import { UnitOfWork } from './unit-of-work';
 
@@ -31,6 +32,7 @@ const onDataSource = <T>(make: (ds: DataSource) => T) => ({ inject: [DataSource]
     { provide: FleetRepository, ...onDataSource((ds) => new FleetRepository(ds.manager)) },
     { provide: HistoryRepository, ...onDataSource((ds) => new HistoryRepository(ds.manager)) },
     { provide: TokensRepository, ...onDataSource((ds) => new TokensRepository(ds.manager)) },
+    { provide: TenantsRepository, ...onDataSource((ds) => new TenantsRepository(ds.manager)) },
     { provide: CdeventOutboxRepository, ...onDataSource((ds) => new CdeventOutboxRepository(ds.manager)) },
     { provide: AuditRepository, ...onDataSource((ds) => new AuditRepository(ds.manager)) },
     {
@@ -41,6 +43,6 @@ const onDataSource = <T>(make: (ds: DataSource) => T) => ({ inject: [DataSource]
     KubeRepository,
     UnitOfWork,
   ],
-  exports: [ListTotals, FleetRepository, ClustersRepository, ProjectsRepository, TargetsRepository, HistoryRepository, TokensRepository, CredentialsRepository, CdeventOutboxRepository, AuditRepository, KubeRepository, UnitOfWork],
+  exports: [ListTotals, FleetRepository, ClustersRepository, ProjectsRepository, TargetsRepository, HistoryRepository, TokensRepository, TenantsRepository, CredentialsRepository, CdeventOutboxRepository, AuditRepository, KubeRepository, UnitOfWork],
 })
 export class RepositoriesModule {}

@@ -6,6 +6,7 @@ import { CredentialsRepository } from './credentials.repository';
 import { HistoryRepository } from './history.repository';
 import { ProjectsRepository } from './projects.repository';
 import { TargetsRepository } from './targets.repository';
+import { TenantsRepository } from './tenants.repository';
 import { TokensRepository } from './tokens.repository';
 
 /** Every repository, bound to one EntityManager: the DataSource's, or a transaction's. */
@@ -16,6 +17,7 @@ export interface Repositories {
   readonly history: HistoryRepository;
   readonly credentials: CredentialsRepository;
   readonly tokens: TokensRepository;
+  readonly tenants: TenantsRepository;
   readonly cdevents: CdeventOutboxRepository;
 }
 
@@ -27,6 +29,7 @@ export function repositoriesFor(db: EntityManager, crypto: CryptoRepository): Re
     history: new HistoryRepository(db),
     credentials: new CredentialsRepository(db, crypto),
     tokens: new TokensRepository(db),
+    tenants: new TenantsRepository(db),
     cdevents: new CdeventOutboxRepository(db),
   };
 }

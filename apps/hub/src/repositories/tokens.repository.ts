@@ -1,7 +1,7 @@
 import { type EntityManager, IsNull, Not, type Repository } from 'typeorm';
 import { ApiTokenEntity, type TokenSource } from '../database/entities';
 
-type NewToken = Pick<ApiTokenEntity, 'name' | 'role' | 'tokenHash'> & { expiresAt?: Date | null; source?: TokenSource };
+type NewToken = Pick<ApiTokenEntity, 'name' | 'role' | 'tokenHash'> & { expiresAt?: Date | null; source?: TokenSource; tenant?: string | null };
 
 export class TokensRepository {
   private readonly repo: Repository<ApiTokenEntity>;
@@ -55,6 +55,11 @@ export class TokensRepository {
     const rows = await this.repo.findBy({ source, revokedAt: IsNull(), ...(keepHash ? { tokenHash: Not(keepHash) } : {}) });
     if (rows.length > 0) await this.repo.update(rows.map((r) => r.id), { revokedAt: at });
     return rows.map((r) => r.id);
+  }
+
+  /** The tokens issued for a tenant, revoked or not (they go with it). */
+  async idsOfTenant(tenant: string): Promise<string[]> {
+    return (await this.repo.find({ select: { id: true }, where: { tenant } })).map((r) => r.id);
   }
 
   async revoke(id: string, at: Date): Promise<void> {

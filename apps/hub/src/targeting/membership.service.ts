@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import type { ProjectEntity, TargetEntity, TargetPhase } from '../database/entities';
+import type { OutsideDestinations, ProjectEntity, TargetEntity, TargetPhase } from '../database/entities';
 import { EventsService } from '../events/events.service';
 import type { Transaction } from '../repositories/unit-of-work';
 import { RunTriggers } from '../scheduler/run-triggers';
-import { clusterIsTargeted } from './selector';
+import { inDestinations } from '../tenancy/tenant-rules';
+import { type ClusterFacts, clusterIsTargeted } from './selector';
 import type { HubEventReason } from '../events/hub-event';
 
 /**
@@ -22,7 +23,11 @@ export class MembershipService {
   async syncProject(tx: Transaction, project: ProjectEntity): Promise<void> {
     await tx.targets.lockMembership();
     const clusters = await tx.clusters.allForSelection();
-    const wanted = clusters.filter((c) => clusterIsTargeted(project.targetSelector, { name: c.name, group: c.groupName, labels: c.labels }));
+    const tenant = await tx.tenants.findByName(project.tenant);
+    const matching = clusters.filter((c) => clusterIsTargeted(project.targetSelector, factsOf(c)));
+    // a cluster outside the tenant's destinations gets no Target: nothing can ever be applied there
+    const wanted = matching.filter((c) => tenant !== null && inDestinations(tenant.destinations, factsOf(c)));
+    await this.noteOutside(tx, project, matching, wanted);
     const existing = await tx.targets.forProject(project.id);
     const have = new Map(existing.map((t) => [t.clusterId, t]));
     const want = new Set(wanted.map((c) => c.id));
@@ -40,11 +45,21 @@ export class MembershipService {
     await tx.targets.lockMembership();
     const cluster = (await tx.clusters.allForSelection()).find((c) => c.id === clusterId);
     if (!cluster) return;
-    const facts = { name: cluster.name, group: cluster.groupName, labels: cluster.labels };
+    const facts = factsOf(cluster);
     const projects = await tx.projects.all();
+    const destinations = new Map((await tx.tenants.all()).map((t) => [t.name, t.destinations]));
     const existing = new Map((await tx.targets.forCluster(clusterId)).map((t) => [t.projectId, t]));
+    let clusters: SelectableCluster[] | undefined;
     for (const p of projects) {
-      const wanted = clusterIsTargeted(p.targetSelector, facts);
+      const matches = clusterIsTargeted(p.targetSelector, facts);
+      const allowed = destinations.has(p.tenant) && inDestinations(destinations.get(p.tenant)!, facts);
+      const wanted = matches && allowed;
+      // the Project's list of clusters outside its destinations may change: read it again (rare: only restricted Projects)
+      if ((matches && !allowed) || p.outsideDestinations) {
+        clusters ??= await tx.clusters.allForSelection();
+        const matching = clusters.filter((c) => clusterIsTargeted(p.targetSelector, factsOf(c)));
+        await this.noteOutside(tx, p, matching, matching.filter((c) => destinations.has(p.tenant) && inDestinations(destinations.get(p.tenant)!, factsOf(c))));
+      }
       const target = existing.get(p.id);
       if (wanted && !target) {
         await tx.targets.insertMissing([this.newTarget(p, cluster)]);
@@ -54,6 +69,22 @@ export class MembershipService {
       } else if (!wanted && target) {
         await this.remove(tx, p, target, cluster.name);
       }
+    }
+  }
+
+  /** Records which matching clusters lie outside the tenant's destinations (the Project's TargetsRestricted condition); writes only on change. */
+  private async noteOutside(tx: Transaction, p: ProjectEntity, matching: SelectableCluster[], wanted: SelectableCluster[]): Promise<void> {
+    const inside = new Set(wanted.map((c) => c.id));
+    const outside = matching.filter((c) => !inside.has(c.id)).map((c) => c.name).sort();
+    const next: OutsideDestinations | null = outside.length === 0 ? null : { count: outside.length, clusters: outside.slice(0, OUTSIDE_NAMES_SHOWN) };
+    if (JSON.stringify(next) === JSON.stringify(p.outsideDestinations ?? null)) return;
+    await tx.projects.update(p.id, { outsideDestinations: next });
+    p.outsideDestinations = next;
+    if (next) {
+      await this.events.record(
+        { projectId: p.id, clusterName: null, type: 'Warning', reason: 'OutsideTenantDestinations', message: `${next.count} cluster(s) match the targets but lie outside tenant "${p.tenant}"'s destinations; nothing is applied there: ${next.clusters.join(', ')}` },
+        tx,
+      );
     }
   }
 
@@ -96,6 +127,20 @@ export class MembershipService {
   private note(tx: Transaction, projectId: string, clusterName: string | null, reason: HubEventReason, message: string): Promise<void> {
     return this.events.record({ projectId, clusterName, type: 'Normal', reason, message }, tx);
   }
+}
+
+/** How many names of clusters outside the destinations a Project keeps to show. */
+const OUTSIDE_NAMES_SHOWN = 10;
+
+interface SelectableCluster {
+  id: string;
+  name: string;
+  groupName: string;
+  labels: Record<string, string>;
+}
+
+function factsOf(c: SelectableCluster): ClusterFacts {
+  return { name: c.name, group: c.groupName, labels: c.labels };
 }
 
 function initialPhase(p: ProjectEntity): TargetPhase {

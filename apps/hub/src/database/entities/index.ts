@@ -12,8 +12,10 @@ import { ListVersionEntity } from './list-version.entity';
 import { ProjectEntity } from './project.entity';
 import { RunEntity } from './run.entity';
 import { TargetEntity } from './target.entity';
+import { TenantEntity } from './tenant.entity';
 
-export { AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, AuditEntryEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity };
+export { AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, AuditEntryEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity, TenantEntity };
+export type { TenantDestinations } from './tenant.entity';
 export type { ClusterMode } from './cluster.entity';
 export type { Role, TokenSource } from './api-token.entity';
 export type { ActorKind } from './audit-entry.entity';
@@ -23,8 +25,8 @@ export { TARGET_PHASES } from './target.entity';
 export type { RunResultKind } from './run.entity';
 export type { DeliveryState, SealedSinkHeader } from './cdevent-outbox.entity';
 export { DELIVERY_STATES } from './cdevent-outbox.entity';
-export type { LabelSelector, LabelSelectorRequirement, TargetRemoval, TargetSelector } from './project.entity';
+export type { LabelSelector, LabelSelectorRequirement, OutsideDestinations, TargetRemoval, TargetSelector } from './project.entity';
 export { TARGET_REMOVALS } from './project.entity';
 
 /** Every entity of the hub, for the DataSource. */
-export const hubEntities = [AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, AuditEntryEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity];
+export const hubEntities = [AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, AuditEntryEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity, TenantEntity];

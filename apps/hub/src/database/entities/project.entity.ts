@@ -2,6 +2,7 @@ import type { SealedSinkHeader } from './cdevent-outbox.entity';
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
 import type { BootstrapRole } from '@flotilla/engine';
 import { CredentialEntity } from './credential.entity';
+import { TenantEntity } from './tenant.entity';
 
 export interface LabelSelectorRequirement {
   key: string;
@@ -24,10 +25,17 @@ export interface TargetSelector {
 export const TARGET_REMOVALS = ['delete', 'orphan'] as const;
 export type TargetRemoval = (typeof TARGET_REMOVALS)[number];
 
+/** How many clusters the selector matches outside the tenant's destinations, and the first of them by name. */
+export interface OutsideDestinations {
+  count: number;
+  clusters: string[];
+}
+
 /** A Project: an OCI source of Timoni definitions and where to apply it. */
 @Entity('projects')
 @Unique('uq_projects_name', ['name'])
 @Index('idx_projects_source_checked_at', ['sourceCheckedAt'])
+@Index('idx_projects_tenant_name', ['tenant', 'name'])
 export class ProjectEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_projects' })
   id!: string;
@@ -37,6 +45,18 @@ export class ProjectEntity {
 
   @Column({ type: 'varchar', length: 63 })
   namespace!: string;
+
+  /** the tenant it belongs to, set at creation and never changed */
+  @Column({ type: 'varchar', length: 63 })
+  tenant!: string;
+
+  @ManyToOne(() => TenantEntity, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'tenant', referencedColumnName: 'name', foreignKeyConstraintName: 'fk_projects_tenant' })
+  tenantRow?: TenantEntity;
+
+  /** clusters its selector matches outside its tenant's destinations (no Target there); null: none */
+  @Column({ name: 'outside_destinations', type: 'jsonb', nullable: true })
+  outsideDestinations!: OutsideDestinations | null;
 
   /** oci://host/repo */
   @Column({ name: 'source_repository', type: 'text' })
