@@ -81,6 +81,7 @@ function reportTemplate(): string {
   const marked = {
     targetId: '', generation: 0, projectName: '__PROJECT_NAME__', projectNamespace: '__PROJECT_NAMESPACE__', repository: '__SOURCE__', tag: '__TAG__', path: '',
     digest: '__DIGEST__', serviceAccountName: '', annotations: {}, clusterName: '__CLUSTER_NAME__', clusterGroup: '__CLUSTER_GROUP__', intervalSeconds: 600, suspend: false, delete: false, registryCredentials: undefined,
+    tenantPolicy: undefined,
   };
   const line = (deleting: boolean) => {
     const report = reportOf({ ...marked, delete: deleting }, true);

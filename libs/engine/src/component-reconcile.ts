@@ -2,6 +2,7 @@
 // bundle, then per instance build → apply (→ wait), all under the
 // component's deadline. The first failing instance stops the component, as
 // `timoni bundle apply` does.
+import { checkInstancesPolicy } from './tenant-policy';
 import { applyInstance, defaultInstanceApplyOptions, InstanceOwnershipError, OwnershipConflictError, ReadinessError, WaitTimeoutError, type ChangeSet, type ResourceManager } from '@flotilla/kube';
 import { countChanges } from './change-counts';
 import { DeadlineExceeded, withDeadline } from './deadline';
@@ -92,6 +93,7 @@ async function componentSteps(run: ComponentRun, result: ComponentResult, signal
   }
   result.bundle = bundle.name;
   result.instanceNames = bundle.instances.map((i) => ({ name: i.name, namespace: i.namespace }));
+  checkInstancesPolicy(run.project, name, bundle.instances);
 
   for (const inst of bundle.instances) {
     const t0 = performance.now();

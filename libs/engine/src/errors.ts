@@ -40,6 +40,17 @@ export class CredentialsError extends EngineError {
   readonly retryable = true;
 }
 
+/**
+ * The Project, or an instance of it, would reach beyond what its tenant
+ * allows. Nothing is applied; an admin widening the tenant or a fixed spec
+ * lets the next run through, so it retries (with backoff).
+ */
+export class TenantPolicyError extends EngineError {
+  readonly step = 'connect';
+  readonly reason = 'TenantPolicyRefused';
+  readonly retryable = true;
+}
+
 /** The target cluster did not answer (its version could not be read). */
 export class ClusterUnreachableError extends EngineError {
   readonly step = 'connect';

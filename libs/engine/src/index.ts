@@ -31,3 +31,4 @@ export { INSTANCE_EVENT_REASONS, instanceEventText, instanceKubeEvent, EVENT_MES
 export { emptyRunResult, failedRunResult } from './run-result';
 export { INSTANCE_INFO_LABELS, instanceInfoLabels, type InstanceInfoLabels, type InstanceMetricsProject } from './instance-metrics';
 export * from './project-bootstrap';
+export * from './tenant-policy';

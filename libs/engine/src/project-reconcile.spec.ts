@@ -3,7 +3,7 @@
 import { CueEngine } from '@flotilla/cue';
 import { recordObjects, type KubeObject } from '@flotilla/kube';
 import { runStatus } from './conditions';
-import { ComponentTimeoutError, ProjectLoadError, BundleError, DependencyNotReadyError, ResolveError, ServiceAccountNotFoundError } from './errors';
+import { ComponentTimeoutError, ProjectLoadError, BundleError, DependencyNotReadyError, ResolveError, ServiceAccountNotFoundError, TenantPolicyError } from './errors';
 import { instanceEventText, instanceKubeEvent } from './instance-event';
 import { appliedInstance } from './run-report';
 import { formatRevision, reconcileProject, type ReconcileDeps } from './project-reconcile';
@@ -229,6 +229,29 @@ describe('reconcileProject with the Timoni generator (real registry and API serv
     const status = runStatus(noNamespace, new Date());
     expect([status.decision, status.reason]).toEqual(['retry', 'ServiceAccountNotFound']);
     expect(status.message).not.toContain('403');
+  });
+
+  it("refuses, before applying anything, a Project or an instance outside its tenant's policy", async () => {
+    await pushProject(registryClient(), repo, projectFiles(moduleUrl, ns, { cache: false, web: 'tenant' }));
+    const before = await configMaps(ns);
+    const cluster = { name: 'c1', group: 'staging' };
+    // the Project's own namespace is outside: refused before the registry is asked
+    const outside = await reconcileProject({ project: project(ns, repo, { policy: { tenant: 'team-a', namespaces: ['team-a-*'], serviceAccounts: ['*'] } }), cluster }, deps());
+    expect(outside.error).toBeInstanceOf(TenantPolicyError);
+    expect(outside.error?.message).toBe(`namespace "${ns}" is outside tenant "team-a"'s namespaces [team-a-*] (rule: namespaces)`);
+    expect(outside.digest).toBeUndefined();
+    const account = await reconcileProject({ project: project(ns, repo, { policy: { tenant: 'team-a', namespaces: [ns], serviceAccounts: ['ci-*'] } }), cluster }, deps());
+    expect(account.error?.message).toBe(`service account "deployer" is outside tenant "team-a"'s service accounts [ci-*] (rule: serviceAccounts)`);
+    // the Project is inside, but its bundles put instances elsewhere: the policy names only its namespace, not theirs
+    const elsewhere = unique('elsewhere');
+    await pushProject(registryClient(), repo, projectFiles(moduleUrl, elsewhere, { cache: false, web: 'tenant' }));
+    const instances = await reconcileProject({ project: project(ns, repo, { policy: { tenant: 'team-a', namespaces: [ns], serviceAccounts: ['deployer'] } }), cluster }, deps());
+    expect(instances.ok).toBe(false);
+    expect(instances.error).toBeInstanceOf(TenantPolicyError);
+    expect(instances.error?.message).toBe(`component infra: instance db would go to namespace "${elsewhere}", outside tenant "team-a"'s namespaces [${ns}] (rule: namespaces); nothing of the component was applied`);
+    const status = runStatus(instances, new Date());
+    expect(status.reason).toBe('TenantPolicyRefused');
+    expect(await configMaps(ns)).toEqual(before);
   });
 
   it('a broken revision is a clear error, stalls, and keeps the last good objects', async () => {

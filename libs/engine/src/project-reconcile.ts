@@ -2,6 +2,7 @@
 // reconcile"). The outer function never throws: it turns errors into the
 // result and calls runFinished in `finally`. The inner one is a straight
 // line of named steps, each throwing its typed error.
+import { checkProjectPolicy } from './tenant-policy';
 import { isNotFound, type ResourceManager } from '@flotilla/kube';
 import { RegistryClient } from '@flotilla/oci';
 import type { RegistryClients } from './registry-clients';
@@ -72,7 +73,8 @@ async function reconcileSteps(input: ReconcileInput, deps: ReconcileDeps, option
   const context: RunContext = { project, cluster: result.cluster, source: result.source };
   const run = tenantManager(deps.manager, project, options, input.signal);
 
-  // service account → credentials → resolve → fetch → load
+  // tenant policy → service account → credentials → resolve → fetch → load
+  checkProjectPolicy(project);
   const serviceAccount = options.impersonate ? await checkServiceAccount(input.signal ? deps.manager.withSignal(input.signal).client : deps.manager.client, project, input.cluster.name) : undefined;
   const credentials = await resolveRegistryCredentials(project, deps.credentials, deps.manager.client, serviceAccount);
   const registry = deps.registries ? deps.registries.get(credentials) : new RegistryClient({ ...options.registry, credentials: credentials.source });

@@ -7,6 +7,7 @@ export const FAILURE_REASONS = [
   'ClusterUnreachable',
   'BootstrapFailed',
   'ServiceAccountNotFound',
+  'TenantPolicyRefused',
   'ArtifactResolveFailed',
   'ArtifactFetchFailed',
   'InvalidArtifact',

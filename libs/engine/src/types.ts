@@ -1,3 +1,4 @@
+import type { TenantPolicy } from './tenant-policy';
 // Shapes of libs/engine: what a reconcile takes, the seams it calls, and the
 // results it returns as data (the hub and the agent turn them into status,
 // Run rows, events and metrics).
@@ -36,6 +37,8 @@ export interface ProjectSpec {
   annotations: Record<string, string>;
   /** take over instances another Project, owner or bundle holds (Timoni's --overwrite-ownership); default false */
   overwriteOwnership?: boolean;
+  /** its tenant's limits; absent: none (a cluster's own Projects) */
+  policy?: TenantPolicy;
 }
 
 /** The target cluster as the inventory names it. */

@@ -109,6 +109,7 @@ describe('an agent Target with a 20 s interval runs every 20 s, shown on a drive
       suspend: false,
       delete: false,
       registryCredentials: undefined,
+    tenantPolicy: undefined,
     };
     const resource: ProjectResource = projectResourceOf(assignment);
     expect(resource.metadata.annotations?.[HUB_INTERVAL_ANNOTATION]).toBe('20');

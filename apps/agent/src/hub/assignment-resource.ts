@@ -5,6 +5,7 @@ import {
   HUB_INTERVAL_ANNOTATION,
   HUB_MANAGED_BY,
   HUB_TARGET_ANNOTATION,
+  HUB_TENANT_POLICY_ANNOTATION,
   PROJECT_API_VERSION,
   PROJECT_KIND,
   RECONCILE_REQUESTED_ANNOTATION,
@@ -39,6 +40,7 @@ export function projectResourceOf(a: Assignment): ProjectResource {
         [HUB_INTERVAL_ANNOTATION]: String(a.intervalSeconds),
         [RECONCILE_REQUESTED_ANNOTATION]: `hub-${a.generation}`,
         [SUSPEND_ANNOTATION]: a.suspend ? 'true' : 'false',
+        ...(a.tenantPolicy ? { [HUB_TENANT_POLICY_ANNOTATION]: JSON.stringify({ tenant: a.tenantPolicy.tenant, namespaces: a.tenantPolicy.namespaces, serviceAccounts: a.tenantPolicy.serviceAccounts }) } : {}),
       },
     },
     spec: {

@@ -39,6 +39,7 @@ describe('AssignmentWriter and a tenant writing at the same time', () => {
     targetId: randomUUID(), generation: 1, projectName: name, projectNamespace: ns, repository: 'oci://registry.example/web', tag, path: 'project.cue',
     digest: `sha256:${'b'.repeat(64)}`, serviceAccountName: 'deployer', annotations: {}, clusterName: 'spoke', clusterGroup: 'edge',
     intervalSeconds: 600, suspend: true, delete: false, registryCredentials: undefined,
+    tenantPolicy: undefined,
   });
   const tenantProject = (name: string): KubeObject => ({
     apiVersion: PROJECT_API_VERSION, kind: PROJECT_KIND, metadata: { name, namespace: ns },

@@ -26,6 +26,11 @@ export const HUB_TARGET_ANNOTATION = 'hub.flotilla.dev/target';
 export const HUB_GENERATION_ANNOTATION = 'hub.flotilla.dev/generation';
 /** The Project's interval on the hub, in seconds: the agent runs a hub-managed Project at it (it is the Target's one clock). */
 export const HUB_INTERVAL_ANNOTATION = 'hub.flotilla.dev/interval-seconds';
+/**
+ * The Project's tenant limits as the hub sent them (JSON: tenant, namespaces,
+ * serviceAccounts): the engine refuses runs beyond them. Unreadable: nothing is allowed.
+ */
+export const HUB_TENANT_POLICY_ANNOTATION = 'hub.flotilla.dev/tenant-policy';
 /** `app.kubernetes.io/managed-by` value of Projects the hub assigned. */
 export const HUB_MANAGED_BY = 'flotilla-hub';
 

@@ -2,12 +2,13 @@
 // gives, plus the agent's own annotations read and checked. The API server
 // already validates the schema; this catches what the schema cannot (and a
 // resource written before the CRD had a rule).
-import type { ProjectSpec } from '@flotilla/engine';
+import type { ProjectSpec, TenantPolicy } from '@flotilla/engine';
 import {
   DEFAULT_PATH,
   DEFAULT_TAG,
   DELETION_POLICY_ANNOTATION,
   HUB_DIGEST_ANNOTATION,
+  HUB_TENANT_POLICY_ANNOTATION,
   RECONCILE_REQUESTED_ANNOTATION,
   RUNTIME_ANNOTATION_PREFIX,
   SUSPEND_ANNOTATION,
@@ -39,6 +40,8 @@ export function projectIntent(obj: ProjectResource): ProjectIntentResult {
   if (policy !== 'Delete' && policy !== 'Orphan') problems.push(`annotation ${DELETION_POLICY_ANNOTATION}="${policy}" must be "Delete" or "Orphan"`);
   const pinned = annotations[HUB_DIGEST_ANNOTATION];
   if (pinned !== undefined && !/^sha256:[a-f0-9]{64}$/.test(pinned)) problems.push(`annotation ${HUB_DIGEST_ANNOTATION}="${pinned}" must be sha256:<64 hex>`);
+  const tenantPolicy = annotations[HUB_TENANT_POLICY_ANNOTATION];
+  if (tenantPolicy !== undefined && policyOf(tenantPolicy) === undefined) problems.push(`annotation ${HUB_TENANT_POLICY_ANNOTATION} must be JSON {"tenant": string, "namespaces": [string], "serviceAccounts": [string]}`);
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
@@ -62,5 +65,22 @@ export function projectSpecOf(obj: ProjectResource): ProjectSpec {
     source: { repository: source?.repository ?? '', tag: source?.tag || DEFAULT_TAG, path: source?.path || DEFAULT_PATH },
     serviceAccountName: obj.spec?.serviceAccountName || obj.metadata.name,
     annotations: Object.fromEntries(Object.entries(annotations).filter(([k]) => k.startsWith(RUNTIME_ANNOTATION_PREFIX))),
+    ...(annotations[HUB_TENANT_POLICY_ANNOTATION] !== undefined ? { policy: policyOf(annotations[HUB_TENANT_POLICY_ANNOTATION]) ?? NOTHING_ALLOWED } : {}),
   };
+}
+
+/** What an unreadable policy allows: nothing, rather than everything. */
+const NOTHING_ALLOWED: TenantPolicy = { tenant: '(unreadable policy)', namespaces: [], serviceAccounts: [] };
+
+function policyOf(text: string): TenantPolicy | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const o = v as Partial<TenantPolicy> | null;
+  const strings = (x: unknown): x is string[] => Array.isArray(x) && x.every((s) => typeof s === 'string');
+  if (!o || typeof o.tenant !== 'string' || !strings(o.namespaces) || !strings(o.serviceAccounts)) return undefined;
+  return { tenant: o.tenant, namespaces: o.namespaces, serviceAccounts: o.serviceAccounts };
 }

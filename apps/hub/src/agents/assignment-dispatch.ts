@@ -130,6 +130,7 @@ export class AssignmentDispatch implements OnApplicationBootstrap, OnApplication
 
   private async decide(due: readonly DueAssignment[], tx: Transaction): Promise<{ decisions: AssignmentDecision[]; outgoing: Outgoing[] }> {
     const projects = new Map((await tx.projects.findByIds([...new Set(due.map((t) => t.projectId))])).map((p) => [p.id, p]));
+    const tenants = new Map((await tx.tenants.findByNames([...new Set([...projects.values()].map((p) => p.tenant))])).map((t) => [t.name, t]));
     const members = new Map<string, TargetEntity[]>();
     const credentials = new Map<string, ProjectRegistryCredentials | undefined | null>();
     const decisions: AssignmentDecision[] = [];
@@ -180,7 +181,7 @@ export class AssignmentDispatch implements OnApplicationBootstrap, OnApplication
       }
       const facts = {
         targetId: t.id,
-        project: engineProject(project),
+        project: engineProject(project, tenants.get(project.tenant) ?? null),
         cluster: { name: t.clusterName, group: t.clusterGroup },
         digest: digest ?? '',
         intervalSeconds: project.intervalSeconds,

@@ -1,11 +1,11 @@
 import type { Assignment, ConnectResponse, RegistryCredentials } from '@flotilla/agent-protocol';
-import type { ProjectRegistryCredentials } from '@flotilla/engine';
+import type { ProjectRegistryCredentials, TenantPolicy } from '@flotilla/engine';
 
 /** What the hub knows of one Target on an agent cluster, to tell the agent. */
 export interface AssignmentFacts {
   targetId: string;
   generation: number;
-  project: { name: string; namespace: string; source: { repository: string; tag: string; path: string }; serviceAccountName: string; annotations: Record<string, string> };
+  project: { name: string; namespace: string; source: { repository: string; tag: string; path: string }; serviceAccountName: string; annotations: Record<string, string>; policy?: TenantPolicy };
   cluster: { name: string; group: string };
   digest: string;
   intervalSeconds: number;
@@ -33,6 +33,7 @@ export function assignmentOf(f: AssignmentFacts): Assignment {
     suspend: f.suspend,
     delete: f.delete,
     registryCredentials: f.registryCredentials ? registryCredentialsOf(f.registryCredentials) : undefined,
+    tenantPolicy: f.project.policy ? { tenant: f.project.policy.tenant, namespaces: f.project.policy.namespaces, serviceAccounts: f.project.policy.serviceAccounts } : undefined,
   };
 }
 

@@ -1,8 +1,8 @@
 import type { ProjectSpec } from '@flotilla/engine';
-import type { ProjectEntity } from '../database/entities';
+import type { ProjectEntity, TenantEntity } from '../database/entities';
 
-/** The Project as the engine (and an agent's assignment) sees it. */
-export function engineProject(p: ProjectEntity): ProjectSpec & { overwriteOwnership: boolean } {
+/** The Project as the engine (and an agent's assignment) sees it, with its tenant's limits when the tenant is known. */
+export function engineProject(p: ProjectEntity, tenant?: TenantEntity | null): ProjectSpec & { overwriteOwnership: boolean } {
   return {
     name: p.name,
     namespace: p.namespace,
@@ -10,5 +10,7 @@ export function engineProject(p: ProjectEntity): ProjectSpec & { overwriteOwners
     serviceAccountName: p.serviceAccountName,
     annotations: p.annotations,
     overwriteOwnership: p.overwriteOwnership,
+    // a tenant gone from under its Project (it cannot be deleted while it has one) allows nothing
+    ...(tenant !== undefined ? { policy: { tenant: p.tenant, namespaces: tenant?.namespaces ?? [], serviceAccounts: tenant?.serviceAccounts ?? [] } } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import { TenantsRepository } from '../repositories/tenants.repository';
 import { EgressPolicy } from '@flotilla/egress';
 import { buildRunReport, deletingStatus, failedRunResult, formatRevision, reconcilingStatus, rolloutHeldStatus, rolloutHoldingStatus, sourcePendingStatus, UnexpectedRunError, type ReportContext, type ReportInstance, type RunReport } from '@flotilla/engine';
 import { Inject, Injectable } from '@nestjs/common';
@@ -67,6 +68,7 @@ export class TargetRunService {
     @Inject(HUB_LOGGER) private readonly logger: Logger,
     private readonly egress: EgressPolicy,
     private readonly batched: BatchedRunWrites,
+    private readonly tenants: TenantsRepository,
     private readonly eventSink: ClusterEventSink,
     private readonly results: RunResults,
     private readonly deletion: TargetDeletion,
@@ -255,7 +257,7 @@ export class TargetRunService {
     const connection = await pushConnection(this.credentials, cluster);
     const onKubeRequest = (e: KubeRequestEvent) => this.metrics.observeKubeRequest(e);
     return {
-      project: { ...engineProject(project), generation: project.generation, bootstrapRole: project.bootstrapRole },
+      project: { ...engineProject(project, await this.tenants.findByName(project.tenant)), generation: project.generation, bootstrapRole: project.bootstrapRole },
       cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion, mode: cluster.mode },
       target: { id: target.id, epoch },
       connection,

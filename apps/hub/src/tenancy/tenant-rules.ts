@@ -1,6 +1,6 @@
 // What a tenant allows its Projects, as pure checks. Every refusal names the
 // rule that refused it, so a 403 or a condition can say which one to change.
-import type { BootstrapRole } from '@flotilla/engine';
+import { type BootstrapRole, matchesNamePattern } from '@flotilla/engine';
 import type { TenantDestinations } from '../database/entities';
 import { type ClusterFacts, matchesLabelSelector } from '../targeting/selector';
 
@@ -22,16 +22,10 @@ export interface ProjectUse {
   bootstrapRole: BootstrapRole | null;
 }
 
-/**
- * A name pattern: the exact name, or a prefix followed by a final `*` (`*`
- * alone: any). A prefix match reads each name once, so a pattern costs linear
- * time whatever it holds; `*` anywhere else is refused when the tenant is written.
- */
-export function matchesNamePattern(pattern: string, name: string): boolean {
-  return pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern;
-}
+// matchesNamePattern is the engine's, so hub admission and the agents' own check read patterns alike
+export { matchesNamePattern };
 
-/** The problem of a pattern a tenant is given, else undefined. */
+/** The problem of a pattern a tenant is given, else undefined: `*` may only end it, so matching stays a prefix test. */
 export function namePatternProblem(pattern: string): string | undefined {
   const star = pattern.indexOf('*');
   if (star !== -1 && star !== pattern.length - 1) return `"${pattern}": \`*\` may only end a pattern (a prefix), as in "team-a-*"`;

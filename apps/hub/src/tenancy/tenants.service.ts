@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError } from '../common/errors';
 import type { Page } from '../common/paging';
 import type { TenantEntity } from '../database/entities';
 import { AuthService } from '../auth/auth.service';
+import { RunTriggers } from '../scheduler/run-triggers';
 import { TenantsRepository } from '../repositories/tenants.repository';
 import { UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
@@ -18,6 +19,7 @@ export class TenantsService {
     private readonly tenants: TenantsRepository,
     private readonly membership: MembershipService,
     private readonly auth: AuthService,
+    private readonly triggers: RunTriggers,
   ) {}
 
   async create(dto: CreateTenantDto): Promise<TenantDto> {
@@ -48,8 +50,14 @@ export class TenantsService {
       const patch = specOf(dto);
       if (Object.keys(patch).length === 0) return;
       await tx.tenants.update(t.id, patch);
+      const projects = await tx.projects.ofTenant(name);
       if (patch.destinations !== undefined && JSON.stringify(patch.destinations) !== JSON.stringify(t.destinations)) {
-        for (const p of await tx.projects.ofTenant(name)) await this.membership.syncProject(tx, p);
+        for (const p of projects) await this.membership.syncProject(tx, { ...p, tenantRow: undefined });
+      }
+      // the limits every run carries changed: each Target runs again under them (agents get them in a new assignment)
+      if (changed(patch.namespaces, t.namespaces) || changed(patch.serviceAccounts, t.serviceAccounts)) {
+        for (const p of projects) await tx.targets.requestRun(p.id, undefined, { manual: false });
+        tx.afterCommit(() => this.triggers.runsDue());
       }
     });
     return toTenantDto((await this.tenants.findByName(name))!);
@@ -68,6 +76,10 @@ export class TenantsService {
     });
     this.auth.forget(revoked);
   }
+}
+
+function changed(next: unknown, current: unknown): boolean {
+  return next !== undefined && JSON.stringify(next) !== JSON.stringify(current);
 }
 
 function specOf(dto: TenantSpecFields): Partial<TenantEntity> {

@@ -624,8 +624,11 @@ type Assignment struct {
 	Delete bool `protobuf:"varint,15,opt,name=delete,proto3" json:"delete,omitempty"`
 	// only when the Project has registry credentials
 	RegistryCredentials *RegistryCredentials `protobuf:"bytes,16,opt,name=registry_credentials,json=registryCredentials,proto3" json:"registry_credentials,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// what the Project's tenant allows: the agent refuses anything outside it,
+	// whatever the rest of the assignment says
+	TenantPolicy  *TenantPolicy `protobuf:"bytes,17,opt,name=tenant_policy,json=tenantPolicy,proto3" json:"tenant_policy,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Assignment) Reset() {
@@ -770,6 +773,75 @@ func (x *Assignment) GetRegistryCredentials() *RegistryCredentials {
 	return nil
 }
 
+func (x *Assignment) GetTenantPolicy() *TenantPolicy {
+	if x != nil {
+		return x.TenantPolicy
+	}
+	return nil
+}
+
+// A tenant's limits on where its Projects apply: namespaces and service
+// accounts, each a name or a prefix ending in `*`.
+type TenantPolicy struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Tenant          string                 `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
+	Namespaces      []string               `protobuf:"bytes,2,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
+	ServiceAccounts []string               `protobuf:"bytes,3,rep,name=service_accounts,json=serviceAccounts,proto3" json:"service_accounts,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *TenantPolicy) Reset() {
+	*x = TenantPolicy{}
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TenantPolicy) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TenantPolicy) ProtoMessage() {}
+
+func (x *TenantPolicy) ProtoReflect() protoreflect.Message {
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TenantPolicy.ProtoReflect.Descriptor instead.
+func (*TenantPolicy) Descriptor() ([]byte, []int) {
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *TenantPolicy) GetTenant() string {
+	if x != nil {
+		return x.Tenant
+	}
+	return ""
+}
+
+func (x *TenantPolicy) GetNamespaces() []string {
+	if x != nil {
+		return x.Namespaces
+	}
+	return nil
+}
+
+func (x *TenantPolicy) GetServiceAccounts() []string {
+	if x != nil {
+		return x.ServiceAccounts
+	}
+	return nil
+}
+
 // The Project's own registry credentials, in one of the forms the hub stores.
 type RegistryCredentials struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -785,7 +857,7 @@ type RegistryCredentials struct {
 
 func (x *RegistryCredentials) Reset() {
 	*x = RegistryCredentials{}
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[6]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -797,7 +869,7 @@ func (x *RegistryCredentials) String() string {
 func (*RegistryCredentials) ProtoMessage() {}
 
 func (x *RegistryCredentials) ProtoReflect() protoreflect.Message {
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[6]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -810,7 +882,7 @@ func (x *RegistryCredentials) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegistryCredentials.ProtoReflect.Descriptor instead.
 func (*RegistryCredentials) Descriptor() ([]byte, []int) {
-	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{6}
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RegistryCredentials) GetCredentials() isRegistryCredentials_Credentials {
@@ -880,7 +952,7 @@ type BasicAuth struct {
 
 func (x *BasicAuth) Reset() {
 	*x = BasicAuth{}
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[7]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -892,7 +964,7 @@ func (x *BasicAuth) String() string {
 func (*BasicAuth) ProtoMessage() {}
 
 func (x *BasicAuth) ProtoReflect() protoreflect.Message {
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[7]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -905,7 +977,7 @@ func (x *BasicAuth) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BasicAuth.ProtoReflect.Descriptor instead.
 func (*BasicAuth) Descriptor() ([]byte, []int) {
-	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{7}
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *BasicAuth) GetUsername() string {
@@ -932,7 +1004,7 @@ type AssignmentSet struct {
 
 func (x *AssignmentSet) Reset() {
 	*x = AssignmentSet{}
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[8]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -944,7 +1016,7 @@ func (x *AssignmentSet) String() string {
 func (*AssignmentSet) ProtoMessage() {}
 
 func (x *AssignmentSet) ProtoReflect() protoreflect.Message {
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[8]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -957,7 +1029,7 @@ func (x *AssignmentSet) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssignmentSet.ProtoReflect.Descriptor instead.
 func (*AssignmentSet) Descriptor() ([]byte, []int) {
-	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{8}
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *AssignmentSet) GetAssignments() []*Assignment {
@@ -981,7 +1053,7 @@ type AssignmentChange struct {
 
 func (x *AssignmentChange) Reset() {
 	*x = AssignmentChange{}
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[9]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -993,7 +1065,7 @@ func (x *AssignmentChange) String() string {
 func (*AssignmentChange) ProtoMessage() {}
 
 func (x *AssignmentChange) ProtoReflect() protoreflect.Message {
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[9]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1006,7 +1078,7 @@ func (x *AssignmentChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssignmentChange.ProtoReflect.Descriptor instead.
 func (*AssignmentChange) Descriptor() ([]byte, []int) {
-	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{9}
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AssignmentChange) GetChange() isAssignmentChange_Change {
@@ -1061,7 +1133,7 @@ type Ack struct {
 
 func (x *Ack) Reset() {
 	*x = Ack{}
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[10]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1073,7 +1145,7 @@ func (x *Ack) String() string {
 func (*Ack) ProtoMessage() {}
 
 func (x *Ack) ProtoReflect() protoreflect.Message {
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[10]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1086,7 +1158,7 @@ func (x *Ack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ack.ProtoReflect.Descriptor instead.
 func (*Ack) Descriptor() ([]byte, []int) {
-	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{10}
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Ack) GetTargetId() string {
@@ -1119,7 +1191,7 @@ type RunReport struct {
 
 func (x *RunReport) Reset() {
 	*x = RunReport{}
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[11]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1131,7 +1203,7 @@ func (x *RunReport) String() string {
 func (*RunReport) ProtoMessage() {}
 
 func (x *RunReport) ProtoReflect() protoreflect.Message {
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[11]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1144,7 +1216,7 @@ func (x *RunReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunReport.ProtoReflect.Descriptor instead.
 func (*RunReport) Descriptor() ([]byte, []int) {
-	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{11}
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *RunReport) GetTargetId() string {
@@ -1184,7 +1256,7 @@ type ReportAck struct {
 
 func (x *ReportAck) Reset() {
 	*x = ReportAck{}
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[12]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1196,7 +1268,7 @@ func (x *ReportAck) String() string {
 func (*ReportAck) ProtoMessage() {}
 
 func (x *ReportAck) ProtoReflect() protoreflect.Message {
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[12]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1209,7 +1281,7 @@ func (x *ReportAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportAck.ProtoReflect.Descriptor instead.
 func (*ReportAck) Descriptor() ([]byte, []int) {
-	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{12}
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ReportAck) GetReportId() string {
@@ -1237,7 +1309,7 @@ type InstanceEvent struct {
 
 func (x *InstanceEvent) Reset() {
 	*x = InstanceEvent{}
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[13]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1249,7 +1321,7 @@ func (x *InstanceEvent) String() string {
 func (*InstanceEvent) ProtoMessage() {}
 
 func (x *InstanceEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[13]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1262,7 +1334,7 @@ func (x *InstanceEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InstanceEvent.ProtoReflect.Descriptor instead.
 func (*InstanceEvent) Descriptor() ([]byte, []int) {
-	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{13}
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *InstanceEvent) GetTargetId() string {
@@ -1337,7 +1409,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[14]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1349,7 +1421,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[14]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1362,7 +1434,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{14}
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Heartbeat) GetSentAt() *timestamppb.Timestamp {
@@ -1382,7 +1454,7 @@ type ReconcileNow struct {
 
 func (x *ReconcileNow) Reset() {
 	*x = ReconcileNow{}
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[15]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1394,7 +1466,7 @@ func (x *ReconcileNow) String() string {
 func (*ReconcileNow) ProtoMessage() {}
 
 func (x *ReconcileNow) ProtoReflect() protoreflect.Message {
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[15]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1407,7 +1479,7 @@ func (x *ReconcileNow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReconcileNow.ProtoReflect.Descriptor instead.
 func (*ReconcileNow) Descriptor() ([]byte, []int) {
-	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{15}
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ReconcileNow) GetTargetIds() []string {
@@ -1436,7 +1508,7 @@ type DryRunDiff struct {
 
 func (x *DryRunDiff) Reset() {
 	*x = DryRunDiff{}
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[16]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1448,7 +1520,7 @@ func (x *DryRunDiff) String() string {
 func (*DryRunDiff) ProtoMessage() {}
 
 func (x *DryRunDiff) ProtoReflect() protoreflect.Message {
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[16]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1461,7 +1533,7 @@ func (x *DryRunDiff) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DryRunDiff.ProtoReflect.Descriptor instead.
 func (*DryRunDiff) Descriptor() ([]byte, []int) {
-	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{16}
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DryRunDiff) GetRequestId() string {
@@ -1515,7 +1587,7 @@ type DiffResult struct {
 
 func (x *DiffResult) Reset() {
 	*x = DiffResult{}
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[17]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1527,7 +1599,7 @@ func (x *DiffResult) String() string {
 func (*DiffResult) ProtoMessage() {}
 
 func (x *DiffResult) ProtoReflect() protoreflect.Message {
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[17]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1540,7 +1612,7 @@ func (x *DiffResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiffResult.ProtoReflect.Descriptor instead.
 func (*DiffResult) Descriptor() ([]byte, []int) {
-	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{17}
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DiffResult) GetRequestId() string {
@@ -1582,7 +1654,7 @@ type RenewCertificate struct {
 
 func (x *RenewCertificate) Reset() {
 	*x = RenewCertificate{}
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[18]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1594,7 +1666,7 @@ func (x *RenewCertificate) String() string {
 func (*RenewCertificate) ProtoMessage() {}
 
 func (x *RenewCertificate) ProtoReflect() protoreflect.Message {
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[18]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1607,7 +1679,7 @@ func (x *RenewCertificate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenewCertificate.ProtoReflect.Descriptor instead.
 func (*RenewCertificate) Descriptor() ([]byte, []int) {
-	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{18}
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RenewCertificate) GetCsrPem() string {
@@ -1632,7 +1704,7 @@ type RenewedCertificate struct {
 
 func (x *RenewedCertificate) Reset() {
 	*x = RenewedCertificate{}
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[19]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1644,7 +1716,7 @@ func (x *RenewedCertificate) String() string {
 func (*RenewedCertificate) ProtoMessage() {}
 
 func (x *RenewedCertificate) ProtoReflect() protoreflect.Message {
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[19]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1657,7 +1729,7 @@ func (x *RenewedCertificate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenewedCertificate.ProtoReflect.Descriptor instead.
 func (*RenewedCertificate) Descriptor() ([]byte, []int) {
-	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{19}
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RenewedCertificate) GetCertificatePem() string {
@@ -1687,7 +1759,7 @@ type UpgradeAgent struct {
 
 func (x *UpgradeAgent) Reset() {
 	*x = UpgradeAgent{}
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[20]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1699,7 +1771,7 @@ func (x *UpgradeAgent) String() string {
 func (*UpgradeAgent) ProtoMessage() {}
 
 func (x *UpgradeAgent) ProtoReflect() protoreflect.Message {
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[20]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1712,7 +1784,7 @@ func (x *UpgradeAgent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpgradeAgent.ProtoReflect.Descriptor instead.
 func (*UpgradeAgent) Descriptor() ([]byte, []int) {
-	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{20}
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *UpgradeAgent) GetImage() string {
@@ -1733,7 +1805,7 @@ type UpgradeResult struct {
 
 func (x *UpgradeResult) Reset() {
 	*x = UpgradeResult{}
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[21]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1745,7 +1817,7 @@ func (x *UpgradeResult) String() string {
 func (*UpgradeResult) ProtoMessage() {}
 
 func (x *UpgradeResult) ProtoReflect() protoreflect.Message {
-	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[21]
+	mi := &file_flotilla_agent_v1_agent_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1758,7 +1830,7 @@ func (x *UpgradeResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpgradeResult.ProtoReflect.Descriptor instead.
 func (*UpgradeResult) Descriptor() ([]byte, []int) {
-	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{21}
+	return file_flotilla_agent_v1_agent_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *UpgradeResult) GetImage() string {
@@ -1817,7 +1889,7 @@ const file_flotilla_agent_v1_agent_proto_rawDesc = "" +
 	"\ragent_version\x18\x01 \x01(\tR\fagentVersion\x12!\n" +
 	"\fkube_version\x18\x02 \x01(\tR\vkubeVersion\x126\n" +
 	"\x17last_applied_generation\x18\x03 \x01(\x03R\x15lastAppliedGeneration\x12G\n" +
-	"\x10buffered_reports\x18\x04 \x03(\v2\x1c.flotilla.agent.v1.RunReportR\x0fbufferedReports\"\xbb\x05\n" +
+	"\x10buffered_reports\x18\x04 \x03(\v2\x1c.flotilla.agent.v1.RunReportR\x0fbufferedReports\"\x81\x06\n" +
 	"\n" +
 	"Assignment\x12\x1b\n" +
 	"\ttarget_id\x18\x01 \x01(\tR\btargetId\x12\x1e\n" +
@@ -1840,10 +1912,17 @@ const file_flotilla_agent_v1_agent_proto_rawDesc = "" +
 	"\x10interval_seconds\x18\r \x01(\x03R\x0fintervalSeconds\x12\x18\n" +
 	"\asuspend\x18\x0e \x01(\bR\asuspend\x12\x16\n" +
 	"\x06delete\x18\x0f \x01(\bR\x06delete\x12Y\n" +
-	"\x14registry_credentials\x18\x10 \x01(\v2&.flotilla.agent.v1.RegistryCredentialsR\x13registryCredentials\x1a>\n" +
+	"\x14registry_credentials\x18\x10 \x01(\v2&.flotilla.agent.v1.RegistryCredentialsR\x13registryCredentials\x12D\n" +
+	"\rtenant_policy\x18\x11 \x01(\v2\x1f.flotilla.agent.v1.TenantPolicyR\ftenantPolicy\x1a>\n" +
 	"\x10AnnotationsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa2\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"q\n" +
+	"\fTenantPolicy\x12\x16\n" +
+	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x1e\n" +
+	"\n" +
+	"namespaces\x18\x02 \x03(\tR\n" +
+	"namespaces\x12)\n" +
+	"\x10service_accounts\x18\x03 \x03(\tR\x0fserviceAccounts\"\xa2\x01\n" +
 	"\x13RegistryCredentials\x124\n" +
 	"\x05basic\x18\x01 \x01(\v2\x1c.flotilla.agent.v1.BasicAuthH\x00R\x05basic\x12\x16\n" +
 	"\x05token\x18\x02 \x01(\tH\x00R\x05token\x12.\n" +
@@ -1931,7 +2010,7 @@ func file_flotilla_agent_v1_agent_proto_rawDescGZIP() []byte {
 	return file_flotilla_agent_v1_agent_proto_rawDescData
 }
 
-var file_flotilla_agent_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_flotilla_agent_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_flotilla_agent_v1_agent_proto_goTypes = []any{
 	(*RegisterRequest)(nil),       // 0: flotilla.agent.v1.RegisterRequest
 	(*RegisterResponse)(nil),      // 1: flotilla.agent.v1.RegisterResponse
@@ -1939,59 +2018,61 @@ var file_flotilla_agent_v1_agent_proto_goTypes = []any{
 	(*ConnectResponse)(nil),       // 3: flotilla.agent.v1.ConnectResponse
 	(*Hello)(nil),                 // 4: flotilla.agent.v1.Hello
 	(*Assignment)(nil),            // 5: flotilla.agent.v1.Assignment
-	(*RegistryCredentials)(nil),   // 6: flotilla.agent.v1.RegistryCredentials
-	(*BasicAuth)(nil),             // 7: flotilla.agent.v1.BasicAuth
-	(*AssignmentSet)(nil),         // 8: flotilla.agent.v1.AssignmentSet
-	(*AssignmentChange)(nil),      // 9: flotilla.agent.v1.AssignmentChange
-	(*Ack)(nil),                   // 10: flotilla.agent.v1.Ack
-	(*RunReport)(nil),             // 11: flotilla.agent.v1.RunReport
-	(*ReportAck)(nil),             // 12: flotilla.agent.v1.ReportAck
-	(*InstanceEvent)(nil),         // 13: flotilla.agent.v1.InstanceEvent
-	(*Heartbeat)(nil),             // 14: flotilla.agent.v1.Heartbeat
-	(*ReconcileNow)(nil),          // 15: flotilla.agent.v1.ReconcileNow
-	(*DryRunDiff)(nil),            // 16: flotilla.agent.v1.DryRunDiff
-	(*DiffResult)(nil),            // 17: flotilla.agent.v1.DiffResult
-	(*RenewCertificate)(nil),      // 18: flotilla.agent.v1.RenewCertificate
-	(*RenewedCertificate)(nil),    // 19: flotilla.agent.v1.RenewedCertificate
-	(*UpgradeAgent)(nil),          // 20: flotilla.agent.v1.UpgradeAgent
-	(*UpgradeResult)(nil),         // 21: flotilla.agent.v1.UpgradeResult
-	nil,                           // 22: flotilla.agent.v1.Assignment.AnnotationsEntry
-	(*timestamppb.Timestamp)(nil), // 23: google.protobuf.Timestamp
+	(*TenantPolicy)(nil),          // 6: flotilla.agent.v1.TenantPolicy
+	(*RegistryCredentials)(nil),   // 7: flotilla.agent.v1.RegistryCredentials
+	(*BasicAuth)(nil),             // 8: flotilla.agent.v1.BasicAuth
+	(*AssignmentSet)(nil),         // 9: flotilla.agent.v1.AssignmentSet
+	(*AssignmentChange)(nil),      // 10: flotilla.agent.v1.AssignmentChange
+	(*Ack)(nil),                   // 11: flotilla.agent.v1.Ack
+	(*RunReport)(nil),             // 12: flotilla.agent.v1.RunReport
+	(*ReportAck)(nil),             // 13: flotilla.agent.v1.ReportAck
+	(*InstanceEvent)(nil),         // 14: flotilla.agent.v1.InstanceEvent
+	(*Heartbeat)(nil),             // 15: flotilla.agent.v1.Heartbeat
+	(*ReconcileNow)(nil),          // 16: flotilla.agent.v1.ReconcileNow
+	(*DryRunDiff)(nil),            // 17: flotilla.agent.v1.DryRunDiff
+	(*DiffResult)(nil),            // 18: flotilla.agent.v1.DiffResult
+	(*RenewCertificate)(nil),      // 19: flotilla.agent.v1.RenewCertificate
+	(*RenewedCertificate)(nil),    // 20: flotilla.agent.v1.RenewedCertificate
+	(*UpgradeAgent)(nil),          // 21: flotilla.agent.v1.UpgradeAgent
+	(*UpgradeResult)(nil),         // 22: flotilla.agent.v1.UpgradeResult
+	nil,                           // 23: flotilla.agent.v1.Assignment.AnnotationsEntry
+	(*timestamppb.Timestamp)(nil), // 24: google.protobuf.Timestamp
 }
 var file_flotilla_agent_v1_agent_proto_depIdxs = []int32{
 	4,  // 0: flotilla.agent.v1.ConnectRequest.hello:type_name -> flotilla.agent.v1.Hello
-	10, // 1: flotilla.agent.v1.ConnectRequest.ack:type_name -> flotilla.agent.v1.Ack
-	11, // 2: flotilla.agent.v1.ConnectRequest.report:type_name -> flotilla.agent.v1.RunReport
-	13, // 3: flotilla.agent.v1.ConnectRequest.event:type_name -> flotilla.agent.v1.InstanceEvent
-	14, // 4: flotilla.agent.v1.ConnectRequest.heartbeat:type_name -> flotilla.agent.v1.Heartbeat
-	17, // 5: flotilla.agent.v1.ConnectRequest.diff:type_name -> flotilla.agent.v1.DiffResult
-	18, // 6: flotilla.agent.v1.ConnectRequest.renew:type_name -> flotilla.agent.v1.RenewCertificate
-	21, // 7: flotilla.agent.v1.ConnectRequest.upgrade_result:type_name -> flotilla.agent.v1.UpgradeResult
-	8,  // 8: flotilla.agent.v1.ConnectResponse.assignments:type_name -> flotilla.agent.v1.AssignmentSet
-	9,  // 9: flotilla.agent.v1.ConnectResponse.change:type_name -> flotilla.agent.v1.AssignmentChange
-	12, // 10: flotilla.agent.v1.ConnectResponse.report_ack:type_name -> flotilla.agent.v1.ReportAck
-	14, // 11: flotilla.agent.v1.ConnectResponse.heartbeat:type_name -> flotilla.agent.v1.Heartbeat
-	15, // 12: flotilla.agent.v1.ConnectResponse.reconcile_now:type_name -> flotilla.agent.v1.ReconcileNow
-	16, // 13: flotilla.agent.v1.ConnectResponse.dry_run_diff:type_name -> flotilla.agent.v1.DryRunDiff
-	19, // 14: flotilla.agent.v1.ConnectResponse.renewed:type_name -> flotilla.agent.v1.RenewedCertificate
-	20, // 15: flotilla.agent.v1.ConnectResponse.upgrade:type_name -> flotilla.agent.v1.UpgradeAgent
-	11, // 16: flotilla.agent.v1.Hello.buffered_reports:type_name -> flotilla.agent.v1.RunReport
-	22, // 17: flotilla.agent.v1.Assignment.annotations:type_name -> flotilla.agent.v1.Assignment.AnnotationsEntry
-	6,  // 18: flotilla.agent.v1.Assignment.registry_credentials:type_name -> flotilla.agent.v1.RegistryCredentials
-	7,  // 19: flotilla.agent.v1.RegistryCredentials.basic:type_name -> flotilla.agent.v1.BasicAuth
-	5,  // 20: flotilla.agent.v1.AssignmentSet.assignments:type_name -> flotilla.agent.v1.Assignment
-	5,  // 21: flotilla.agent.v1.AssignmentChange.assignment:type_name -> flotilla.agent.v1.Assignment
-	23, // 22: flotilla.agent.v1.InstanceEvent.time:type_name -> google.protobuf.Timestamp
-	23, // 23: flotilla.agent.v1.Heartbeat.sent_at:type_name -> google.protobuf.Timestamp
-	0,  // 24: flotilla.agent.v1.AgentService.Register:input_type -> flotilla.agent.v1.RegisterRequest
-	2,  // 25: flotilla.agent.v1.AgentService.Connect:input_type -> flotilla.agent.v1.ConnectRequest
-	1,  // 26: flotilla.agent.v1.AgentService.Register:output_type -> flotilla.agent.v1.RegisterResponse
-	3,  // 27: flotilla.agent.v1.AgentService.Connect:output_type -> flotilla.agent.v1.ConnectResponse
-	26, // [26:28] is the sub-list for method output_type
-	24, // [24:26] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	11, // 1: flotilla.agent.v1.ConnectRequest.ack:type_name -> flotilla.agent.v1.Ack
+	12, // 2: flotilla.agent.v1.ConnectRequest.report:type_name -> flotilla.agent.v1.RunReport
+	14, // 3: flotilla.agent.v1.ConnectRequest.event:type_name -> flotilla.agent.v1.InstanceEvent
+	15, // 4: flotilla.agent.v1.ConnectRequest.heartbeat:type_name -> flotilla.agent.v1.Heartbeat
+	18, // 5: flotilla.agent.v1.ConnectRequest.diff:type_name -> flotilla.agent.v1.DiffResult
+	19, // 6: flotilla.agent.v1.ConnectRequest.renew:type_name -> flotilla.agent.v1.RenewCertificate
+	22, // 7: flotilla.agent.v1.ConnectRequest.upgrade_result:type_name -> flotilla.agent.v1.UpgradeResult
+	9,  // 8: flotilla.agent.v1.ConnectResponse.assignments:type_name -> flotilla.agent.v1.AssignmentSet
+	10, // 9: flotilla.agent.v1.ConnectResponse.change:type_name -> flotilla.agent.v1.AssignmentChange
+	13, // 10: flotilla.agent.v1.ConnectResponse.report_ack:type_name -> flotilla.agent.v1.ReportAck
+	15, // 11: flotilla.agent.v1.ConnectResponse.heartbeat:type_name -> flotilla.agent.v1.Heartbeat
+	16, // 12: flotilla.agent.v1.ConnectResponse.reconcile_now:type_name -> flotilla.agent.v1.ReconcileNow
+	17, // 13: flotilla.agent.v1.ConnectResponse.dry_run_diff:type_name -> flotilla.agent.v1.DryRunDiff
+	20, // 14: flotilla.agent.v1.ConnectResponse.renewed:type_name -> flotilla.agent.v1.RenewedCertificate
+	21, // 15: flotilla.agent.v1.ConnectResponse.upgrade:type_name -> flotilla.agent.v1.UpgradeAgent
+	12, // 16: flotilla.agent.v1.Hello.buffered_reports:type_name -> flotilla.agent.v1.RunReport
+	23, // 17: flotilla.agent.v1.Assignment.annotations:type_name -> flotilla.agent.v1.Assignment.AnnotationsEntry
+	7,  // 18: flotilla.agent.v1.Assignment.registry_credentials:type_name -> flotilla.agent.v1.RegistryCredentials
+	6,  // 19: flotilla.agent.v1.Assignment.tenant_policy:type_name -> flotilla.agent.v1.TenantPolicy
+	8,  // 20: flotilla.agent.v1.RegistryCredentials.basic:type_name -> flotilla.agent.v1.BasicAuth
+	5,  // 21: flotilla.agent.v1.AssignmentSet.assignments:type_name -> flotilla.agent.v1.Assignment
+	5,  // 22: flotilla.agent.v1.AssignmentChange.assignment:type_name -> flotilla.agent.v1.Assignment
+	24, // 23: flotilla.agent.v1.InstanceEvent.time:type_name -> google.protobuf.Timestamp
+	24, // 24: flotilla.agent.v1.Heartbeat.sent_at:type_name -> google.protobuf.Timestamp
+	0,  // 25: flotilla.agent.v1.AgentService.Register:input_type -> flotilla.agent.v1.RegisterRequest
+	2,  // 26: flotilla.agent.v1.AgentService.Connect:input_type -> flotilla.agent.v1.ConnectRequest
+	1,  // 27: flotilla.agent.v1.AgentService.Register:output_type -> flotilla.agent.v1.RegisterResponse
+	3,  // 28: flotilla.agent.v1.AgentService.Connect:output_type -> flotilla.agent.v1.ConnectResponse
+	27, // [27:29] is the sub-list for method output_type
+	25, // [25:27] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_flotilla_agent_v1_agent_proto_init() }
@@ -2019,12 +2100,12 @@ func file_flotilla_agent_v1_agent_proto_init() {
 		(*ConnectResponse_Renewed)(nil),
 		(*ConnectResponse_Upgrade)(nil),
 	}
-	file_flotilla_agent_v1_agent_proto_msgTypes[6].OneofWrappers = []any{
+	file_flotilla_agent_v1_agent_proto_msgTypes[7].OneofWrappers = []any{
 		(*RegistryCredentials_Basic)(nil),
 		(*RegistryCredentials_Token)(nil),
 		(*RegistryCredentials_DockerConfigJson)(nil),
 	}
-	file_flotilla_agent_v1_agent_proto_msgTypes[9].OneofWrappers = []any{
+	file_flotilla_agent_v1_agent_proto_msgTypes[10].OneofWrappers = []any{
 		(*AssignmentChange_Assignment)(nil),
 		(*AssignmentChange_RemovedTargetId)(nil),
 	}
@@ -2034,7 +2115,7 @@ func file_flotilla_agent_v1_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_flotilla_agent_v1_agent_proto_rawDesc), len(file_flotilla_agent_v1_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   23,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

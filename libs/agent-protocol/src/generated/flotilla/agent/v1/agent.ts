@@ -122,12 +122,29 @@ export interface Assignment {
   /** remove the Project's instances from the cluster, then report a delete run */
   delete: boolean;
   /** only when the Project has registry credentials */
-  registryCredentials: RegistryCredentials | undefined;
+  registryCredentials:
+    | RegistryCredentials
+    | undefined;
+  /**
+   * what the Project's tenant allows: the agent refuses anything outside it,
+   * whatever the rest of the assignment says
+   */
+  tenantPolicy: TenantPolicy | undefined;
 }
 
 export interface Assignment_AnnotationsEntry {
   key: string;
   value: string;
+}
+
+/**
+ * A tenant's limits on where its Projects apply: namespaces and service
+ * accounts, each a name or a prefix ending in `*`.
+ */
+export interface TenantPolicy {
+  tenant: string;
+  namespaces: string[];
+  serviceAccounts: string[];
 }
 
 /** The Project's own registry credentials, in one of the forms the hub stores. */
@@ -1111,6 +1128,7 @@ function createBaseAssignment(): Assignment {
     suspend: false,
     delete: false,
     registryCredentials: undefined,
+    tenantPolicy: undefined,
   };
 }
 
@@ -1163,6 +1181,9 @@ export const Assignment: MessageFns<Assignment> = {
     }
     if (message.registryCredentials !== undefined) {
       RegistryCredentials.encode(message.registryCredentials, writer.uint32(130).fork()).join();
+    }
+    if (message.tenantPolicy !== undefined) {
+      TenantPolicy.encode(message.tenantPolicy, writer.uint32(138).fork()).join();
     }
     return writer;
   },
@@ -1311,6 +1332,14 @@ export const Assignment: MessageFns<Assignment> = {
             message.registryCredentials = RegistryCredentials.decode(reader, reader.uint32());
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.tenantPolicy = TenantPolicy.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1386,6 +1415,11 @@ export const Assignment: MessageFns<Assignment> = {
         : isSet(object.registry_credentials)
         ? RegistryCredentials.fromJSON(object.registry_credentials)
         : undefined,
+      tenantPolicy: isSet(object.tenantPolicy)
+        ? TenantPolicy.fromJSON(object.tenantPolicy)
+        : isSet(object.tenant_policy)
+        ? TenantPolicy.fromJSON(object.tenant_policy)
+        : undefined,
     };
   },
 
@@ -1445,6 +1479,9 @@ export const Assignment: MessageFns<Assignment> = {
     if (message.registryCredentials !== undefined) {
       obj.registryCredentials = RegistryCredentials.toJSON(message.registryCredentials);
     }
+    if (message.tenantPolicy !== undefined) {
+      obj.tenantPolicy = TenantPolicy.toJSON(message.tenantPolicy);
+    }
     return obj;
   },
 
@@ -1478,6 +1515,9 @@ export const Assignment: MessageFns<Assignment> = {
     message.delete = object.delete ?? false;
     message.registryCredentials = (object.registryCredentials !== undefined && object.registryCredentials !== null)
       ? RegistryCredentials.fromPartial(object.registryCredentials)
+      : undefined;
+    message.tenantPolicy = (object.tenantPolicy !== undefined && object.tenantPolicy !== null)
+      ? TenantPolicy.fromPartial(object.tenantPolicy)
       : undefined;
     return message;
   },
@@ -1564,6 +1604,113 @@ export const Assignment_AnnotationsEntry: MessageFns<Assignment_AnnotationsEntry
     const message = createBaseAssignment_AnnotationsEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseTenantPolicy(): TenantPolicy {
+  return { tenant: "", namespaces: [], serviceAccounts: [] };
+}
+
+export const TenantPolicy: MessageFns<TenantPolicy> = {
+  encode(message: TenantPolicy, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenant !== "") {
+      writer.uint32(10).string(message.tenant);
+    }
+    for (const v of message.namespaces) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.serviceAccounts) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TenantPolicy {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTenantPolicy();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenant = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.namespaces.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.serviceAccounts.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TenantPolicy {
+    return {
+      tenant: isSet(object.tenant) ? globalThis.String(object.tenant) : "",
+      namespaces: globalThis.Array.isArray(object?.namespaces)
+        ? object.namespaces.map((e: any) => globalThis.String(e))
+        : [],
+      serviceAccounts: globalThis.Array.isArray(object?.serviceAccounts)
+        ? object.serviceAccounts.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.service_accounts)
+        ? object.service_accounts.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: TenantPolicy): unknown {
+    const obj: any = {};
+    if (message.tenant !== "") {
+      obj.tenant = message.tenant;
+    }
+    if (message.namespaces?.length) {
+      obj.namespaces = message.namespaces;
+    }
+    if (message.serviceAccounts?.length) {
+      obj.serviceAccounts = message.serviceAccounts;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TenantPolicy>, I>>(base?: I): TenantPolicy {
+    return TenantPolicy.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TenantPolicy>, I>>(object: I): TenantPolicy {
+    const message = createBaseTenantPolicy();
+    message.tenant = object.tenant ?? "";
+    message.namespaces = object.namespaces?.map((e) => e) || [];
+    message.serviceAccounts = object.serviceAccounts?.map((e) => e) || [];
     return message;
   },
 };
