@@ -8,6 +8,8 @@ import { registerContext } from './commands/context';
 import { registerCompletion } from './commands/completion';
 import { registerCluster } from './commands/cluster';
 import { registerProject } from './commands/project';
+import { registerTenant } from './commands/tenant';
+import { registerToken } from './commands/token';
 import { registerArtifact } from './commands/artifact';
 import { VERSION } from './version';
 
@@ -26,6 +28,8 @@ export function buildProgram(io: Io): { program: Command; cli: Cli } {
   registerContext(program, cli);
   registerCluster(program, cli);
   registerProject(program, cli);
+  registerTenant(program, cli);
+  registerToken(program, cli);
   registerArtifact(program, cli);
   registerCompletion(program, cli);
   program.addHelpText('after', `\nStart with:\n  flotilla login --server https://hub.example.com --token-stdin < token.txt\n  flotilla cluster list\n  flotilla project status my-app\n`);

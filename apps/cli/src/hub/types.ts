@@ -34,6 +34,7 @@ export interface Cluster {
 
 export interface Project {
   name: string;
+  tenant: string;
   namespace: string;
   source: { repository: string; tag: string; path: string };
   serviceAccountName: string;
@@ -105,4 +106,27 @@ export interface AgentUpgrade {
   fromVersion: string | null;
   hubVersion: string;
   message: string;
+}
+
+export interface Tenant {
+  name: string;
+  description: string;
+  destinations: { groups?: string[]; labelSelector?: Record<string, unknown> };
+  namespaces: string[];
+  serviceAccounts: string[];
+  repositories: string[];
+  bootstrapRoles: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ApiToken {
+  id: string;
+  name: string;
+  role: string;
+  tenant: string | null;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
 }

@@ -44,6 +44,9 @@ async function applyOne(hub: HubClient, m: ProjectManifest): Promise<string> {
     await hub.request('POST', '/projects', { body: m });
     return 'created';
   }
+  if (m.tenant !== undefined && m.tenant !== current.tenant) {
+    throw new CliError(`project "${m.name}" belongs to tenant "${current.tenant}", not "${String(m.tenant)}": a Project's tenant is fixed at creation`, 'delete and create it again in the other tenant, or fix the file');
+  }
   const patch: Record<string, unknown> = {};
   const returned = current as unknown as Record<string, unknown>;
   for (const field of SPEC_FIELDS) {

@@ -4,6 +4,7 @@ import { collect, examples, keyValue, type Cli } from '../../cli';
 import type { Project } from '../../hub/types';
 
 interface CreateOptions {
+  tenant?: string;
   namespace: string;
   repository: string;
   tag?: string;
@@ -21,6 +22,7 @@ export function registerProjectCreate(parent: Command, cli: Cli): void {
     .command('create <name>')
     .description('create a Project on the hub from flags (see `project apply -f` for files)')
     .requiredOption('--namespace <ns>', 'namespace of the Project on each cluster')
+    .option('--tenant <name>', 'the tenant it belongs to, fixed at creation (default: your only tenant, or `default`)')
     .requiredOption('--repository <oci-url>', 'the Project artifact, oci://host/repo')
     .option('--tag <tag>', 'artifact tag (default latest)')
     .option('--path <path>', 'project definition in the artifact (default project.cue)')
@@ -33,6 +35,7 @@ export function registerProjectCreate(parent: Command, cli: Cli): void {
     .action(async (name: string, o: CreateOptions) => {
       const body = {
         name,
+        tenant: o.tenant,
         namespace: o.namespace,
         source: { repository: o.repository, tag: o.tag, path: o.path },
         serviceAccountName: o.serviceAccount,
