@@ -10,7 +10,7 @@
 //
 // Prints the binary's path as the last line of stdout (progress goes to
 // stderr), and records it in .binaries.json beside this file, so
-//   TIMONI_BIN=$(node test/timoni/build.mjs) npm run bench:fleet
+//   TIMONI_BIN=$(node test/timoni/build-timoni.mjs) npm run bench:fleet
 // works once the cache holds it, without TIMONI_SRC.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
