@@ -135,7 +135,7 @@ export function App() {
               </a>
             )}
             <span>
-              {session.name} ({session.role})
+              {session.name} ({session.tenants ? Object.entries(session.tenants).map(([t, r]) => `${r} in ${t}`).join(', ') : session.role})
             </span>
             <button type="button" onClick={signOut}>
               {anonymous ? 'Sign in' : 'Sign out'}

@@ -6,6 +6,8 @@ export type Role = 'viewer' | 'operator' | 'admin';
 export interface Session {
   name: string;
   role: Role;
+  /** a tenant member: its tenants and its role in each */
+  tenants?: Record<string, 'viewer' | 'operator'>;
 }
 
 export interface GroupSummary {

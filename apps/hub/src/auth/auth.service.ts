@@ -160,7 +160,6 @@ export class AuthService {
   /** A token for `tenant` acts only in it, as viewer or operator (admin is global only). */
   async create(name: string, role: Role, expiresAt?: string, tenant?: string): Promise<CreatedTokenDto> {
     const expiry = this.expiryOf(expiresAt);
-    if (tenant !== undefined && role === 'admin') throw new InvalidInputError(['role: admin is global only; a token for a tenant is viewer or operator']);
     const token = this.crypto.newToken();
     const saved = await this.uow.transaction(async (tx) => {
       if (tenant !== undefined && !(await tx.tenants.lock(tenant))) throw new NotFoundError('tenant', tenant);

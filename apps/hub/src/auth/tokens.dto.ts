@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsISO8601, IsString, Matches } from 'class-validator';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, Optional } from '../common/validators';
+import type { CrossFieldChecks } from '../common/validation.pipe';
 import { ROLES, type Role } from './roles';
 
-export class CreateTokenDto {
+export class CreateTokenDto implements CrossFieldChecks {
   @ApiProperty({ example: 'ci-deployer', description: 'DNS label naming the token holder' })
   @IsString({ message: 'must be a string' })
   @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
@@ -26,6 +27,10 @@ export class CreateTokenDto {
   @Optional()
   @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 time such as 2027-01-31T00:00:00Z' })
   expiresAt?: string;
+
+  crossFieldProblems(): string[] {
+    return this.tenant !== undefined && this.role === 'admin' ? ['role: admin is global only; a token for a tenant is viewer or operator'] : [];
+  }
 }
 
 export class TokenDto {

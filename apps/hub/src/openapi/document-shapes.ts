@@ -42,6 +42,19 @@ function credentialKinds(schemas: Schemas): void {
   };
 }
 
+/** A token for a tenant is viewer or operator there; admin is global only (the pipe's cross-field rule). */
+function tokenScopes(schemas: Schemas): void {
+  const create = schema(schemas, 'CreateTokenDto');
+  const role = create.properties!.role as SchemaObject;
+  schemas.CreateTokenDto = {
+    description: 'a global token (any role), or a token for one tenant (viewer or operator)',
+    oneOf: [
+      variant(create, ['name', 'role', 'expiresAt'], ['name', 'role']),
+      variant(create, ['name', 'role', 'tenant', 'expiresAt'], ['name', 'role', 'tenant'], { role: { ...role, enum: ['viewer', 'operator'] } }),
+    ],
+  };
+}
+
 /** Push clusters need credentials and an endpoint (or a kubeconfig that names one); agent clusters take neither. */
 function clusterModes(schemas: Schemas): void {
   const create = schema(schemas, 'CreateClusterDto');
@@ -145,6 +158,7 @@ export function reshapeDocument(doc: OpenAPIObject): OpenAPIObject {
   const schemas = doc.components!.schemas as Schemas;
   credentialKinds(schemas);
   clusterModes(schemas);
+  tokenScopes(schemas);
   selectorOperators(schemas);
   diffRequest(doc);
   for (const [name, s] of Object.entries(schemas)) schemas[name] = tighten(s);

@@ -40,6 +40,8 @@ describe('OpenAPI', () => {
       '/api/v1/projects/{name}/targets/{cluster}',
       '/api/v1/projects/{name}/targets/{cluster}/runs',
       '/api/v1/session',
+      '/api/v1/tenants',
+      '/api/v1/tenants/{name}',
       '/api/v1/tokens',
       '/api/v1/tokens/{id}',
       '/healthz',

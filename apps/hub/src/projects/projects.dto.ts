@@ -215,14 +215,21 @@ export function specProblems(spec: { interval?: string | null; targets?: { label
     if (s === undefined) problems.push(`interval: "${spec.interval}" is not a duration such as 10m or 1h30m`);
     else if (s < MIN_INTERVAL_S || s > MAX_INTERVAL_S) problems.push('interval: must be between 10s and 168h');
   }
-  for (const [i, e] of (spec.targets?.labelSelector?.matchExpressions ?? []).entries()) {
-    if (!(e instanceof LabelSelectorRequirementDto)) continue;
-    const path = `targets.labelSelector.matchExpressions[${i}]`;
-    const needsValues = e.operator === 'In' || e.operator === 'NotIn';
-    if (needsValues && !(e.values?.length)) problems.push(`${path}.values: ${e.operator} needs at least one value`);
-    if (!needsValues && e.values?.length) problems.push(`${path}.values: ${e.operator} takes no values`);
-  }
+  problems.push(...selectorProblems('targets.labelSelector', spec.targets?.labelSelector));
   if (spec.registryCredentials instanceof RegistryCredentialsDto) problems.push(...spec.registryCredentials.crossFieldProblems());
+  return problems;
+}
+
+/** In and NotIn need values, Exists and DoesNotExist take none: the rule each selector's expressions follow. */
+export function selectorProblems(path: string, selector: { matchExpressions?: unknown[] | null } | null | undefined): string[] {
+  const problems: string[] = [];
+  for (const [i, e] of (selector?.matchExpressions ?? []).entries()) {
+    if (!(e instanceof LabelSelectorRequirementDto)) continue;
+    const at = `${path}.matchExpressions[${i}]`;
+    const needsValues = e.operator === 'In' || e.operator === 'NotIn';
+    if (needsValues && !(e.values?.length)) problems.push(`${at}.values: ${e.operator} needs at least one value`);
+    if (!needsValues && e.values?.length) problems.push(`${at}.values: ${e.operator} takes no values`);
+  }
   return problems;
 }
 

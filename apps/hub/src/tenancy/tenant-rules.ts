@@ -25,12 +25,6 @@ export interface ProjectUse {
 // matchesNamePattern is the engine's, so hub admission and the agents' own check read patterns alike
 export { matchesNamePattern };
 
-/** The problem of a pattern a tenant is given, else undefined: `*` may only end it, so matching stays a prefix test. */
-export function namePatternProblem(pattern: string): string | undefined {
-  const star = pattern.indexOf('*');
-  if (star !== -1 && star !== pattern.length - 1) return `"${pattern}": \`*\` may only end a pattern (a prefix), as in "team-a-*"`;
-  return undefined;
-}
 
 /** A source lies under a prefix when it is the prefix or continues it past a `/` (`oci://r/team-a` does not allow `oci://r/team-ab`). */
 export function underRepositoryPrefix(prefix: string, repository: string): boolean {

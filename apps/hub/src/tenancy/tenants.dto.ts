@@ -1,52 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsString, Matches, MaxLength, registerDecorator } from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsString, Matches, MaxLength } from 'class-validator';
+import type { CrossFieldChecks } from '../common/validation.pipe';
 import { BOOTSTRAP_ROLES, type BootstrapRole } from '@flotilla/engine';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, NestedObject, Optional } from '../common/validators';
-import { LabelSelectorDto } from '../projects/projects.dto';
-import { namePatternProblem } from './tenant-rules';
+import { LabelSelectorDto, selectorProblems } from '../projects/projects.dto';
 
 const PATTERN_DESCRIPTION = 'names, or prefixes ending in "*" ("team-a-*"; "*" alone allows any)';
-
-/** Each item a name pattern namePatternProblem accepts. */
-function IsNamePatternList(): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) => {
-    let problem = '';
-    registerDecorator({
-      name: 'isNamePatternList',
-      target: target.constructor,
-      propertyName: String(propertyName),
-      validator: {
-        validate(value: unknown): boolean {
-          if (!Array.isArray(value)) return true;
-          problem = value.map((v) => (typeof v === 'string' ? namePatternProblem(v) : undefined)).find((p) => p !== undefined) ?? '';
-          return problem === '';
-        },
-        defaultMessage: () => problem,
-      },
-    });
-  };
-}
-
-/** Each item `oci://`, optionally followed by a registry host and a path. */
-function IsRepositoryPrefixList(): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) => {
-    let problem = '';
-    registerDecorator({
-      name: 'isRepositoryPrefixList',
-      target: target.constructor,
-      propertyName: String(propertyName),
-      validator: {
-        validate(value: unknown): boolean {
-          if (!Array.isArray(value)) return true;
-          const bad = value.find((v) => typeof v === 'string' && (!v.startsWith('oci://') || v.includes('*')));
-          problem = bad === undefined ? '' : `"${String(bad)}": must be a prefix starting with oci:// (such as oci://ghcr.io/acme/team-a/), without "*"`;
-          return problem === '';
-        },
-        defaultMessage: () => problem,
-      },
-    });
-  };
-}
+/** A name, or a prefix and a final `*`: `*` elsewhere is refused, so matching stays a prefix test. */
+const NAME_PATTERN = /^[^*]*\*?$/;
+const NAME_PATTERN_MESSAGE = 'each must be a name, or a prefix ending in "*" such as "team-a-*" ("*" only at the end)';
+/** `oci://`, then optionally a host and path, no `*`. */
+const REPOSITORY_PREFIX = /^oci:\/\/[^*]*$/;
 
 export class TenantDestinationsDto {
   @ApiPropertyOptional({ type: [String], maxItems: 100, description: 'cluster groups the tenant may target' })
@@ -63,7 +27,7 @@ export class TenantDestinationsDto {
 }
 
 /** What a tenant's Projects may use; everything left out allows nothing. */
-export class TenantSpecFields {
+export class TenantSpecFields implements CrossFieldChecks {
   @ApiPropertyOptional({ maxLength: 1000 })
   @Optional()
   @IsString({ message: 'must be a string' })
@@ -81,7 +45,7 @@ export class TenantSpecFields {
   @ArrayMaxSize(100, { message: 'must have at most 100 patterns' })
   @IsString({ each: true, message: 'must be a list of strings' })
   @MaxLength(64, { each: true, message: 'each pattern must be at most 64 characters' })
-  @IsNamePatternList()
+  @Matches(NAME_PATTERN, { each: true, message: NAME_PATTERN_MESSAGE })
   namespaces?: string[];
 
   @ApiPropertyOptional({ type: [String], maxItems: 100, description: `service accounts its Projects may apply as: ${PATTERN_DESCRIPTION}` })
@@ -90,7 +54,7 @@ export class TenantSpecFields {
   @ArrayMaxSize(100, { message: 'must have at most 100 patterns' })
   @IsString({ each: true, message: 'must be a list of strings' })
   @MaxLength(254, { each: true, message: 'each pattern must be at most 254 characters' })
-  @IsNamePatternList()
+  @Matches(NAME_PATTERN, { each: true, message: NAME_PATTERN_MESSAGE })
   serviceAccounts?: string[];
 
   @ApiPropertyOptional({ type: [String], maxItems: 100, description: 'oci:// prefixes its Projects\' sources must lie under ("oci://ghcr.io/acme/team-a" allows that repository and those below it)' })
@@ -99,7 +63,7 @@ export class TenantSpecFields {
   @ArrayMaxSize(100, { message: 'must have at most 100 prefixes' })
   @IsString({ each: true, message: 'must be a list of strings' })
   @MaxLength(512, { each: true, message: 'each prefix must be at most 512 characters' })
-  @IsRepositoryPrefixList()
+  @Matches(REPOSITORY_PREFIX, { each: true, message: 'each must be a prefix starting with oci:// (such as oci://ghcr.io/acme/team-a), without "*"' })
   repositories?: string[];
 
   @ApiPropertyOptional({ enum: BOOTSTRAP_ROLES, isArray: true, description: 'bootstrap roles its Projects may ask for; empty or absent: no bootstrap. cluster-admin makes the tenant\'s service accounts admins of whole clusters' })
@@ -108,6 +72,10 @@ export class TenantSpecFields {
   @ArrayUnique({ message: 'must not repeat a role' })
   @IsIn(BOOTSTRAP_ROLES, { each: true, message: 'each must be admin or cluster-admin' })
   bootstrapRoles?: BootstrapRole[];
+
+  crossFieldProblems(): string[] {
+    return selectorProblems('destinations.labelSelector', this.destinations?.labelSelector);
+  }
 }
 
 export class CreateTenantDto extends TenantSpecFields {

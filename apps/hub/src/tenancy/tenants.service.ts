@@ -8,6 +8,7 @@ import { RunTriggers } from '../scheduler/run-triggers';
 import { TenantsRepository } from '../repositories/tenants.repository';
 import { UnitOfWork } from '../repositories/unit-of-work';
 import { MembershipService } from '../targeting/membership.service';
+import { DEFAULT_TENANT } from './default-tenant';
 import { requireTenant, tenantsAllowed } from './tenant-scope';
 import type { CreateTenantDto, TenantDto, TenantSpecFields, UpdateTenantDto } from './tenants.dto';
 
@@ -68,6 +69,7 @@ export class TenantsService {
     const revoked = await this.uow.transaction(async (tx) => {
       const t = await tx.tenants.lock(name);
       if (!t) throw new NotFoundError('tenant', name);
+      if (name === DEFAULT_TENANT) throw new ConflictError(`tenant "${DEFAULT_TENANT}" holds the Projects a global caller creates without naming a tenant; narrow it instead of deleting it`);
       const projects = await tx.tenants.countProjects(name);
       if (projects > 0) throw new ConflictError(`tenant "${name}" still has ${projects} Project(s): delete them first`);
       const tokenIds = await tx.tokens.idsOfTenant(name);
