@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT_NAMESPACE, agentKubeconfig, installAgent, removeConnectedInstall } from '../test/install';
 import type { ProjectResource } from './project/project-resource';
-import { configMaps, getProject, projectObject, projectRepository, pushGreeter, pushGreeterModule } from '../test/project-fixtures';
+import { configMaps, getProject, projectObject, projectRepository, pushGreeter, pushGreeterModule, pushSingle } from '../test/project-fixtures';
 import { greeterProjectFiles } from '../../hub/test/push-fixtures';
 import { packPath } from '@flotilla/oci';
 import { writeTree } from '../../../test/e2e/support/file-tree';
@@ -133,6 +133,30 @@ describe('connected agent', () => {
     const identity = await identityCert();
     expect(identity.subject).toContain(`CN=${cluster}`);
     expect(identity.checkIssued(new X509Certificate(hub.app.get(AgentCa).certPem))).toBe(true);
+  });
+
+  it("holds a tenant's Project to its tenant on the agent too: an instance outside the tenant's namespaces is refused there, before anything is applied", async () => {
+    const elsewhere = unique('elsewhere');
+    const fencedRepo = projectRepository();
+    await pushSingle(fencedRepo, moduleUrl, elsewhere, 'stray');
+    const tenant = { name: 'edge-team', destinations: { groups: ['edge'] }, namespaces: [ns], serviceAccounts: ['deployer'], repositories: [fencedRepo] };
+    expect((await hub.call('POST', '/api/v1/tenants', { body: tenant })).status).toBe(201);
+    // the hub admits it: the Project's own namespace and account are the tenant's; only the bundle reaches beyond
+    const body = { name: 'fenced', tenant: 'edge-team', namespace: ns, serviceAccountName: 'deployer', source: { repository: fencedRepo }, targets: { names: [cluster] } };
+    expect((await hub.call('POST', '/api/v1/projects', { body })).status).toBe(201);
+    const refused = await eventually('the agent refuses it', async () => {
+      const t = (await hub.call('GET', `/api/v1/projects/fenced/targets/${cluster}`)).body;
+      return t.conditions?.some((c: { reason: string }) => c.reason === 'TenantPolicyRefused') ? t : undefined;
+    }, 120_000);
+    const ready = refused.conditions.find((c: { type: string }) => c.type === 'Ready');
+    expect(ready).toMatchObject({ status: 'False', reason: 'TenantPolicyRefused' });
+    expect(ready.message).toContain(`instance stray would go to namespace "${elsewhere}", outside tenant "edge-team"'s namespaces [${ns}] (rule: namespaces)`);
+    // the limits came with the assignment, onto the spoke's Project resource
+    const onSpoke = await getProject(client, ns, 'fenced');
+    expect(JSON.parse(onSpoke!.metadata.annotations!['hub.flotilla.dev/tenant-policy'])).toEqual({ tenant: 'edge-team', namespaces: [ns], serviceAccounts: ['deployer'] });
+    expect(await client.get({ apiVersion: 'v1', kind: 'Namespace', name: elsewhere }).catch(() => null)).toBeNull();
+    expect((await hub.call('DELETE', '/api/v1/projects/fenced?instances=orphan')).status).toBe(200);
+    expect((await hub.call('DELETE', '/api/v1/tenants/edge-team')).status).toBe(204);
   });
 
   it('answers the fleet diff with its own engine and credentials: a new tag, the Project\'s own tag and an upload; nothing is applied', async () => {
