@@ -55,7 +55,7 @@ export class ProjectsService {
     const tenantName = tenantForCreation(dto.tenant, caller);
     const id = await this.uow.transaction(async (tx) => {
       const tenant = await tx.tenants.lock(tenantName);
-      if (!tenant) throw new InvalidInputError([`tenant: there is no tenant "${tenantName}"`]);
+      if (!tenant) throw new NotFoundError('tenant', tenantName);
       refuseOutsideTenant(tenant, { namespace: dto.namespace, serviceAccountName: dto.serviceAccountName ?? dto.name, sourceRepository: dto.source.repository, bootstrapRole: dto.bootstrap?.serviceAccountRole ?? null });
       const credential = dto.registryCredentials ? await storeRegistryCredentials(tx, dto.registryCredentials, dto.source.repository) : undefined;
       // the id is chosen here: the sink header is sealed for this Project

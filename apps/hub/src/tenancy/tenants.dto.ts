@@ -6,11 +6,16 @@ import { DNS_LABEL, DNS_LABEL_MESSAGE, NestedObject, Optional } from '../common/
 import { LabelSelectorDto, selectorProblems } from '../projects/projects.dto';
 
 const PATTERN_DESCRIPTION = 'names, or prefixes ending in "*" ("team-a-*"; "*" alone allows any)';
+// No NUL anywhere: PostgreSQL's jsonb and text cannot hold it.
 /** A name, or a prefix and a final `*`: `*` elsewhere is refused, so matching stays a prefix test. */
-const NAME_PATTERN = /^[^*]*\*?$/;
-const NAME_PATTERN_MESSAGE = 'each must be a name, or a prefix ending in "*" such as "team-a-*" ("*" only at the end)';
+// eslint-disable-next-line no-control-regex -- NUL is what it refuses
+const NAME_PATTERN = /^[^*\u0000]*\*?$/;
+const NAME_PATTERN_MESSAGE = 'each must be a name, or a prefix ending in "*" such as "team-a-*" ("*" only at the end, no NUL)';
 /** `oci://`, then optionally a host and path, no `*`. */
-const REPOSITORY_PREFIX = /^oci:\/\/[^*]*$/;
+// eslint-disable-next-line no-control-regex -- NUL is what it refuses
+const REPOSITORY_PREFIX = /^oci:\/\/[^*\u0000]*$/;
+// eslint-disable-next-line no-control-regex -- NUL is what it refuses
+const NO_NUL = /^[^\u0000]*$/;
 
 export class TenantDestinationsDto {
   @ApiPropertyOptional({ type: [String], maxItems: 100, description: 'cluster groups the tenant may target' })
@@ -32,6 +37,7 @@ export class TenantSpecFields implements CrossFieldChecks {
   @Optional()
   @IsString({ message: 'must be a string' })
   @MaxLength(1000, { message: 'must be at most 1000 characters' })
+  @Matches(NO_NUL, { message: 'must not contain NUL characters' })
   description?: string;
 
   @ApiPropertyOptional({ type: TenantDestinationsDto, description: 'the clusters its Projects may reach; a cluster is one when its group is listed or the label selector matches' })
