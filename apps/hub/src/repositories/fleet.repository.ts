@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { LabelSelector } from '../database/entities';
-import { type FleetState, targetStateSql } from '../fleet/fleet-state';
+import { countedStateSql, type FleetState, targetStateSql } from '../fleet/fleet-state';
 import { labelSelectorConditions, variesInShape } from './label-selector-sql';
 import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
 
@@ -57,15 +57,20 @@ function likeContaining(text: string): string {
 export class FleetRepository {
   constructor(private readonly db: EntityManager) {}
 
-  /** Clusters, unreachable clusters and Targets by state, per cluster group, and the number of Projects. */
+  /**
+   * Clusters, unreachable clusters and Targets by state, per cluster group,
+   * and the number of Projects: read from the counters the database keeps
+   * (target_counts per Project, cluster_group_counts), so the cost does not
+   * grow with the fleet. A scope narrowing the Projects adds its predicate to
+   * the target_counts rows (a tenant's counts are the sum over its Projects).
+   */
   async summary(): Promise<FleetSummaryRows> {
     const rows = await queryPrepared<GroupSummaryRow & { projects: number }>(this.db, {
       text: `WITH states AS (
-          SELECT c.group_name AS grp, ${targetStateSql('t', 'c')} AS state, count(*)::int AS n
-          FROM targets t JOIN clusters c ON c.id = t.cluster_id GROUP BY 1, 2),
+          SELECT tc.cluster_group AS grp, ${countedStateSql('tc')} AS state, sum(tc.n)::int AS n
+          FROM target_counts tc GROUP BY 1, 2 HAVING sum(tc.n) > 0),
         groups AS (
-          SELECT group_name AS grp, count(*)::int AS clusters, (count(*) FILTER (WHERE reachable IS false))::int AS unreachable
-          FROM clusters GROUP BY 1)
+          SELECT group_name AS grp, clusters, unreachable FROM cluster_group_counts WHERE clusters > 0)
         SELECT (SELECT count(*)::int FROM projects) AS projects, g.grp AS "group", g.clusters, g.unreachable,
           COALESCE(jsonb_object_agg(s.state, s.n) FILTER (WHERE s.state IS NOT NULL), '{}') AS states
         FROM (SELECT 1) AS one
@@ -99,7 +104,7 @@ export class FleetRepository {
           FROM (SELECT count(*)::int AS total FROM clusters c ${where}) AS n
           LEFT JOIN LATERAL (
             SELECT c.name, c.group_name AS "group", c.mode, c.reachable, ${isoTime('c.last_checked_at')} AS "lastCheckedAt", c.labels,
-              (SELECT COALESCE(jsonb_object_agg(cols.name, jsonb_build_object('state', ${targetStateSql('t', 'c')}, 'revision', t.last_applied_revision)), '{}')
+              (SELECT COALESCE(jsonb_object_agg(cols.name, jsonb_build_object('state', ${targetStateSql('t')}, 'revision', t.last_applied_revision)), '{}')
                 FROM targets t JOIN cols ON cols.id = t.project_id WHERE t.cluster_id = c.id) AS cells
             FROM clusters c ${where}
             ORDER BY c.group_name, c.name
