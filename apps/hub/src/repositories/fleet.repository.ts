@@ -2,7 +2,8 @@ import type { EntityManager } from 'typeorm';
 import type { LabelSelector } from '../database/entities';
 import { countedStateSql, type FleetState, targetStateSql } from '../fleet/fleet-state';
 import { labelSelectorConditions, variesInShape } from './label-selector-sql';
-import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
+import type { ListTotals } from './list-totals';
+import { isoTime, type ListAnswer, MEMBERSHIP_ROW, membershipTotal, queryPrepared, SqlParams, totalOf, whereAll } from './sql';
 
 /** Target counts of one cluster group. */
 export interface GroupSummaryRow {
@@ -55,7 +56,11 @@ function likeContaining(text: string): string {
 
 /** The fleet-wide reads of the status page: each one statement, whatever the fleet's size. */
 export class FleetRepository {
-  constructor(private readonly db: EntityManager) {}
+  /** `totals`: where this replica remembers list totals; without it every matrix counts its clusters */
+  constructor(
+    private readonly db: EntityManager,
+    private readonly totals?: ListTotals,
+  ) {}
 
   /**
    * Clusters, unreachable clusters and Targets by state, per cluster group,
@@ -87,7 +92,9 @@ export class FleetRepository {
   /**
    * One page of clusters (ordered by group, then name) with the state of
    * each Project on them, the first `projectLimit` Projects by name as the
-   * columns, and how many clusters the filter matches.
+   * columns, and how many clusters the filter matches. The page is chosen
+   * before any cell is computed (rows skipped by OFFSET cost no cells), and
+   * the total is reused while the membership version holds (ListTotals).
    */
   async matrix(filter: MatrixFilter, page: { limit: number; offset: number; projectLimit: number }): Promise<MatrixRows> {
     const params = new SqlParams();
@@ -96,28 +103,30 @@ export class FleetRepository {
     if (filter.group) conditions.push(`c.group_name = ${params.add(filter.group)}`);
     conditions.push(...labelSelectorConditions('c.labels', filter.labelSelector, params));
     const where = whereAll(conditions);
-    const rows = await queryPrepared<MatrixRow & { total: number; projects: string[] }>(
+    const key = `matrix ${JSON.stringify(params.values)}`;
+    const sent = this.totals?.lookup(key);
+    const rows = await queryPrepared<MatrixRow & ListAnswer & { projects: string[] }>(
       this.db,
       {
         text: `WITH cols AS (SELECT id, name FROM projects ORDER BY name LIMIT ${params.add(page.projectLimit)})
-          SELECT n.total, (SELECT COALESCE(jsonb_agg(name ORDER BY name), '[]') FROM cols) AS projects, r.*
-          FROM (SELECT count(*)::int AS total FROM clusters c ${where}) AS n
+          SELECT lv.version::text AS "listVersion", n.total, (SELECT COALESCE(jsonb_agg(name ORDER BY name), '[]') FROM cols) AS projects, r.*
+          FROM ${membershipTotal(`SELECT count(*) FROM clusters c ${where}`, params.add(sent?.version ?? null))}
           LEFT JOIN LATERAL (
             SELECT c.name, c.group_name AS "group", c.mode, c.reachable, ${isoTime('c.last_checked_at')} AS "lastCheckedAt", c.labels,
               (SELECT COALESCE(jsonb_object_agg(cols.name, jsonb_build_object('state', ${targetStateSql('t')}, 'revision', t.last_applied_revision)), '{}')
                 FROM targets t JOIN cols ON cols.id = t.project_id WHERE t.cluster_id = c.id) AS cells
-            FROM clusters c ${where}
-            ORDER BY c.group_name, c.name
-            LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}) AS r ON true`,
+            FROM (SELECT c.* FROM clusters c ${where} ORDER BY c.group_name, c.name LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}) AS c) AS r ON true
+          WHERE ${MEMBERSHIP_ROW}
+          ORDER BY r."group", r.name`,
         values: params.values,
       },
       { prepare: !variesInShape(filter.labelSelector) },
     );
     const first = rows[0];
     return {
-      total: first.total,
+      total: totalOf(this.totals, key, sent, first),
       projects: first.projects,
-      rows: first.name === null ? [] : rows.map(({ total: _t, projects: _p, ...row }) => row),
+      rows: first.name === null ? [] : rows.map(({ total: _t, listVersion: _v, projects: _p, ...row }) => row),
     };
   }
 

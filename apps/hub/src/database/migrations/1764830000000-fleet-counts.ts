@@ -41,6 +41,9 @@ export class FleetCounts1764830000000 implements MigrationInterface {
       "id" BIGSERIAL NOT NULL, "txid" bigint NOT NULL, "group_name" character varying(63) NOT NULL, "clusters" integer NOT NULL, "unreachable" integer NOT NULL,
       CONSTRAINT "pk_cluster_count_deltas" PRIMARY KEY ("id"))`);
     await q.query(`CREATE INDEX "idx_cluster_count_deltas_txid" ON "cluster_count_deltas" ("txid")`);
+    // the fleet matrix pages clusters by group, then name
+    await q.query(`DROP INDEX "idx_clusters_group_name"`);
+    await q.query(`CREATE INDEX "idx_clusters_group_name_name" ON "clusters" ("group_name", "name")`);
     // a Project view reads only the Targets a rollout wave holds back
     await q.query(`CREATE INDEX "idx_targets_rollout_waiting" ON "targets" ("project_id")
       WHERE "removal_requested_at" IS NULL AND "conditions" @> '[{"reason": "RolloutWaiting"}]'`);
@@ -188,6 +191,8 @@ export class FleetCounts1764830000000 implements MigrationInterface {
       await q.query(`DROP FUNCTION "${fn}"()`);
     }
     await q.query(`DROP INDEX "idx_targets_rollout_waiting"`);
+    await q.query(`DROP INDEX "idx_clusters_group_name_name"`);
+    await q.query(`CREATE INDEX "idx_clusters_group_name" ON "clusters" ("group_name")`);
     await q.query(`ALTER TABLE "targets" DROP COLUMN "count_stale"`);
     await q.query(`ALTER TABLE "targets" DROP COLUMN "count_group"`);
   }
