@@ -6,7 +6,8 @@
 // converge, builds performed vs Targets, and the hub's peak memory.
 // BENCH_TARGETS=n, BENCH_CONCURRENCY=c (runs at once, default 32). Registering
 // the clusters prints the cost of one registration at 1,000 clusters and at
-// n, and their ratio (1 when the cost does not grow with the inventory).
+// n, and their ratio (1 when the cost does not grow with the inventory);
+// BENCH_CONVERGE=off stops there.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -164,6 +165,10 @@ async function main(): Promise<void> {
     for (const [size, ms] of perRegistration) console.log(`  one registration at ${size} clusters: ${ms.toFixed(1)} ms (mean of the last ${Math.min(REGISTRATION_WINDOW, size)})`);
     if (sizes.length === 2) console.log(`  cost at ${sizes[1]} / cost at ${sizes[0]}: ${(perRegistration.get(sizes[1])! / perRegistration.get(sizes[0])!).toFixed(2)}`);
 
+    if (process.env.BENCH_CONVERGE === 'off') {
+      await app.close();
+      return;
+    }
     const t1 = performance.now();
     await call('POST', '/api/v1/projects', { name: 'bench', namespace: 'apps', source: { repository: repo, tag: 'latest' }, targets: { groups: ['staging', 'production'] } });
     for (;;) {
