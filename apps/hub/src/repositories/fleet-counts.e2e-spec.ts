@@ -142,13 +142,17 @@ describe.each(DATABASE_KINDS)('fleet counts on %s', (_label, kind) => {
             await c.query(`UPDATE targets t SET phase = $1::text, conditions = CASE WHEN $1::text = 'Failed' AND $3 THEN '[{"type": "Stalled", "status": "True"}]'::jsonb ELSE '[]'::jsonb END
               FROM (SELECT t.id FROM targets t JOIN clusters c ON c.id = t.cluster_id WHERE c.name = ANY($2) ORDER BY t.id FOR UPDATE OF t) l WHERE t.id = l.id`, [phases[random(5)], ids, random(2) === 0]);
           }),
-          () => inTransaction((c) => c.query(`UPDATE agent_links SET connected = NOT connected WHERE cluster_id = (SELECT id FROM clusters WHERE name = $1)`, [cluster()]).then(() => undefined)),
-          () => inTransaction((c) => c.query(`UPDATE clusters SET group_name = $1, reachable = $2 WHERE name = $3`, [`g${random(3)}`, random(2) === 0, cluster()]).then(() => undefined)),
-          // membership: a Target goes or comes back
+          // a replica's batch of link writes: agents connecting and others disconnecting, a statement each
           () => inTransaction(async (c) => {
-            const name = cluster();
-            const gone = await c.query(`DELETE FROM targets WHERE cluster_id = (SELECT id FROM clusters WHERE name = $1) RETURNING id`, [name]);
-            if (gone.rowCount === 0) await c.query(`INSERT INTO targets (project_id, cluster_id, phase) SELECT p.id, c.id, $2 FROM projects p, clusters c WHERE p.name = 'fc-all' AND c.name = $1 ON CONFLICT DO NOTHING`, [name, phases[random(5)]]);
+            await c.query(`UPDATE agent_links SET connected = true WHERE cluster_id IN (SELECT id FROM clusters WHERE name = ANY($1))`, [[cluster(), cluster()]]);
+            await c.query(`UPDATE agent_links SET connected = false WHERE cluster_id IN (SELECT id FROM clusters WHERE name = ANY($1))`, [[cluster(), cluster()]]);
+          }),
+          () => inTransaction((c) => c.query(`UPDATE clusters SET group_name = $1, reachable = $2 WHERE name = $3`, [`g${random(3)}`, random(2) === 0, cluster()]).then(() => undefined)),
+          // membership: Targets go, and come back (several at once, in cluster order as the hub inserts them)
+          () => inTransaction(async (c) => {
+            await c.query(`DELETE FROM targets WHERE cluster_id = (SELECT id FROM clusters WHERE name = $1)`, [cluster()]);
+            await c.query(`INSERT INTO targets (project_id, cluster_id, phase) SELECT p.id, c.id, $2 FROM projects p, clusters c
+              WHERE p.name = 'fc-all' AND c.name = ANY($1) ORDER BY c.id ON CONFLICT DO NOTHING`, [[cluster(), cluster(), cluster()], phases[random(5)]]);
           }),
         ];
         // every snapshot a reader can take shows counters equal to a recount

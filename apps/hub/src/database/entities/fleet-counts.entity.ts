@@ -91,3 +91,17 @@ export class ClusterCountDeltaEntity {
   @Column({ type: 'integer' })
   unreachable!: number;
 }
+
+/** Clusters whose agent (dis)connected in a transaction: their Targets are re-keyed at its commit. */
+@Entity('cluster_rekeys')
+@Index('idx_cluster_rekeys_txid', ['txid'])
+export class ClusterRekeyEntity {
+  @PrimaryGeneratedColumn('increment', { type: 'bigint', primaryKeyConstraintName: 'pk_cluster_rekeys' })
+  id!: string;
+
+  @Column({ type: 'bigint' })
+  txid!: string;
+
+  @Column({ name: 'cluster_id', type: 'uuid' })
+  clusterId!: string;
+}

@@ -8,13 +8,13 @@ import { CdeventReceiptEntity } from './cdevent-receipt.entity';
 import { ClusterEntity } from './cluster.entity';
 import { CredentialEntity } from './credential.entity';
 import { EventEntity } from './event.entity';
-import { ClusterCountDeltaEntity, ClusterGroupCountEntity, TargetCountDeltaEntity, TargetCountEntity } from './fleet-counts.entity';
+import { ClusterCountDeltaEntity, ClusterGroupCountEntity, ClusterRekeyEntity, TargetCountDeltaEntity, TargetCountEntity } from './fleet-counts.entity';
 import { ListVersionEntity } from './list-version.entity';
 import { ProjectEntity } from './project.entity';
 import { RunEntity } from './run.entity';
 import { TargetEntity } from './target.entity';
 
-export { ClusterCountDeltaEntity, ClusterGroupCountEntity, TargetCountDeltaEntity, TargetCountEntity };
+export { ClusterCountDeltaEntity, ClusterGroupCountEntity, ClusterRekeyEntity, TargetCountDeltaEntity, TargetCountEntity };
 export { AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, AuditEntryEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity };
 export type { ClusterMode } from './cluster.entity';
 export type { Role, TokenSource } from './api-token.entity';
@@ -29,4 +29,4 @@ export type { LabelSelector, LabelSelectorRequirement, TargetRemoval, TargetSele
 export { TARGET_REMOVALS } from './project.entity';
 
 /** Every entity of the hub, for the DataSource. */
-export const hubEntities = [AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, AuditEntryEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity, TargetCountEntity, TargetCountDeltaEntity, ClusterGroupCountEntity, ClusterCountDeltaEntity];
+export const hubEntities = [AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, AuditEntryEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity, TargetCountEntity, TargetCountDeltaEntity, ClusterGroupCountEntity, ClusterCountDeltaEntity, ClusterRekeyEntity];

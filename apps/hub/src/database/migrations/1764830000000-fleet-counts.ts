@@ -7,9 +7,11 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * - target_counts: Targets per (Project, cluster group, phase, stalled,
  *   stale). Each Target carries the group and staleness it is counted under
  *   (count_group, count_stale), derived by a trigger from its cluster and
- *   agent link; a change of group, mode or connection re-derives them on the
- *   cluster's Targets. Every row version a write removes is subtracted under
- *   the key it was added with, so the counts equal a recount at every commit.
+ *   agent link when it is inserted (share-locking the cluster's row); a change
+ *   of group or mode re-derives them on the cluster's Targets at once, an
+ *   agent (dis)connecting at commit (after locking the cluster's row). Every
+ *   row version a write removes is subtracted under the key it was added
+ *   with, so the counts equal a recount at every commit.
  * - cluster_group_counts: clusters and unreachable clusters per group.
  *
  * Writers never lock a counter mid-transaction: statement triggers append
@@ -41,6 +43,8 @@ export class FleetCounts1764830000000 implements MigrationInterface {
       "id" BIGSERIAL NOT NULL, "txid" bigint NOT NULL, "group_name" character varying(63) NOT NULL, "clusters" integer NOT NULL, "unreachable" integer NOT NULL,
       CONSTRAINT "pk_cluster_count_deltas" PRIMARY KEY ("id"))`);
     await q.query(`CREATE INDEX "idx_cluster_count_deltas_txid" ON "cluster_count_deltas" ("txid")`);
+    await q.query(`CREATE TABLE "cluster_rekeys" ("id" BIGSERIAL NOT NULL, "txid" bigint NOT NULL, "cluster_id" uuid NOT NULL, CONSTRAINT "pk_cluster_rekeys" PRIMARY KEY ("id"))`);
+    await q.query(`CREATE INDEX "idx_cluster_rekeys_txid" ON "cluster_rekeys" ("txid")`);
     // the fleet matrix pages clusters by group, then name
     await q.query(`DROP INDEX "idx_clusters_group_name"`);
     await q.query(`CREATE INDEX "idx_clusters_group_name_name" ON "clusters" ("group_name", "name")`);
@@ -97,38 +101,41 @@ export class FleetCounts1764830000000 implements MigrationInterface {
     await q.query(`CREATE TRIGGER "trg_clusters_counts_delete" AFTER DELETE ON "clusters" REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION "cluster_counts_deleted"()`);
 
     // A cluster's group or mode changed, or its agent (dis)connected: its Targets re-derive their key.
+    // (the hub changes a group under the membership lock, which Target inserts also hold: the two never interleave)
     await q.query(`CREATE FUNCTION "cluster_targets_rekey"() RETURNS trigger LANGUAGE plpgsql AS $$
-      DECLARE cid uuid;
       BEGIN
-        IF TG_TABLE_NAME = 'agent_links' THEN
-          cid := NEW.cluster_id;
-          -- ordered after Target inserts on this cluster, which share-lock its row
-          PERFORM 1 FROM clusters WHERE id = cid FOR NO KEY UPDATE;
-        ELSE
-          cid := NEW.id;
-        END IF;
         -- in id order, as every batched Target write locks
-        UPDATE targets t SET count_group = t.count_group FROM (SELECT id FROM targets WHERE cluster_id = cid ORDER BY id FOR UPDATE) l WHERE t.id = l.id;
+        UPDATE targets t SET count_group = t.count_group FROM (SELECT id FROM targets WHERE cluster_id = NEW.id ORDER BY id FOR UPDATE) l WHERE t.id = l.id;
         RETURN NULL;
       END $$`);
     await q.query(`CREATE TRIGGER "trg_clusters_rekey_targets" AFTER UPDATE OF "group_name", "mode" ON "clusters"
       FOR EACH ROW WHEN (OLD."group_name" IS DISTINCT FROM NEW."group_name" OR OLD."mode" IS DISTINCT FROM NEW."mode") EXECUTE FUNCTION "cluster_targets_rekey"()`);
-    await q.query(`CREATE TRIGGER "trg_agent_links_rekey_targets_insert" AFTER INSERT ON "agent_links"
-      FOR EACH ROW WHEN (NEW."connected") EXECUTE FUNCTION "cluster_targets_rekey"()`);
-    await q.query(`CREATE TRIGGER "trg_agent_links_rekey_targets_update" AFTER UPDATE OF "connected", "cluster_id" ON "agent_links"
-      FOR EACH ROW WHEN (OLD."connected" IS DISTINCT FROM NEW."connected") EXECUTE FUNCTION "cluster_targets_rekey"()`);
-    await q.query(`CREATE FUNCTION "agent_link_deleted_rekey"() RETURNS trigger LANGUAGE plpgsql AS $$
+    // An agent (dis)connecting re-keys its cluster's Targets at commit (see fold_fleet_counts).
+    await q.query(`CREATE FUNCTION "agent_link_counted_change"() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        PERFORM 1 FROM clusters WHERE id = OLD.cluster_id FOR NO KEY UPDATE;
-        UPDATE targets t SET count_group = t.count_group FROM (SELECT id FROM targets WHERE cluster_id = OLD.cluster_id ORDER BY id FOR UPDATE) l WHERE t.id = l.id;
+        INSERT INTO cluster_rekeys (txid, cluster_id) VALUES (txid_current(), CASE WHEN TG_OP = 'DELETE' THEN OLD.cluster_id ELSE NEW.cluster_id END);
         RETURN NULL;
       END $$`);
-    await q.query(`CREATE TRIGGER "trg_agent_links_rekey_targets_delete" AFTER DELETE ON "agent_links"
-      FOR EACH ROW WHEN (OLD."connected") EXECUTE FUNCTION "agent_link_deleted_rekey"()`);
+    await q.query(`CREATE TRIGGER "trg_agent_links_rekey_insert" AFTER INSERT ON "agent_links"
+      FOR EACH ROW WHEN (NEW."connected") EXECUTE FUNCTION "agent_link_counted_change"()`);
+    await q.query(`CREATE TRIGGER "trg_agent_links_rekey_update" AFTER UPDATE OF "connected" ON "agent_links"
+      FOR EACH ROW WHEN (OLD."connected" IS DISTINCT FROM NEW."connected") EXECUTE FUNCTION "agent_link_counted_change"()`);
+    await q.query(`CREATE TRIGGER "trg_agent_links_rekey_delete" AFTER DELETE ON "agent_links"
+      FOR EACH ROW WHEN (OLD."connected") EXECUTE FUNCTION "agent_link_counted_change"()`);
 
     // At commit: this transaction's deltas into the counters, in key order.
+    // At commit, clusters whose agent (dis)connected first, in cluster order: each one's Targets locked,
+    // then its row (Target inserts share-lock it, in cluster order too), then its Targets re-keyed as they
+    // are now (a Target inserted meanwhile has committed). Then the counters, then (bump_membership_version) the version.
     await q.query(`CREATE FUNCTION "fold_fleet_counts"() RETURNS void LANGUAGE plpgsql AS $$
+      DECLARE cid uuid;
       BEGIN
+        FOR cid IN SELECT DISTINCT cluster_id FROM cluster_rekeys WHERE txid = txid_current() ORDER BY cluster_id LOOP
+          PERFORM 1 FROM targets WHERE cluster_id = cid ORDER BY id FOR UPDATE;
+          PERFORM 1 FROM clusters WHERE id = cid FOR NO KEY UPDATE;
+          UPDATE targets t SET count_group = t.count_group FROM (SELECT id FROM targets WHERE cluster_id = cid ORDER BY id FOR UPDATE) l WHERE t.id = l.id;
+        END LOOP;
+        DELETE FROM cluster_rekeys WHERE txid = txid_current();
         WITH d AS (DELETE FROM target_count_deltas WHERE txid = txid_current() RETURNING project_id, cluster_group, phase, stalled, stale, n)
         INSERT INTO target_counts AS tc (project_id, cluster_group, phase, stalled, stale, n)
         SELECT d.project_id, d.cluster_group, d.phase, d.stalled, d.stale, sum(d.n) FROM d
@@ -143,6 +150,8 @@ export class FleetCounts1764830000000 implements MigrationInterface {
     await q.query(`CREATE FUNCTION "fold_fleet_counts_at_commit"() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN PERFORM fold_fleet_counts(); RETURN NULL; END $$`);
     await q.query(`CREATE CONSTRAINT TRIGGER "trg_target_count_deltas_fold" AFTER INSERT ON "target_count_deltas"
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION "fold_fleet_counts_at_commit"()`);
+    await q.query(`CREATE CONSTRAINT TRIGGER "trg_cluster_rekeys_fold" AFTER INSERT ON "cluster_rekeys"
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION "fold_fleet_counts_at_commit"()`);
     await q.query(`CREATE CONSTRAINT TRIGGER "trg_cluster_count_deltas_fold" AFTER INSERT ON "cluster_count_deltas"
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION "fold_fleet_counts_at_commit"()`);
@@ -176,17 +185,18 @@ export class FleetCounts1764830000000 implements MigrationInterface {
         RETURN NULL;
       END $$`);
     for (const [trigger, table] of [
-      ['trg_agent_links_rekey_targets_delete', 'agent_links'], ['trg_agent_links_rekey_targets_update', 'agent_links'], ['trg_agent_links_rekey_targets_insert', 'agent_links'],
+      ['trg_agent_links_rekey_delete', 'agent_links'], ['trg_agent_links_rekey_update', 'agent_links'], ['trg_agent_links_rekey_insert', 'agent_links'],
       ['trg_clusters_rekey_targets', 'clusters'], ['trg_clusters_counts_delete', 'clusters'], ['trg_clusters_counts_update', 'clusters'], ['trg_clusters_counts_insert', 'clusters'],
       ['trg_targets_counts_delete', 'targets'], ['trg_targets_counts_update', 'targets'], ['trg_targets_counts_insert', 'targets'], ['trg_targets_count_key', 'targets'],
     ]) {
       await q.query(`DROP TRIGGER "${trigger}" ON "${table}"`);
     }
+    await q.query(`DROP TABLE "cluster_rekeys"`);
     await q.query(`DROP TABLE "cluster_count_deltas"`);
     await q.query(`DROP TABLE "cluster_group_counts"`);
     await q.query(`DROP TABLE "target_count_deltas"`);
     await q.query(`DROP TABLE "target_counts"`);
-    for (const fn of ['fold_fleet_counts_at_commit', 'fold_fleet_counts', 'agent_link_deleted_rekey', 'cluster_targets_rekey', 'cluster_counts_deleted', 'cluster_counts_updated',
+    for (const fn of ['fold_fleet_counts_at_commit', 'fold_fleet_counts', 'agent_link_counted_change', 'cluster_targets_rekey', 'cluster_counts_deleted', 'cluster_counts_updated',
       'cluster_counts_inserted', 'target_counts_deleted', 'target_counts_updated', 'target_counts_inserted', 'target_count_key']) {
       await q.query(`DROP FUNCTION "${fn}"()`);
     }
