@@ -29,7 +29,7 @@ const onDataSource = <T>(make: (ds: DataSource) => T) => ({ inject: [DataSource]
     { provide: ClustersRepository, inject: [DataSource, ListTotals], useFactory: (ds: DataSource, totals: ListTotals) => new ClustersRepository(ds.manager, totals) },
     { provide: ProjectsRepository, ...onDataSource((ds) => new ProjectsRepository(ds.manager)) },
     { provide: TargetsRepository, inject: [DataSource, ListTotals], useFactory: (ds: DataSource, totals: ListTotals) => new TargetsRepository(ds.manager, totals) },
-    { provide: FleetRepository, ...onDataSource((ds) => new FleetRepository(ds.manager)) },
+    { provide: FleetRepository, inject: [DataSource, ListTotals], useFactory: (ds: DataSource, totals: ListTotals) => new FleetRepository(ds.manager, totals) },
     { provide: HistoryRepository, ...onDataSource((ds) => new HistoryRepository(ds.manager)) },
     { provide: TokensRepository, ...onDataSource((ds) => new TokensRepository(ds.manager)) },
     { provide: TenantsRepository, ...onDataSource((ds) => new TenantsRepository(ds.manager)) },

@@ -8,12 +8,14 @@ import { CdeventReceiptEntity } from './cdevent-receipt.entity';
 import { ClusterEntity } from './cluster.entity';
 import { CredentialEntity } from './credential.entity';
 import { EventEntity } from './event.entity';
+import { ClusterCountDeltaEntity, ClusterGroupCountEntity, ClusterRekeyEntity, TargetCountDeltaEntity, TargetCountEntity } from './fleet-counts.entity';
 import { ListVersionEntity } from './list-version.entity';
 import { ProjectEntity } from './project.entity';
 import { RunEntity } from './run.entity';
 import { TargetEntity } from './target.entity';
 import { TenantEntity } from './tenant.entity';
 
+export { ClusterCountDeltaEntity, ClusterGroupCountEntity, ClusterRekeyEntity, TargetCountDeltaEntity, TargetCountEntity };
 export { AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, AuditEntryEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity, TenantEntity };
 export type { TenantDestinations } from './tenant.entity';
 export type { ClusterMode } from './cluster.entity';
@@ -29,4 +31,4 @@ export type { LabelSelector, LabelSelectorRequirement, OutsideDestinations, Targ
 export { TARGET_REMOVALS } from './project.entity';
 
 /** Every entity of the hub, for the DataSource. */
-export const hubEntities = [AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, AuditEntryEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity, TenantEntity];
+export const hubEntities = [AgentCaEntity, AgentDiffRelayEntity, AgentLinkEntity, ApiTokenEntity, AuditEntryEntity, CdeventOutboxEntity, CdeventReceiptEntity, ClusterEntity, CredentialEntity, EventEntity, ListVersionEntity, ProjectEntity, RunEntity, TargetEntity, TenantEntity, TargetCountEntity, TargetCountDeltaEntity, ClusterGroupCountEntity, ClusterCountDeltaEntity, ClusterRekeyEntity];
