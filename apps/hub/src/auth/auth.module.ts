@@ -5,6 +5,10 @@ import type { HubConfig } from '../config/hub-config';
 import { writeAdminTokenFile } from './admin-token-file';
 import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
+import { OidcAuthenticator } from './oidc-authenticator';
+import { OidcBindingsController } from './oidc-bindings.controller';
+import { OidcBindingsService } from './oidc-bindings.service';
+import { OidcSettingsController } from './oidc-settings.controller';
 import { TokensController } from './tokens.controller';
 import { RepositoriesModule } from '../repositories/repositories.module';
 
@@ -34,8 +38,8 @@ class AdminBootstrap implements OnApplicationBootstrap {
 
 @Module({
   imports: [RepositoriesModule],
-  controllers: [TokensController],
-  providers: [AuthService, AdminBootstrap, { provide: APP_GUARD, useClass: AuthGuard }],
-  exports: [AuthService],
+  controllers: [TokensController, OidcBindingsController, OidcSettingsController],
+  providers: [AuthService, AdminBootstrap, OidcBindingsService, OidcAuthenticator, { provide: APP_GUARD, useClass: AuthGuard }],
+  exports: [AuthService, OidcAuthenticator],
 })
 export class AuthModule {}

@@ -9,6 +9,7 @@ import { CredentialsRepository } from './credentials.repository';
 import { FleetRepository } from './fleet.repository';
 import { HistoryRepository } from './history.repository';
 import { ListTotals } from './list-totals';
+import { OidcBindingsRepository } from './oidc-bindings.repository';
 import { ProjectsRepository } from './projects.repository';
 import { TargetsRepository } from './targets.repository';
 import { TokensRepository } from './tokens.repository';
@@ -33,6 +34,7 @@ const onDataSource = <T>(make: (ds: DataSource) => T) => ({ inject: [DataSource]
     { provide: TokensRepository, ...onDataSource((ds) => new TokensRepository(ds.manager)) },
     { provide: CdeventOutboxRepository, ...onDataSource((ds) => new CdeventOutboxRepository(ds.manager)) },
     { provide: AuditRepository, ...onDataSource((ds) => new AuditRepository(ds.manager)) },
+    { provide: OidcBindingsRepository, ...onDataSource((ds) => new OidcBindingsRepository(ds.manager)) },
     {
       provide: CredentialsRepository,
       inject: [DataSource, CryptoRepository],
@@ -41,6 +43,6 @@ const onDataSource = <T>(make: (ds: DataSource) => T) => ({ inject: [DataSource]
     KubeRepository,
     UnitOfWork,
   ],
-  exports: [ListTotals, FleetRepository, ClustersRepository, ProjectsRepository, TargetsRepository, HistoryRepository, TokensRepository, CredentialsRepository, CdeventOutboxRepository, AuditRepository, KubeRepository, UnitOfWork],
+  exports: [ListTotals, FleetRepository, ClustersRepository, ProjectsRepository, TargetsRepository, HistoryRepository, TokensRepository, CredentialsRepository, CdeventOutboxRepository, AuditRepository, OidcBindingsRepository, KubeRepository, UnitOfWork],
 })
 export class RepositoriesModule {}

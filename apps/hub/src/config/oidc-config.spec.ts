@@ -1,0 +1,30 @@
+import { parseOidcConfig } from './oidc-config';
+
+function parse(env: Record<string, string>) {
+  const problems: string[] = [];
+  const config = parseOidcConfig((n) => env[n], problems, '/etc/flotilla');
+  return { config, problems };
+}
+
+describe('parseOidcConfig', () => {
+  it('is off without an issuer and a client id', () => {
+    expect(parse({})).toEqual({ config: undefined, problems: [] });
+  });
+
+  it('defaults the audience to the client id and groups to "groups"; resolves the CA file', () => {
+    expect(parse({ FLOTILLA_OIDC_ISSUER: 'https://idp.example.com/realms/x', FLOTILLA_OIDC_CLIENT_ID: 'flotilla', FLOTILLA_OIDC_CA_FILE: 'ca.pem' }).config).toEqual({
+      issuer: 'https://idp.example.com/realms/x',
+      clientId: 'flotilla',
+      audience: 'flotilla',
+      groupsClaim: 'groups',
+      caFile: '/etc/flotilla/ca.pem',
+    });
+  });
+
+  it('names each bad variable', () => {
+    expect(parse({ FLOTILLA_OIDC_ISSUER: 'http://idp.example.com', FLOTILLA_OIDC_CLIENT_ID: 'f' }).problems).toEqual([expect.stringMatching(/^FLOTILLA_OIDC_ISSUER="http:\/\/idp.example.com": expected an https URL/)]);
+    expect(parse({ FLOTILLA_OIDC_ISSUER: 'https://idp.example.com' }).problems).toEqual(['FLOTILLA_OIDC_ISSUER and FLOTILLA_OIDC_CLIENT_ID: set both (single sign-on) or neither']);
+    expect(parse({ FLOTILLA_OIDC_AUDIENCE: 'x' }).problems).toEqual([expect.stringMatching(/^FLOTILLA_OIDC_AUDIENCE: set FLOTILLA_OIDC_ISSUER/)]);
+    expect(parse({ FLOTILLA_OIDC_ISSUER: 'https://i.example', FLOTILLA_OIDC_CLIENT_ID: 'f', FLOTILLA_OIDC_GROUPS_CLAIM: 'sub' }).problems).toEqual([expect.stringMatching(/^FLOTILLA_OIDC_GROUPS_CLAIM="sub"/)]);
+  });
+});

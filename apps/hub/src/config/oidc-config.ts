@@ -1,0 +1,58 @@
+import { resolve } from 'node:path';
+
+/** Single sign-on through an OpenID Connect provider (FLOTILLA_OIDC_*); absent: only static tokens. */
+export interface OidcConfig {
+  /** The provider's issuer, an https URL (FLOTILLA_OIDC_ISSUER); discovery is read from it. */
+  issuer: string;
+  /** The public client the status page and the CLI sign in as (FLOTILLA_OIDC_CLIENT_ID). */
+  clientId: string;
+  /** The `aud` a bearer token must carry (FLOTILLA_OIDC_AUDIENCE, default: the client id). */
+  audience: string;
+  /** PEM file of extra CAs to trust for the provider, beside the system's (FLOTILLA_OIDC_CA_FILE). */
+  caFile?: string;
+  /** The claim that lists the user's groups (FLOTILLA_OIDC_GROUPS_CLAIM, default `groups`). */
+  groupsClaim: string;
+}
+
+/** Reads FLOTILLA_OIDC_*, adding every problem to `problems`; undefined when SSO is off. */
+export function parseOidcConfig(value: (name: string) => string | undefined, problems: string[], cwd: string): OidcConfig | undefined {
+  const issuer = value('FLOTILLA_OIDC_ISSUER');
+  const clientId = value('FLOTILLA_OIDC_CLIENT_ID');
+  const rest = ['FLOTILLA_OIDC_AUDIENCE', 'FLOTILLA_OIDC_CA_FILE', 'FLOTILLA_OIDC_GROUPS_CLAIM'].filter((n) => value(n) !== undefined);
+  if (issuer === undefined && clientId === undefined) {
+    if (rest.length > 0) problems.push(`${rest.join(', ')}: set FLOTILLA_OIDC_ISSUER and FLOTILLA_OIDC_CLIENT_ID too, or unset ${rest.length > 1 ? 'them' : 'it'}`);
+    return undefined;
+  }
+  if (issuer === undefined || clientId === undefined) {
+    problems.push('FLOTILLA_OIDC_ISSUER and FLOTILLA_OIDC_CLIENT_ID: set both (single sign-on) or neither');
+    return undefined;
+  }
+  let ok = true;
+  let url: URL | undefined;
+  try {
+    url = new URL(issuer);
+  } catch {
+    url = undefined;
+  }
+  if (!url || url.protocol !== 'https:' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    problems.push(`FLOTILLA_OIDC_ISSUER=${JSON.stringify(issuer.slice(0, 200))}: expected an https URL without query, fragment or credentials, exactly as the provider names itself (its "issuer")`);
+    ok = false;
+  }
+  if (clientId.length > 255) {
+    problems.push('FLOTILLA_OIDC_CLIENT_ID: at most 255 characters');
+    ok = false;
+  }
+  const audience = value('FLOTILLA_OIDC_AUDIENCE') ?? clientId;
+  if (audience.length > 255) {
+    problems.push('FLOTILLA_OIDC_AUDIENCE: at most 255 characters');
+    ok = false;
+  }
+  const groupsClaim = value('FLOTILLA_OIDC_GROUPS_CLAIM') ?? 'groups';
+  if (groupsClaim.length > 100 || ['sub', 'iss', 'aud', 'exp'].includes(groupsClaim)) {
+    problems.push(`FLOTILLA_OIDC_GROUPS_CLAIM=${JSON.stringify(groupsClaim.slice(0, 100))}: expected the name of the claim that lists groups (at most 100 characters, not a registered claim)`);
+    ok = false;
+  }
+  const caFile = value('FLOTILLA_OIDC_CA_FILE');
+  if (!ok) return undefined;
+  return { issuer, clientId, audience, groupsClaim, ...(caFile !== undefined ? { caFile: resolve(cwd, caFile) } : {}) };
+}
