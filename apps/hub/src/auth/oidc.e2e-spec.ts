@@ -4,6 +4,7 @@ import { OIDC_TEST_USERS, startOidcProvider, type TestOidcProvider } from '../..
 import { testDir } from '../../../../test/harness/temp-dirs';
 import { eventually } from '../../../../test/e2e/support/eventually';
 import { FixedClock } from '../common/clock';
+import { FleetStream } from '../fleet/fleet-stream';
 import type { OidcConfig } from '../config/oidc-config';
 import { launch, startTestHub, type TestHub } from '../../test/hub';
 
@@ -140,6 +141,60 @@ describe('bearer tokens from the OpenID provider (real provider, real PostgreSQL
     } finally {
       await replica.stop();
     }
+  });
+});
+
+/** Opens the live stream with `token`; `ended` resolves with all it said once the hub ends it. */
+async function openStream(url: string, token: string): Promise<{ text: () => string; ended: Promise<string> }> {
+  const res = await fetch(`${url}/api/v1/fleet/events`, { headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(200);
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  let hello!: () => void;
+  const greeted = new Promise<void>((r) => (hello = r));
+  const ended = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return text;
+      text += value;
+      if (text.includes('event: hello')) hello();
+    }
+  })();
+  await Promise.race([greeted, ended]);
+  return { text: () => text, ended };
+}
+
+describe("a signed-in person's live stream", () => {
+  const clock = new FixedClock(new Date());
+  let provider: TestOidcProvider;
+  let hub: TestHub;
+  beforeAll(async () => {
+    provider = await startOidcProvider(testDir('flotilla-oidc-stream-'), 'idp');
+    hub = await startTestHub('postgres', { oidc: oidcConfig(provider) }, { clock });
+  }, 120_000);
+  afterAll(async () => {
+    await hub?.close();
+    await provider?.stop();
+  });
+
+  it('ends when a binding it relied on is removed, and when the token expires', async () => {
+    const bind = async (body: object) => (await hub.call('POST', '/api/v1/oidc-bindings', { body })).body.id as string;
+    const operator = await bind({ claim: 'group', value: 'team-a', tenant: 'team-a', role: 'operator' });
+    await bind({ claim: 'subject', value: 'carol', role: 'viewer' });
+    const alice = await provider.tokensFor(OIDC_TEST_USERS.alice);
+    const carol = await provider.tokensFor(OIDC_TEST_USERS.carol);
+    const aliceStream = await openStream(hub.url, alice.access_token);
+    const carolStream = await openStream(hub.url, carol.access_token);
+
+    expect((await hub.call('DELETE', `/api/v1/oidc-bindings/${operator}`)).status).toBe(200);
+    await hub.app.get(FleetStream).tick();
+    expect(await aliceStream.ended).toContain('event: unauthorized');
+    expect(hub.app.get(FleetStream).size).toBe(1);
+    expect(carolStream.text()).not.toContain('unauthorized');
+
+    clock.set(new Date(decodeJwt(carol.access_token).exp! * 1000));
+    await hub.app.get(FleetStream).tick();
+    expect(await carolStream.ended).toContain('event: unauthorized\ndata: {"reason":"token expired"}');
   });
 });
 
