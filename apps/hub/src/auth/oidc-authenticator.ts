@@ -26,6 +26,11 @@ export class OidcAuthenticator {
     this.verifier = config.oidc ? new OidcTokenVerifier(config.oidc, () => clock.now()) : undefined;
   }
 
+  /** The provider's discovered metadata (the page's sign-in uses it); undefined when single sign-on is off. */
+  provider(): Promise<import('openid-client').Configuration> | undefined {
+    return this.verifier?.provider();
+  }
+
   /** Whether this bearer is the provider's to judge (a JWT its issuer signed); static tokens never are. */
   handles(token: string): boolean {
     return this.verifier?.issued(token) ?? false;

@@ -41,7 +41,8 @@ type Fetch = (url: string, init: RequestInit) => Promise<Response>;
 
 export class OidcTokenVerifier {
   private readonly fetch: Fetch;
-  private keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
+  private discovered: Promise<oidc.Configuration> | undefined;
+  private keys: ReturnType<typeof createRemoteJWKSet> | undefined;
   private failedUntil = 0;
   private lastFailure: unknown;
 
@@ -83,38 +84,49 @@ export class OidcTokenVerifier {
     }
   }
 
-  /** The provider's keys, found through discovery once; a failed discovery is tried again after a pause. */
-  private keySet(): Promise<ReturnType<typeof createRemoteJWKSet>> {
-    if (this.keys) return this.keys;
+  /**
+   * The provider's metadata, read once through discovery (openid-client)
+   * and kept; a failed discovery is tried again after a pause, requests
+   * meanwhile fail fast. Its later calls (token endpoint) go through the
+   * same fetch: the extra CA and the deadline.
+   */
+  provider(): Promise<oidc.Configuration> {
+    if (this.discovered) return this.discovered;
     if (this.now().getTime() < this.failedUntil) {
       return Promise.reject(new OidcProviderUnavailableError(`the identity provider ${this.config.issuer} is not reachable: ${messageOf(this.lastFailure)}`, { cause: this.lastFailure }));
     }
-    const keys = (async () => {
-      let jwksUri: string | undefined;
-      try {
-        const found = await oidc.discovery(new URL(this.config.issuer), this.config.clientId, undefined, oidc.None(), {
-          [oidc.customFetch]: this.fetch,
-          timeout: PROVIDER_DEADLINE_MS / 1000,
-        });
-        jwksUri = found.serverMetadata().jwks_uri;
-      } catch (err) {
-        throw new OidcProviderUnavailableError(`the identity provider ${this.config.issuer} is not reachable: ${messageOf(err)}`, { cause: err });
-      }
-      if (!jwksUri) throw new OidcProviderUnavailableError(`the identity provider ${this.config.issuer} publishes no jwks_uri`);
-      return createRemoteJWKSet(new URL(jwksUri), {
-        timeoutDuration: PROVIDER_DEADLINE_MS,
-        cooldownDuration: JWKS_COOLDOWN_MS,
-        cacheMaxAge: JWKS_MAX_AGE_MS,
-        [joseFetch]: this.fetch,
-      });
-    })();
-    this.keys = keys;
-    keys.catch((err: unknown) => {
-      this.keys = undefined;
-      this.lastFailure = err;
+    const discovered = oidc
+      .discovery(new URL(this.config.issuer), this.config.clientId, undefined, oidc.None(), { [oidc.customFetch]: this.fetch, timeout: PROVIDER_DEADLINE_MS / 1000 })
+      .then(
+        (found) => {
+          found[oidc.customFetch] = this.fetch;
+          return found;
+        },
+        (err: unknown) => {
+          throw new OidcProviderUnavailableError(`the identity provider ${this.config.issuer} is not reachable: ${messageOf(err)}`, { cause: err });
+        },
+      );
+    this.discovered = discovered;
+    discovered.catch((err: unknown) => {
+      this.discovered = undefined;
+      this.lastFailure = err instanceof Error && err.cause !== undefined ? err.cause : err;
       this.failedUntil = this.now().getTime() + DISCOVERY_RETRY_MS;
     });
-    return keys;
+    return discovered;
+  }
+
+  /** The provider's keys, at the jwks_uri its discovery names; jose caches them and fetches again for an unknown key id. */
+  private async keySet(): Promise<ReturnType<typeof createRemoteJWKSet>> {
+    if (this.keys) return this.keys;
+    const jwksUri = (await this.provider()).serverMetadata().jwks_uri;
+    if (!jwksUri) throw new OidcProviderUnavailableError(`the identity provider ${this.config.issuer} publishes no jwks_uri`);
+    this.keys ??= createRemoteJWKSet(new URL(jwksUri), {
+      timeoutDuration: PROVIDER_DEADLINE_MS,
+      cooldownDuration: JWKS_COOLDOWN_MS,
+      cacheMaxAge: JWKS_MAX_AGE_MS,
+      [joseFetch]: this.fetch,
+    });
+    return this.keys;
   }
 }
 

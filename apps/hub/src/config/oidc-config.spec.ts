@@ -25,6 +25,10 @@ describe('parseOidcConfig', () => {
     expect(parse({ FLOTILLA_OIDC_ISSUER: 'http://idp.example.com', FLOTILLA_OIDC_CLIENT_ID: 'f' }).problems).toEqual([expect.stringMatching(/^FLOTILLA_OIDC_ISSUER="http:\/\/idp.example.com": expected an https URL/)]);
     expect(parse({ FLOTILLA_OIDC_ISSUER: 'https://idp.example.com' }).problems).toEqual(['FLOTILLA_OIDC_ISSUER and FLOTILLA_OIDC_CLIENT_ID: set both (single sign-on) or neither']);
     expect(parse({ FLOTILLA_OIDC_AUDIENCE: 'x' }).problems).toEqual([expect.stringMatching(/^FLOTILLA_OIDC_AUDIENCE: set FLOTILLA_OIDC_ISSUER/)]);
+    expect(parse({ FLOTILLA_OIDC_ISSUER: 'https://i.example', FLOTILLA_OIDC_CLIENT_ID: 'f', FLOTILLA_OIDC_REDIRECT_URL: 'https://hub.example/elsewhere' }).problems).toEqual([
+      expect.stringMatching(/^FLOTILLA_OIDC_REDIRECT_URL="https:\/\/hub.example\/elsewhere": expected the hub's own URL ending in \/auth\/oidc\/callback/),
+    ]);
+    expect(parse({ FLOTILLA_OIDC_ISSUER: 'https://i.example', FLOTILLA_OIDC_CLIENT_ID: 'f', FLOTILLA_OIDC_REDIRECT_URL: 'https://hub.example/auth/oidc/callback' }).config?.redirectUrl).toBe('https://hub.example/auth/oidc/callback');
     expect(parse({ FLOTILLA_OIDC_ISSUER: 'https://i.example', FLOTILLA_OIDC_CLIENT_ID: 'f', FLOTILLA_OIDC_GROUPS_CLAIM: 'sub' }).problems).toEqual([expect.stringMatching(/^FLOTILLA_OIDC_GROUPS_CLAIM="sub"/)]);
   });
 });

@@ -12,13 +12,18 @@ export interface OidcConfig {
   caFile?: string;
   /** The claim that lists the user's groups (FLOTILLA_OIDC_GROUPS_CLAIM, default `groups`). */
   groupsClaim: string;
+  /**
+   * Where the provider sends the page's sign-in back (FLOTILLA_OIDC_REDIRECT_URL, e.g.
+   * https://hub.example.com/auth/oidc/callback); unset: http://<Host header>/auth/oidc/callback.
+   */
+  redirectUrl?: string;
 }
 
 /** Reads FLOTILLA_OIDC_*, adding every problem to `problems`; undefined when SSO is off. */
 export function parseOidcConfig(value: (name: string) => string | undefined, problems: string[], cwd: string): OidcConfig | undefined {
   const issuer = value('FLOTILLA_OIDC_ISSUER');
   const clientId = value('FLOTILLA_OIDC_CLIENT_ID');
-  const rest = ['FLOTILLA_OIDC_AUDIENCE', 'FLOTILLA_OIDC_CA_FILE', 'FLOTILLA_OIDC_GROUPS_CLAIM'].filter((n) => value(n) !== undefined);
+  const rest = ['FLOTILLA_OIDC_AUDIENCE', 'FLOTILLA_OIDC_CA_FILE', 'FLOTILLA_OIDC_GROUPS_CLAIM', 'FLOTILLA_OIDC_REDIRECT_URL'].filter((n) => value(n) !== undefined);
   if (issuer === undefined && clientId === undefined) {
     if (rest.length > 0) problems.push(`${rest.join(', ')}: set FLOTILLA_OIDC_ISSUER and FLOTILLA_OIDC_CLIENT_ID too, or unset ${rest.length > 1 ? 'them' : 'it'}`);
     return undefined;
@@ -53,6 +58,19 @@ export function parseOidcConfig(value: (name: string) => string | undefined, pro
     ok = false;
   }
   const caFile = value('FLOTILLA_OIDC_CA_FILE');
+  const redirectUrl = value('FLOTILLA_OIDC_REDIRECT_URL');
+  if (redirectUrl !== undefined) {
+    let r: URL | undefined;
+    try {
+      r = new URL(redirectUrl);
+    } catch {
+      r = undefined;
+    }
+    if (!r || (r.protocol !== 'https:' && r.protocol !== 'http:') || r.pathname !== '/auth/oidc/callback' || r.search !== '' || r.hash !== '') {
+      problems.push(`FLOTILLA_OIDC_REDIRECT_URL=${JSON.stringify(redirectUrl.slice(0, 200))}: expected the hub's own URL ending in /auth/oidc/callback, e.g. https://hub.example.com/auth/oidc/callback`);
+      ok = false;
+    }
+  }
   if (!ok) return undefined;
-  return { issuer, clientId, audience, groupsClaim, ...(caFile !== undefined ? { caFile: resolve(cwd, caFile) } : {}) };
+  return { issuer, clientId, audience, groupsClaim, ...(caFile !== undefined ? { caFile: resolve(cwd, caFile) } : {}), ...(redirectUrl !== undefined ? { redirectUrl } : {}) };
 }
