@@ -1,8 +1,13 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { testDir } from '../../../../test/harness/temp-dirs';
 import { parseOidcConfig } from './oidc-config';
+
+const dir = testDir('flotilla-oidc-config-');
 
 function parse(env: Record<string, string>) {
   const problems: string[] = [];
-  const config = parseOidcConfig((n) => env[n], problems, '/etc/flotilla');
+  const config = parseOidcConfig((n) => env[n], problems, dir);
   return { config, problems };
 }
 
@@ -12,13 +17,17 @@ describe('parseOidcConfig', () => {
   });
 
   it('defaults the audience to the client id and groups to "groups"; resolves the CA file', () => {
+    writeFileSync(join(dir, 'ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+    writeFileSync(join(dir, 'not-ca.pem'), 'hello');
     expect(parse({ FLOTILLA_OIDC_ISSUER: 'https://idp.example.com/realms/x', FLOTILLA_OIDC_CLIENT_ID: 'flotilla', FLOTILLA_OIDC_CA_FILE: 'ca.pem' }).config).toEqual({
       issuer: 'https://idp.example.com/realms/x',
       clientId: 'flotilla',
       audience: 'flotilla',
       groupsClaim: 'groups',
-      caFile: '/etc/flotilla/ca.pem',
+      caFile: join(dir, 'ca.pem'),
     });
+    expect(parse({ FLOTILLA_OIDC_ISSUER: 'https://i.example', FLOTILLA_OIDC_CLIENT_ID: 'f', FLOTILLA_OIDC_CA_FILE: 'not-ca.pem' }).problems).toEqual(['FLOTILLA_OIDC_CA_FILE="not-ca.pem": expected PEM certificates (-----BEGIN CERTIFICATE-----)']);
+    expect(parse({ FLOTILLA_OIDC_ISSUER: 'https://i.example', FLOTILLA_OIDC_CLIENT_ID: 'f', FLOTILLA_OIDC_CA_FILE: 'missing.pem' }).problems).toEqual(['FLOTILLA_OIDC_CA_FILE="missing.pem": cannot read it (ENOENT)']);
   });
 
   it('names each bad variable', () => {

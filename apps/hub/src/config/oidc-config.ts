@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /** Single sign-on through an OpenID Connect provider (FLOTILLA_OIDC_*); absent: only static tokens. */
@@ -58,6 +59,13 @@ export function parseOidcConfig(value: (name: string) => string | undefined, pro
     ok = false;
   }
   const caFile = value('FLOTILLA_OIDC_CA_FILE');
+  if (caFile !== undefined) {
+    const problem = caFileProblem(resolve(cwd, caFile));
+    if (problem) {
+      problems.push(`FLOTILLA_OIDC_CA_FILE=${JSON.stringify(caFile.slice(0, 200))}: ${problem}`);
+      ok = false;
+    }
+  }
   const redirectUrl = value('FLOTILLA_OIDC_REDIRECT_URL');
   if (redirectUrl !== undefined) {
     let r: URL | undefined;
@@ -73,4 +81,15 @@ export function parseOidcConfig(value: (name: string) => string | undefined, pro
   }
   if (!ok) return undefined;
   return { issuer, clientId, audience, groupsClaim, ...(caFile !== undefined ? { caFile: resolve(cwd, caFile) } : {}), ...(redirectUrl !== undefined ? { redirectUrl } : {}) };
+}
+
+/** Why the file cannot serve as extra CAs, if it cannot: it is read once here, at start, like every setting. */
+function caFileProblem(path: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    return `cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
+  return text.includes('-----BEGIN CERTIFICATE-----') ? undefined : 'expected PEM certificates (-----BEGIN CERTIFICATE-----)';
 }
