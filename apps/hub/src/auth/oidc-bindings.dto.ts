@@ -25,7 +25,7 @@ export class CreateOidcBindingDto {
   @Matches(DNS_LABEL, { message: DNS_LABEL_MESSAGE })
   tenant?: string | null;
 
-  @ApiProperty({ enum: ROLES })
+  @ApiProperty({ enum: ROLES, description: 'the role it gives; admin only without a tenant (admin is only ever global)' })
   @IsIn(ROLES as Role[], { message: `must be one of ${ROLES.join(', ')}` })
   role!: Role;
 }
