@@ -6,6 +6,8 @@ import { CliError, messageOf } from '../errors';
 import type { Connection } from '../config/context';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** A single sign-on token this close to its expiry is renewed before it is sent. */
+const RENEW_MARGIN_S = 30;
 
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
@@ -40,6 +42,12 @@ export class HubClient {
   }
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<HubResponse<T>> {
+    const oidc = this.target.oidc;
+    if (oidc && oidc.expiresAt - RENEW_MARGIN_S <= Date.now() / 1000) {
+      const renewed = await oidc.renew();
+      this.target.token = renewed.accessToken;
+      oidc.expiresAt = renewed.expiresAt;
+    }
     const url = new URL(`${this.target.server}/api/v1${path}`);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
     const signal = AbortSignal.timeout(this.timeoutMs);
@@ -96,7 +104,10 @@ export class HubClient {
     const ref = body?.requestId ? ` (request ${body.requestId})` : '';
     switch (status) {
       case 401:
-        return new CliError(`the hub at ${this.target.server} refused the token of context "${this.target.name}"${ref}`, 'run `flotilla login --server URL --token TOKEN` with a valid token');
+        return new CliError(
+          `the hub at ${this.target.server} refused the token of context "${this.target.name}"${ref}`,
+          this.target.oidc ? `sign in again: flotilla login --oidc --hub ${this.target.server}` : 'run `flotilla login --server URL --token TOKEN` with a valid token',
+        );
       case 403:
         return new CliError(`not allowed: ${hubMessage}${ref}`, 'this needs a token with a higher role (operator writes, admin manages tokens)');
       case 404:
