@@ -5,6 +5,7 @@ import { startTestHub, type TestHub } from '../../apps/hub/test/hub';
 import { OIDC_TEST_USERS, startOidcProvider, type OidcTestUser, type TestOidcProvider } from '../harness/oidc-provider';
 import { testDir } from '../harness/temp-dirs';
 import { launchBrowser, type Browser } from './support/browser';
+import { createTenants } from '../../apps/hub/test/tenants';
 
 // Issue 40: a person signs in to the status page through the hub's OpenID
 // provider (authorization code with PKCE, run by the hub), in Debian's
@@ -22,6 +23,7 @@ describe('single sign-on on the status page', () => {
     expect(existsSync(join(__dirname, '../../dist/ui/index.html')) ? 'built' : 'dist/ui is missing: run npm run build:test').toBe('built');
     provider = await startOidcProvider(testDir('flotilla-page-oidc-'), 'idp');
     hub = await startTestHub('postgres', { oidc: { issuer: provider.issuer, clientId: provider.clientId, audience: provider.audience, caFile: provider.caFile, groupsClaim: 'groups' } });
+    await createTenants(hub, ['team-b']);
     for (const body of [
       { claim: 'group', value: 'team-b', tenant: 'team-b', role: 'viewer' },
       { claim: 'group', value: 'platform-admins', role: 'admin' },
@@ -54,13 +56,13 @@ describe('single sign-on on the status page', () => {
     const visited: string[] = [];
     page.on('request', (r) => visited.push(r.url()));
     await signIn(page, OIDC_TEST_USERS.bob);
-    await page.getByText('bob@example.test (viewer)').waitFor();
+    await page.getByText('bob@example.test (viewer in team-b)').waitFor();
     await page.getByRole('heading', { name: 'Fleet', exact: true }).waitFor();
     expect(await page.getByRole('link', { name: 'Audit', exact: true }).count()).toBe(0);
     expect(page.url()).toBe(`${hub.url}/#/`);
     const token = (await page.evaluate('sessionStorage.getItem("flotilla.token")')) as string | null;
     expect(token).toMatch(/^ey[\w-]+\.[\w-]+\.[\w-]+$/);
-    expect((await hub.call('GET', '/api/v1/session', { token })).body).toEqual({ name: 'bob@example.test', role: 'viewer' });
+    expect((await hub.call('GET', '/api/v1/session', { token })).body).toEqual({ name: 'bob@example.test', role: 'viewer', tenants: { 'team-b': 'viewer' } });
     // the token never rode in a URL, and the cookie that carried it to the page is gone
     expect(visited.filter((u) => u.includes(token!))).toEqual([]);
     // (cookies are per host, not per port: the provider's own session cookies on 127.0.0.1 show here too)

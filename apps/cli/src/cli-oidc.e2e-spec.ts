@@ -5,6 +5,7 @@ import { OIDC_TEST_USERS, startOidcProvider, type OidcTestUser, type TestOidcPro
 import { testDir } from '../../../test/harness/temp-dirs';
 import { startTestHub, type TestHub } from '../../hub/test/hub';
 import { collect, CliUser, expectNoStack, waitForOutput } from '../test/run-cli';
+import { createTenants } from '../../hub/test/tenants';
 
 // `flotilla login --oidc`: the compiled CLI against a hub whose single sign-on
 // is a real OpenID provider; the test plays the person at the browser by
@@ -19,6 +20,7 @@ describe('flotilla login --oidc', () => {
   beforeAll(async () => {
     provider = await startOidcProvider(testDir('flotilla-cli-oidc-'), 'idp');
     hub = await startTestHub('postgres', { oidc: { issuer: provider.issuer, clientId: provider.clientId, audience: provider.audience, caFile: provider.caFile, groupsClaim: 'groups' } });
+    await createTenants(hub, ['team-a', 'team-b']);
     for (const body of [
       { claim: 'group', value: 'team-a', tenant: 'team-a', role: 'operator' },
       { claim: 'group', value: 'team-b', tenant: 'team-b', role: 'viewer' },
@@ -53,10 +55,14 @@ describe('flotilla login --oidc', () => {
     expect(file.contexts[0]).toMatchObject({ name: 'sso', oidc: { issuer: provider.issuer, 'client-id': 'flotilla', 'refresh-token': expect.any(String) } });
 
     expect(await alice.ok(['cluster', 'list'])).toBe('no clusters: register one with `flotilla cluster register`\n');
-    // an operator may write: deleting a cluster that does not exist is a 404, not a refusal
-    const del = await alice.run(['cluster', 'delete', 'nowhere']);
+    // an operator of her tenant may write there: deleting a Project that does not exist is a 404, not a refusal
+    const del = await alice.run(['project', 'delete', 'nowhere']);
     expect(del.code).toBe(1);
-    expect(del.stderr).toMatch(/cluster "nowhere" not found/);
+    expect(del.stderr).toMatch(/project "nowhere" not found/);
+    // but clusters are hub-wide, not a tenant's to change
+    const hubWide = await alice.run(['cluster', 'delete', 'nowhere']);
+    expect(hubWide.code).toBe(1);
+    expect(hubWide.stderr).toMatch(/is hub-wide; "alice@example\.test" is a member of "team-a" only .*\(rule: tenant scope\)/);
 
     const bob = new CliUser({ NODE_EXTRA_CA_CERTS: provider.caFile });
     expect((await signIn(bob, OIDC_TEST_USERS.bob, 'sso')).stdout).toMatch(/as bob@example\.test \(role viewer\)/);

@@ -109,7 +109,11 @@ export class HubClient {
           this.target.oidc ? `sign in again: flotilla login --oidc --hub ${this.target.server}` : 'run `flotilla login --server URL --token TOKEN` with a valid token',
         );
       case 403:
-        return new CliError(`not allowed: ${hubMessage}${ref}`, 'this needs a token with a higher role (operator writes, admin manages tokens)');
+        // a tenant's rule (named in the message) is not a matter of a higher role
+        return new CliError(
+          `not allowed: ${hubMessage}${ref}`,
+          hubMessage.includes('(rule: ') ? "outside what your tenant allows: ask an admin to change the tenant's rules or your role" : 'this needs a token with a higher role (operator writes, admin manages tokens)',
+        );
       case 404:
         return new CliError(options.notFound ?? hubMessage, options.notFoundHint);
       case 400:

@@ -7,6 +7,7 @@ import { FixedClock } from '../common/clock';
 import { FleetStream } from '../fleet/fleet-stream';
 import type { OidcConfig } from '../config/oidc-config';
 import { launch, startTestHub, type TestHub } from '../../test/hub';
+import { createTenants } from '../../test/tenants';
 
 function oidcConfig(provider: Pick<TestOidcProvider, 'issuer' | 'caFile'>): OidcConfig {
   return { issuer: provider.issuer, clientId: 'flotilla', audience: 'flotilla', caFile: provider.caFile, groupsClaim: 'groups' };
@@ -23,6 +24,7 @@ describe('bearer tokens from the OpenID provider (real provider, real PostgreSQL
     const dir = testDir('flotilla-oidc-hub-');
     [provider, otherProvider] = await Promise.all([startOidcProvider(dir, 'idp'), startOidcProvider(dir, 'other-idp')]);
     hub = await startTestHub('postgres', { oidc: oidcConfig(provider) }, { clock });
+    await createTenants(hub, ['team-a', 'team-b']);
     for (const [key, body] of Object.entries({
       teamA: { claim: 'group', value: 'team-a', tenant: 'team-a', role: 'operator' },
       teamAViewB: { claim: 'group', value: 'team-a', tenant: 'team-b', role: 'viewer' },
@@ -49,7 +51,14 @@ describe('bearer tokens from the OpenID provider (real provider, real PostgreSQL
     const alice = await provider.tokensFor(OIDC_TEST_USERS.alice);
     const session = await hub.call('GET', '/api/v1/session', { token: alice.access_token });
     expect(session.status).toBe(200);
-    expect(session.body).toEqual({ name: 'alice@example.test', role: 'operator' });
+    expect(session.body).toEqual({ name: 'alice@example.test', role: 'operator', tenants: { 'team-a': 'operator', 'team-b': 'viewer' } });
+    // the tenants her groups give are all she reaches: a Project in team-a she may create, one in default not
+    const project = (name: string, tenant: string) => ({ name, tenant, namespace: tenant, source: { repository: `oci://127.0.0.1:5000/${tenant}/app` } });
+    expect((await hub.call('POST', '/api/v1/projects', { token: alice.access_token, body: project('alice-app', 'team-a') })).status).toBe(201);
+    expect((await hub.call('POST', '/api/v1/projects', { token: alice.access_token, body: project('alice-b', 'team-b') })).status).toBe(403);
+    expect((await hub.call('POST', '/api/v1/projects', { body: project('platform', 'default') })).status).toBe(201);
+    const seen = (await hub.call('GET', '/api/v1/projects', { token: alice.access_token })).body;
+    expect(seen.items.map((p: { name: string }) => p.name)).toEqual(['alice-app']);
     // an operator, not an admin
     expect((await hub.call('GET', '/api/v1/oidc-bindings', { token: alice.access_token })).status).toBe(403);
 
@@ -60,7 +69,7 @@ describe('bearer tokens from the OpenID provider (real provider, real PostgreSQL
     expect(bindings.body.total).toBe(4);
 
     const bob = await provider.tokensFor(OIDC_TEST_USERS.bob);
-    expect((await hub.call('GET', '/api/v1/session', { token: bob.access_token })).body).toEqual({ name: 'bob@example.test', role: 'viewer' });
+    expect((await hub.call('GET', '/api/v1/session', { token: bob.access_token })).body).toEqual({ name: 'bob@example.test', role: 'viewer', tenants: { 'team-b': 'viewer' } });
     expect((await hub.call('POST', '/api/v1/oidc-bindings', { token: bob.access_token, body: { claim: 'subject', value: 'bob', role: 'admin' } })).status).toBe(403);
   });
 
@@ -171,6 +180,7 @@ describe("a signed-in person's live stream", () => {
   beforeAll(async () => {
     provider = await startOidcProvider(testDir('flotilla-oidc-stream-'), 'idp');
     hub = await startTestHub('postgres', { oidc: oidcConfig(provider) }, { clock });
+    await createTenants(hub, ['team-a']);
   }, 120_000);
   afterAll(async () => {
     await hub?.close();
