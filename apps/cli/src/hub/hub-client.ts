@@ -41,6 +41,14 @@ export class HubClient {
     return (await this.request<T>('GET', path, options)).body;
   }
 
+  /** The object at `path`, or undefined when the hub has none (create-or-update commands ask this first). */
+  async find<T>(path: string): Promise<T | undefined> {
+    return this.get<T>(path).catch((err: unknown) => {
+      if (err instanceof CliError && /not found/i.test(err.message)) return undefined;
+      throw err;
+    });
+  }
+
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<HubResponse<T>> {
     const oidc = this.target.oidc;
     if (oidc && oidc.expiresAt - RENEW_MARGIN_S <= Date.now() / 1000) {

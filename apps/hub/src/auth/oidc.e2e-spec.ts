@@ -7,6 +7,7 @@ import { FixedClock } from '../common/clock';
 import { FleetStream } from '../fleet/fleet-stream';
 import type { OidcConfig } from '../config/oidc-config';
 import { launch, startTestHub, type TestHub } from '../../test/hub';
+import { openStream } from '../../test/live-stream';
 import { createTenants } from '../../test/tenants';
 
 function oidcConfig(provider: Pick<TestOidcProvider, 'issuer' | 'caFile'>): OidcConfig {
@@ -153,25 +154,6 @@ describe('bearer tokens from the OpenID provider (real provider, real PostgreSQL
   });
 });
 
-/** Opens the live stream with `token`; `ended` resolves with all it said once the hub ends it. */
-async function openStream(url: string, token: string): Promise<{ text: () => string; ended: Promise<string> }> {
-  const res = await fetch(`${url}/api/v1/fleet/events`, { headers: { authorization: `Bearer ${token}` } });
-  expect(res.status).toBe(200);
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let text = '';
-  let hello!: () => void;
-  const greeted = new Promise<void>((r) => (hello = r));
-  const ended = (async () => {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return text;
-      text += value;
-      if (text.includes('event: hello')) hello();
-    }
-  })();
-  await Promise.race([greeted, ended]);
-  return { text: () => text, ended };
-}
 
 describe("a signed-in person's live stream", () => {
   const clock = new FixedClock(new Date());
