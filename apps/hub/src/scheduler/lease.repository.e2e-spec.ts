@@ -21,7 +21,7 @@ describe('LeaseRepository and wave advance on PostgreSQL', () => {
 
   /** One Project on the named clusters; returns Target ids by cluster name. */
   async function seed(clusters: string[]): Promise<Record<string, string>> {
-    const [{ id: projectId }] = await database.ds.query(`INSERT INTO projects (name, namespace, source_repository, service_account_name) VALUES ('shop', 'shop', 'oci://127.0.0.1:1/shop', 'shop') RETURNING id`);
+    const [{ id: projectId }] = await database.ds.query(`INSERT INTO projects (name, tenant, namespace, source_repository, service_account_name) VALUES ('shop', 'default', 'shop', 'oci://127.0.0.1:1/shop', 'shop') RETURNING id`);
     const ids: Record<string, string> = {};
     for (const name of clusters) {
       const [{ id: clusterId }] = await database.ds.query(`INSERT INTO clusters (name, mode) VALUES ($1, 'push') RETURNING id`, [name]);
