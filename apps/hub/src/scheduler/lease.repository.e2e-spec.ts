@@ -57,8 +57,9 @@ describe('LeaseRepository and wave advance on PostgreSQL', () => {
     expect(new Set(before.values()).size).toBeGreaterThan(1);
     expect(await leases.claim('hub-1', 1000, 60_000)).toHaveLength(ids.length);
     const after = await pages();
-    // a few at a page's edge may still move; with pages full (no fillfactor) 190 of the 200 did
-    expect(ids.filter((id) => after.get(id) !== before.get(id)).length).toBeLessThan(ids.length / 20);
+    // a few at each page's edge may still move (about 2 of every page's 22 since Targets carry their count keys);
+    // with pages full (no fillfactor) 190 of the 200 did
+    expect(ids.filter((id) => after.get(id) !== before.get(id)).length).toBeLessThan(ids.length / 10);
   });
 
   it('never claims a Target this replica is still running, even once its lease has run out', async () => {
