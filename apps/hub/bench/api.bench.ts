@@ -101,7 +101,7 @@ async function seed(databaseUrl: string): Promise<void> {
     await db.query(`INSERT INTO runs (target_id, generation, revision, started_at, finished_at, result, instances, trigger, lease_owner, duration_ms, errors)
       SELECT t.id, 1, 'stable@sha256:${'a'.repeat(64)}', now() - g * interval '10 minutes', now() - g * interval '10 minutes' + interval '2 seconds',
              'Succeeded', $1::jsonb, 'Interval', 'bench', 2000, '[]'
-      FROM targets t, generate_series(1, $2::int) g`, [instances, RUNS_PER_TARGET]);
+      FROM targets t, generate_series(1, $2::int) g WHERE t.project_id = $3`, [instances, RUNS_PER_TARGET, projectId]);
     await db.query(`INSERT INTO events (project_id, cluster_name, type, reason, message, created_at)
       SELECT $1, 'c-' || lpad((1 + i % $3::int)::text, 5, '0'), 'Normal', 'InstanceApplied', 'instance web applied', now() - i * interval '1 second'
       FROM generate_series(1, $2::int) i`, [projectId, EVENTS, CLUSTERS]);
