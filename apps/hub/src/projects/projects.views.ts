@@ -4,7 +4,8 @@ import { CredentialSummaryDto } from '../clusters/clusters.dto';
 import { CursorPageFields } from '../common/cursor';
 import { HUB_EVENT_REASONS } from '../events/hub-event';
 import { TARGET_PHASES, TARGET_REMOVALS, type TargetRemoval } from '../database/entities';
-import { BOOTSTRAP_DESCRIPTION, BootstrapDto, OVERWRITE_OWNERSHIP_DESCRIPTION, RolloutDto, TARGET_REMOVAL_DESCRIPTION, TargetsDto } from './projects.dto';
+import { BOOTSTRAP_DESCRIPTION, BootstrapDto, OVERWRITE_OWNERSHIP_DESCRIPTION, TARGET_REMOVAL_DESCRIPTION, TargetsDto } from './projects.dto';
+import { RolloutViewDto } from '../rollout/rollout-spec.dto';
 
 // Response shapes of the projects API: never entities, never secrets.
 
@@ -42,7 +43,7 @@ export class ProjectDto {
   @ApiProperty({ type: SourceViewDto }) source!: SourceViewDto;
   @ApiProperty() serviceAccountName!: string;
   @ApiProperty({ type: TargetsDto, description: 'as given at creation or last update' }) targets!: TargetsDto;
-  @ApiProperty({ type: RolloutDto }) rollout!: RolloutDto;
+  @ApiProperty({ type: RolloutViewDto }) rollout!: RolloutViewDto;
   @ApiProperty({ example: '10m' }) interval!: string;
   @ApiProperty() suspend!: boolean;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) annotations!: Record<string, string>;

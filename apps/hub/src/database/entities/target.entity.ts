@@ -50,6 +50,14 @@ export class TargetEntity {
   @Column({ type: 'jsonb', default: () => `'[]'` })
   conditions!: Condition[];
 
+  /** since when lastAppliedRevision is what it is; kept by a database trigger */
+  @Column({ name: 'revision_since', type: 'timestamptz', nullable: true })
+  revisionSince!: Date | null;
+
+  /** since when it is Ready and Healthy on lastAppliedRevision (null: it is not); kept by a database trigger, a rollout wave soaks on it */
+  @Column({ name: 'healthy_since', type: 'timestamptz', nullable: true })
+  healthySince!: Date | null;
+
   /** components and their instances as the engine last reported them */
   @Column({ type: 'jsonb', default: () => `'[]'` })
   components!: ReportComponent[];
