@@ -2,7 +2,7 @@
 // `groups` (one wave per group) or `waves` with their gates, and what a
 // wave past its failure budget does.
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { Allow, ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, Optional } from '../common/validators';
 import { ROLLOUT_ON_FAILURE, type RolloutOnFailure } from './on-failure';
@@ -40,11 +40,12 @@ export class RolloutWaveDto {
   soak?: string;
 
   @ApiPropertyOptional({ description: 'at most this many of the wave\'s clusters move at once: a count, or a percentage of the wave such as "25%" (at least one)', oneOf: [{ type: 'integer', minimum: 1, maximum: MAX_COUNT }, { type: 'string', pattern: PERCENT.source }] })
-  @Optional()
+  // a count or a percentage: checked by rolloutProblems, which names the field
+  @Allow()
   maxConcurrent?: AmountSpec;
 
   @ApiPropertyOptional({ description: 'failed clusters the wave tolerates before the rollout halts: a count, or a percentage of the wave (rounded down)', default: 0, oneOf: [{ type: 'integer', minimum: 0, maximum: MAX_COUNT }, { type: 'string', pattern: PERCENT.source }] })
-  @Optional()
+  @Allow()
   maxFailures?: AmountSpec;
 
   @ApiPropertyOptional({ description: 'the wave opens only once an operator approved it for the revision', default: false })

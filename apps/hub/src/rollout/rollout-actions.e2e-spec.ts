@@ -1,0 +1,133 @@
+import { startTestHub, type TestHub } from '../../test/hub';
+import { addFakeClusters, eventually, fastScheduler, RecordingRunner, type TagResolver } from '../../test/scheduler-fixtures';
+
+// Approvals, holds and retries of a rollout through the API, on the real hub
+// and PostgreSQL (the push runs are recorded in-process): who may act, what
+// is recorded, and that the waves follow.
+
+jest.setTimeout(120_000);
+
+class SettableResolver implements TagResolver {
+  digest = '';
+  async resolve(): Promise<string> {
+    if (!this.digest) throw new Error('no digest yet');
+    return this.digest;
+  }
+}
+
+const digest = (c: string) => `sha256:${c.repeat(64)}`;
+const REPO = 'oci://registry.example/team-a/gated';
+
+describe('rollout approvals, holds and retries', () => {
+  let hub: TestHub;
+  const resolver = new SettableResolver();
+  const runner = new RecordingRunner('hub-approvals');
+  const token: Record<string, string> = {};
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const target = async (cluster: string): Promise<any> => (await hub.call('GET', `/api/v1/projects/gated/targets/${cluster}`)).body;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const rollout = async (): Promise<any> => (await hub.call('GET', '/api/v1/projects/gated/rollout')).body;
+  const on = async (cluster: string, d: string) => eventually(`${cluster} on ${d}`, async () => ((await target(cluster)).lastAppliedRevision === `stable@${d}` ? true : undefined), 30_000);
+
+  beforeAll(async () => {
+    hub = await startTestHub('postgres', { scheduler: fastScheduler({ sourcePollMs: 200, hubId: 'hub-approvals' }) }, { scheduler: { targetRunner: runner, tagResolver: resolver } });
+    await addFakeClusters(hub, [['s1', 'staging'], ['p1', 'prod'], ['b1', 'team-b']]);
+    const tenants = [
+      { name: 'team-a', destinations: { groups: ['staging', 'prod'] }, namespaces: ['gated'], serviceAccounts: ['*'], repositories: [REPO] },
+      { name: 'team-b', destinations: { groups: ['team-b'] }, namespaces: ['other'], serviceAccounts: ['*'], repositories: ['oci://registry.example/team-b'] },
+    ];
+    for (const t of tenants) expect((await hub.call('POST', '/api/v1/tenants', { body: t })).status).toBe(201);
+    for (const [name, tenant, role] of [['a-op', 'team-a', 'operator'], ['a-view', 'team-a', 'viewer'], ['b-op', 'team-b', 'operator']] as const) {
+      const res = await hub.call('POST', '/api/v1/tokens', { body: { name, role, tenant } });
+      expect(res.status).toBe(201);
+      token[name] = res.body.token;
+    }
+  });
+
+  afterAll(() => hub?.close());
+
+  it('holds a wave that needs approval until an operator of the tenant approves it, recording who and when', async () => {
+    resolver.digest = digest('a');
+    const created = await hub.call('POST', '/api/v1/projects', {
+      token: token['a-op'],
+      body: { name: 'gated', namespace: 'gated', source: { repository: REPO, tag: 'stable' }, targets: { groups: ['staging', 'prod'] }, rollout: { waves: [{ group: 'staging' }, { group: 'prod', approval: true }] } },
+    });
+    expect(created.status).toBe(201);
+    await on('s1', digest('a'));
+    const waiting = await eventually('prod awaiting approval', async () => {
+      const view = await rollout();
+      return view.waves[1]?.state === 'awaitingApproval' ? view : undefined;
+    });
+    expect(waiting.waves[1]).toMatchObject({ groups: ['prod'], message: `revision stable@${digest('a')} waits for group prod to be approved` });
+    expect((await target('p1')).lastAppliedRevision).toBeNull();
+
+    // a viewer of the tenant sees the rollout but may not approve; another tenant's operator does not see the Project
+    expect((await hub.call('GET', '/api/v1/projects/gated/rollout', { token: token['a-view'] })).status).toBe(200);
+    expect((await hub.call('POST', '/api/v1/projects/gated/rollout/approve', { token: token['a-view'], body: {} })).status).toBe(403);
+    // refused exactly as the Project itself is
+    const outsider = (await hub.call('GET', '/api/v1/projects/gated', { token: token['b-op'] })).status;
+    expect(outsider).toBe(403);
+    expect((await hub.call('GET', '/api/v1/projects/gated/rollout', { token: token['b-op'] })).status).toBe(outsider);
+    expect((await hub.call('POST', '/api/v1/projects/gated/rollout/approve', { token: token['b-op'], body: {} })).status).toBe(outsider);
+    expect((await hub.call('POST', '/api/v1/projects/gated/rollout/hold', { token: token['b-op'] })).status).toBe(outsider);
+    // bad input names the field and changes nothing; a wave that needs no approval is a conflict
+    const bad = await hub.call('POST', '/api/v1/projects/gated/rollout/approve', { token: token['a-op'], body: { wave: 'first' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.problems).toContain('wave: must be a whole number');
+    expect((await hub.call('POST', '/api/v1/projects/gated/rollout/approve', { token: token['a-op'], body: { wave: 0 } })).status).toBe(409);
+    expect((await rollout()).actions).toEqual([]);
+
+    const approved = await hub.call('POST', '/api/v1/projects/gated/rollout/approve', { token: token['a-op'], body: {} });
+    expect(approved.status).toBe(200);
+    expect(approved.body.actions).toEqual([{ action: 'approve', revision: `stable@${digest('a')}`, wave: 1, by: 'a-op', at: expect.any(String) }]);
+    await on('p1', digest('a'));
+    await eventually('every wave done', async () => ((await rollout()).waves.every((w: { state: string }) => w.state === 'done') ? true : undefined));
+
+    // the approval was for that revision: the next one waits again
+    resolver.digest = digest('b');
+    await on('s1', digest('b'));
+    await eventually('prod awaiting approval of b', async () => ((await rollout()).waves[1]?.state === 'awaitingApproval' ? true : undefined));
+    expect((await target('p1')).lastAppliedRevision).toBe(`stable@${digest('a')}`);
+    expect((await hub.call('POST', '/api/v1/projects/gated/rollout/approve', { token: token['a-op'], body: { wave: 1 } })).status).toBe(200);
+    await on('p1', digest('b'));
+  });
+
+  it('takes batches and failure budgets as counts or percentages', async () => {
+    const created = await hub.call('POST', '/api/v1/projects', {
+      token: token['a-op'],
+      body: { name: 'batched', namespace: 'gated', source: { repository: REPO, tag: 'stable' }, targets: { groups: ['staging', 'prod'] }, rollout: { waves: [{ groups: ['staging', 'prod'], maxConcurrent: '50%', maxFailures: 1 }], onFailure: 'halt' } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.rollout).toEqual({ groups: ['staging', 'prod'], waves: [{ groups: ['staging', 'prod'], maxConcurrent: '50%', maxFailures: 1 }], onFailure: 'halt' });
+    const view = await eventually('the batched rollout', async () => {
+      const v = (await hub.call('GET', '/api/v1/projects/batched/rollout')).body;
+      return v.waves?.length ? v : undefined;
+    });
+    expect(view.waves[0]).toMatchObject({ groups: ['staging', 'prod'], batchSize: 1, failureBudget: 1, counts: { total: 2 } });
+    const patched = await hub.call('PATCH', '/api/v1/projects/batched', { token: token['a-op'], body: { rollout: { waves: [{ group: 'staging', maxConcurrent: 0 }] } } });
+    expect(patched.status).toBe(400);
+    expect(patched.body.problems).toEqual(['rollout.waves[0].maxConcurrent: must be a whole number from 1 to 1000000, or a percentage such as "25%"']);
+    expect((await hub.call('DELETE', '/api/v1/projects/batched?instances=orphan', { token: token['a-op'] })).status).toBe(200);
+  });
+
+  it('on hold, starts no cluster on a new revision until a retry', async () => {
+    const held = await hub.call('POST', '/api/v1/projects/gated/rollout/hold', { token: token['a-op'] });
+    expect(held.status).toBe(200);
+    expect(held.body).toMatchObject({ onHold: true });
+    expect(held.body.actions.at(-1)).toMatchObject({ action: 'hold', by: 'a-op' });
+    resolver.digest = digest('c');
+    const view = await eventually('the rollout of c on hold', async () => {
+      const v = await rollout();
+      return v.revision === `stable@${digest('c')}` && v.waves[0].message ? v : undefined;
+    });
+    expect(view.waves[0]).toMatchObject({ state: 'progressing', counts: { pending: 1 }, message: `revision stable@${digest('c')} waits for group staging to be released: the rollout is on hold` });
+    expect((await target('s1')).lastAppliedRevision).toBe(`stable@${digest('b')}`);
+
+    const retried = await hub.call('POST', '/api/v1/projects/gated/rollout/retry', { token: token['a-op'] });
+    expect(retried.status).toBe(200);
+    expect(retried.body.onHold).toBe(false);
+    expect(retried.body.actions.map((a: { action: string }) => a.action)).toEqual(['approve', 'approve', 'hold', 'retry']);
+    await on('s1', digest('c'));
+  });
+});
