@@ -25,6 +25,8 @@ import type { DeletionDto, ProjectConditionDto, ProjectDto } from './projects.vi
 import { projectHold } from '../rollout/rollout';
 import { storedRollout, rolloutView } from '../rollout/rollout-spec.dto';
 import { wavesOf } from '../rollout/wave-spec';
+import { rolledBack } from '../rollout/rollout-actions';
+import { formatRevision } from '@flotilla/engine';
 import type { HubEventReason } from '../events/hub-event';
 
 /** Projects: every change that writes more than one row runs in one transaction. */
@@ -244,6 +246,10 @@ function projectConditions(p: ProjectViewRow): ProjectConditionDto[] {
   if (message) {
     const since = p.held.map((h) => h.since).sort()[0];
     out.push({ type: 'Reconciling', status: 'True', reason: 'RolloutWaiting', message, lastTransitionTime: since });
+  }
+  const back = p.sourceDigest ? rolledBack(p.rolloutActions, formatRevision(p.sourceTag, p.sourceDigest)) : undefined;
+  if (back) {
+    out.push({ type: 'RolledBack', status: 'True', reason: 'RolloutFailed', message: `revision ${back.revision} rolled back from wave ${back.wave ?? 0} by ${back.by}; a new revision or \`rollout retry\` continues`, lastTransitionTime: back.at });
   }
   const outside = p.outsideDestinations;
   if (outside && outside.count > 0) {

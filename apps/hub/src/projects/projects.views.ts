@@ -16,9 +16,9 @@ export class SourceViewDto {
 }
 
 export class ProjectConditionDto {
-  @ApiProperty({ enum: ['Reconciling', 'TargetsRestricted'] }) type!: string;
+  @ApiProperty({ enum: ['Reconciling', 'TargetsRestricted', 'RolledBack'] }) type!: string;
   @ApiProperty({ enum: ['True', 'False', 'Unknown'] }) status!: string;
-  @ApiProperty({ enum: ['RolloutWaiting', 'OutsideTenantDestinations'] }) reason!: string;
+  @ApiProperty({ enum: ['RolloutWaiting', 'OutsideTenantDestinations', 'RolloutFailed'] }) reason!: string;
   @ApiProperty() message!: string;
   @ApiProperty() lastTransitionTime!: string;
 }
@@ -27,7 +27,7 @@ export class ProjectStatusDto {
   @ApiProperty({
     type: [ProjectConditionDto],
     description:
-      "Reconciling=True RolloutWaiting while a rollout wave holds Targets back, naming the revision, the groups held and the group they wait for; TargetsRestricted=True OutsideTenantDestinations while the targets match clusters outside the tenant's destinations (they get no Target), naming them",
+      "Reconciling=True RolloutWaiting while a rollout wave holds Targets back, naming the revision, the groups held and the group they wait for; TargetsRestricted=True OutsideTenantDestinations while the targets match clusters outside the tenant's destinations (they get no Target), naming them; RolledBack=True RolloutFailed while the current revision is rolled back (docs/rollouts.md), naming it",
   })
   conditions!: ProjectConditionDto[];
   @ApiProperty({ description: 'number of Targets' }) targets!: number;

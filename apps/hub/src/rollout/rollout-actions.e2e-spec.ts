@@ -1,3 +1,4 @@
+import { CliUser } from '../../../cli/test/run-cli';
 import { startTestHub, type TestHub } from '../../test/hub';
 import { addFakeClusters, eventually, fastScheduler, RecordingRunner, type TagResolver } from '../../test/scheduler-fixtures';
 
@@ -129,5 +130,31 @@ describe('rollout approvals, holds and retries', () => {
     expect(retried.body.onHold).toBe(false);
     expect(retried.body.actions.map((a: { action: string }) => a.action)).toEqual(['approve', 'approve', 'hold', 'retry']);
     await on('s1', digest('c'));
+  });
+
+  it('is shown and acted on from the command line', async () => {
+    const user = new CliUser();
+    await user.ok(['login', '--server', hub.url, '--token-stdin', '--name', 'team-a'], { input: `${token['a-op']}\n` });
+    const status = await user.ok(['project', 'rollout', 'status', 'gated']);
+    expect(status).toMatch(new RegExp(`^project/gated: revision stable@${digest('c')}\n`));
+    expect(status).toMatch(/^WAVE\s+GROUPS\s+STATE\s+HEALTHY\s+MOVING\s+FAILED\/BUDGET\s+BATCH\s+SINCE$/m);
+    expect(status).toMatch(/^1\s+prod\s+awaitingApproval\s+0\/1\s+0\s+0\/0\s+all/m);
+    expect(status).toContain('by a-op on');
+
+    expect(await user.ok(['project', 'rollout', 'hold', 'gated'])).toContain('ON HOLD until `flotilla project rollout retry`');
+    expect(JSON.parse(await user.ok(['project', 'rollout', 'status', 'gated', '-o', 'json']))).toMatchObject({ onHold: true });
+    const rolled = await user.ok(['project', 'rollout', 'rollback', 'gated']);
+    expect(rolled).toMatch(/^ROLLED BACK from wave 0 by a-op at /m);
+    expect((await user.run(['project', 'rollout', 'rollback', 'gated'])).code).toBe(1);
+    const retried = await user.ok(['project', 'rollout', 'retry', 'gated']);
+    expect(retried).not.toContain('ON HOLD');
+    expect(retried).not.toContain('ROLLED BACK');
+
+    const bad = await user.run(['project', 'rollout', 'approve', 'gated', '--wave', 'x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--wave "x" is not a wave index');
+    const approved = await user.ok(['project', 'rollout', 'approve', 'gated']);
+    expect(approved).toMatch(/approve wave 1 by a-op on stable@sha256:c+\n$/);
+    await on('p1', digest('c'));
   });
 });

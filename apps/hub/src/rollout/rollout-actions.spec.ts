@@ -1,5 +1,5 @@
 import { decideRollout, targetsToAdvance, type WaveMember } from './rollout';
-import { decideOptions, type RolloutAction } from './rollout-actions';
+import { decideOptions, rolledBack, type RolloutAction } from './rollout-actions';
 import { wavesOf } from './wave-spec';
 
 const R1 = 'v1@sha256:1111';
@@ -30,5 +30,23 @@ describe('rollout actions', () => {
     expect(d.waves[0].hold).toBe(`revision ${R2} waits for group staging to be released: the rollout is on hold`);
     expect(d.waves[1].hold).toBe(`revision ${R2} waits for group staging to be released: the rollout is on hold`);
     expect(targetsToAdvance(decideRollout(waves, R2, members, new Date(1000)), members)).toEqual(['b']);
+  });
+
+  it('keeps a rollback of a revision until a retry of it', () => {
+    expect(decideOptions([act('rollback', R2, 1)], R2).rolledBackWave).toBe(1);
+    expect(decideOptions([act('rollback', R1, 1)], R2).rolledBackWave).toBeUndefined();
+    expect(rolledBack([act('rollback', R2, 0), act('retry', R2)], R2)).toBeUndefined();
+    expect(rolledBack([act('retry', R2), act('rollback', R2, 0)], R2)).toMatchObject({ action: 'rollback', wave: 0 });
+  });
+
+  it('rolled back, the wave and those after it leave the revision; earlier waves keep it', () => {
+    const waves = wavesOf({ rolloutGroups: ['staging', 'prod', 'eu'] });
+    const healthy = { lastAppliedRevision: R2, healthySince: new Date(0), revisionSince: new Date(0) };
+    const members = [member('s', 'staging', healthy), member('p', 'prod', { lastAppliedRevision: R2, revisionSince: new Date(0), phase: 'Ready' }), member('e', 'eu')];
+    const d = decideRollout(waves, R2, members, new Date(1000), { rolledBackWave: 1 });
+    expect(d.waves.map((w) => w.state)).toEqual(['done', 'rolledBack', 'waiting', 'waiting']);
+    expect([...d.movable]).toEqual(['s']);
+    expect(d.waves[1].hold).toBe(`revision ${R2} waits for group prod to be retried: rolled back after the wave failed`);
+    expect(targetsToAdvance(d, members)).toEqual([]);
   });
 });

@@ -164,4 +164,32 @@ describe('rollout waves gated on health and soak', () => {
     expect(await runRevisions('prod-1')).not.toContain(broken);
     expect(await runRevisions('lab-1')).not.toContain(broken);
   });
+
+  it('with onFailure: rollback, takes the failing wave back to the last revision each cluster was healthy on, until a new revision', async () => {
+    const v1 = (await target('prod-1')).lastAppliedRevision as string;
+    const broken = (await rollout()).revision as string;
+    expect((await target('stage-1')).lastAppliedRevision).toBe(broken);
+    const patched = await hub.call('PATCH', '/api/v1/projects/shop', { body: { rollout: { waves: [{ group: 'staging', soak: '10m', progressDeadline: '2m' }, { groups: ['production'], soak: '1h' }], onFailure: 'rollback' } } });
+    expect(patched.status).toBe(200);
+    // the failed wave is rolled back by itself: stage-1 returns to v1, pinned by digest, and is healthy there
+    await healthyOn('stage-1', v1);
+    const view = await rollout();
+    expect(view.rolledBack).toEqual({ revision: broken, wave: 0, by: 'flotilla (automatic: past the failure budget)', at: expect.any(String) });
+    expect(view.waves.map((w: { state: string }) => w.state)).toEqual(['rolledBack', 'waiting', 'waiting']);
+    expect(view.waves[0].message).toBe(`revision ${broken} waits for group staging to be retried: rolled back after the wave failed`);
+    const project = (await hub.call('GET', '/api/v1/projects/shop')).body;
+    expect(project.status.conditions).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'RolledBack', status: 'True', reason: 'RolloutFailed', message: expect.stringContaining(`revision ${broken} rolled back from wave 0`) })]));
+    const events = (await hub.call('GET', '/api/v1/projects/shop/events?limit=200')).body.items as Array<{ reason: string; message: string }>;
+    expect(events.filter((e) => e.reason === 'RolledBack')).toHaveLength(1);
+    // the later waves never saw it
+    expect(await runRevisions('prod-1')).not.toContain(broken);
+    expect(await runRevisions('lab-1')).not.toContain(broken);
+    expect((await target('prod-1')).lastAppliedRevision).toBe(v1);
+
+    // a new digest of the tag rolls out as usual
+    const v3 = await publish('v3');
+    await healthyOn('stage-1', v3);
+    await waveStates(['soaking', 'waiting', 'waiting'], 'v3 soaking in staging');
+    expect((await rollout()).rolledBack).toBeUndefined();
+  });
 });

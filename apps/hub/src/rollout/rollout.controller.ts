@@ -44,9 +44,18 @@ export class RolloutController {
     return this.rollouts.hold(name, req.principal);
   }
 
+  @Post(':name/rollout/rollback')
+  @HttpCode(200)
+  @ApiOperation({ description: 'Rolls the current revision back from the wave that failed (else the last wave it reached): those clusters return to the last revision each was Ready and Healthy on, pinned by digest, until a retry or a new revision. 409 when already rolled back or nothing took it yet.' })
+  @ApiOkResponse({ type: RolloutViewStateDto })
+  async rollback(@Param('name') name: string, @Req() req: AuthenticatedRequest): Promise<RolloutViewStateDto> {
+    await this.access.require(req, name, 'operator');
+    return this.rollouts.rollback(name, req.principal);
+  }
+
   @Post(':name/rollout/retry')
   @HttpCode(200)
-  @ApiOperation({ description: 'Lifts a hold and runs the clusters that failed on the revision again now.' })
+  @ApiOperation({ description: 'Lifts a hold and a rollback of the current revision, and runs the clusters that failed on it again now.' })
   @ApiOkResponse({ type: RolloutViewStateDto })
   async retry(@Param('name') name: string, @Req() req: AuthenticatedRequest): Promise<RolloutViewStateDto> {
     await this.access.require(req, name, 'operator');

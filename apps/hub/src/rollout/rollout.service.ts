@@ -10,7 +10,7 @@ import { TargetsRepository } from '../repositories/targets.repository';
 import { UnitOfWork } from '../repositories/unit-of-work';
 import { WaveAdvance } from '../runs/wave-advance';
 import { decideRollout, type RolloutDecision } from './rollout';
-import { decideOptions, type RolloutAction, type RolloutActionKind } from './rollout-actions';
+import { decideOptions, rolledBack, type RolloutAction, type RolloutActionKind } from './rollout-actions';
 import { RolloutProjectsRepository } from './rollout-projects.repository';
 import { waveMember } from './run-plan';
 import { wavesOf } from './wave-spec';
@@ -36,6 +36,8 @@ export class RolloutService {
     const decision = revision ? await this.decide(project, revision) : undefined;
     if (!revision || !decision) return view;
     view.onHold = decideOptions(project.rolloutActions, revision).onHold ?? false;
+    const back = rolledBack(project.rolloutActions, revision);
+    if (back) view.rolledBack = { revision, wave: back.wave ?? 0, by: back.by, at: back.at };
     view.waves = decision.waves.map((w) => ({
       index: w.index,
       groups: w.groups,
@@ -82,9 +84,25 @@ export class RolloutService {
     return this.act(project, { action: 'retry', revision }, principal);
   }
 
+  /**
+   * Rolls the current revision back from the wave that failed (or, with none
+   * failed, the last wave it reached): those clusters return to the last
+   * revision each was Ready and Healthy on, until a retry or a new revision.
+   */
+  async rollback(name: string, principal: Principal | undefined): Promise<RolloutViewStateDto> {
+    const project = await this.find(name);
+    const revision = this.requireRevision(project);
+    if (rolledBack(project.rolloutActions, revision)) throw new ConflictError(`project "${name}": ${revision} is already rolled back; retry it or publish a new revision`);
+    const decision = await this.decide(project, revision);
+    const reached = (decision?.waves ?? []).filter((w) => w.state === 'failed' || w.state === 'progressing' || w.state === 'soaking' || (w.state === 'done' && w.total > 0));
+    const wave = (decision?.waves.find((w) => w.state === 'failed') ?? reached.at(-1))?.index;
+    if (wave === undefined) throw new ConflictError(`project "${name}": no wave has taken ${revision} yet, there is nothing to roll back`);
+    await this.waves.rollBack(project, revision, wave, byOf(principal));
+    return this.view(name);
+  }
+
   private async act(project: ProjectEntity, action: Omit<RolloutAction, 'by' | 'at'>, principal: Principal | undefined): Promise<RolloutViewStateDto> {
-    const by = principal?.oidc?.email ?? principal?.name ?? 'anonymous';
-    await this.rollouts.appendAction(project.id, { ...action, by, at: this.clock.now().toISOString() });
+    await this.rollouts.appendAction(project.id, { ...action, by: byOf(principal), at: this.clock.now().toISOString() });
     const updated = await this.find(project.name);
     // an approval or a released hold may open a wave now
     await this.waves.advance(updated);
@@ -111,6 +129,11 @@ export class RolloutService {
     if (!project) throw new NotFoundError('project', name);
     return project;
   }
+}
+
+/** Who acted: the person signed in, else the token's name. */
+function byOf(principal: Principal | undefined): string {
+  return principal?.oidc?.email ?? principal?.name ?? 'anonymous';
 }
 
 function revisionOf(project: ProjectEntity): string | null {

@@ -18,7 +18,7 @@ export interface WaveMember {
 
 export type MemberState = 'pending' | 'progressing' | 'healthy' | 'failed';
 
-export type WaveState = 'waiting' | 'awaitingApproval' | 'progressing' | 'soaking' | 'done' | 'failed';
+export type WaveState = 'waiting' | 'awaitingApproval' | 'progressing' | 'soaking' | 'done' | 'failed' | 'rolledBack';
 
 export interface WaveStatus {
   index: number;
@@ -54,6 +54,8 @@ export interface DecideOptions {
   approved?: ReadonlySet<number>;
   /** the rollout is on hold: Targets already on the revision stay, no other starts */
   onHold?: boolean;
+  /** the revision was rolled back in this wave: its Targets and those of later waves leave it */
+  rolledBackWave?: number;
 }
 
 const INACTIVE = new Set(['Suspended', 'Deleting']);
@@ -99,7 +101,12 @@ export function decideRollout(waves: readonly Wave[], revision: string, members:
     for (const x of states) out.members.set(x.m.id, { wave: index, state: x.s });
     const earliest = (xs: Array<Date | null>) => xs.reduce<Date | undefined>((a, d) => (d && (!a || d < a) ? d : a), undefined);
     const onRevision = states.filter((x) => x.m.lastAppliedRevision === revision).map((x) => x.m.revisionSince);
-    if (blocked !== undefined) {
+    if (blocked === undefined && options.rolledBackWave !== undefined && index >= options.rolledBackWave) {
+      // rolled back: nobody here keeps or takes the revision until a retry or a new revision
+      status.state = 'rolledBack';
+      status.hold = `revision ${revision} waits for group ${groupName} to be retried: rolled back after the wave failed`;
+      blocked = status.hold;
+    } else if (blocked !== undefined) {
       status.hold = blocked;
     } else if (needsApproval) {
       status.state = 'awaitingApproval';

@@ -3,7 +3,7 @@ import { IsInt, Max, Min } from 'class-validator';
 import { Optional } from '../common/validators';
 import { ROLLOUT_ON_FAILURE, type RolloutOnFailure } from './on-failure';
 
-export const WAVE_STATES = ['waiting', 'awaitingApproval', 'progressing', 'soaking', 'done', 'failed'] as const;
+export const WAVE_STATES = ['waiting', 'awaitingApproval', 'progressing', 'soaking', 'done', 'failed', 'rolledBack'] as const;
 
 export class WaveCountsDto {
   @ApiProperty({ description: 'clusters in the wave (leaving ones aside)' }) total!: number;
@@ -26,10 +26,17 @@ export class WaveViewDto {
 }
 
 export class RolloutActionDto {
-  @ApiProperty({ enum: ['approve', 'hold', 'retry'] }) action!: string;
+  @ApiProperty({ enum: ['approve', 'hold', 'retry', 'rollback'] }) action!: string;
   @ApiProperty({ description: 'the revision it was taken on' }) revision!: string;
   @ApiPropertyOptional({ description: 'approve: the wave approved' }) wave?: number;
   @ApiProperty({ description: 'who: the token name, or the email of a person signed in' }) by!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) at!: string;
+}
+
+export class RolledBackDto {
+  @ApiProperty({ description: 'the failing revision' }) revision!: string;
+  @ApiProperty({ description: 'the wave it was rolled back from' }) wave!: number;
+  @ApiProperty({ description: 'who: `flotilla (automatic…)` or the operator' }) by!: string;
   @ApiProperty({ type: String, format: 'date-time' }) at!: string;
 }
 
@@ -48,5 +55,6 @@ export class RolloutViewStateDto {
   @ApiProperty({ enum: ROLLOUT_ON_FAILURE }) onFailure!: RolloutOnFailure;
   @ApiProperty({ type: [WaveViewDto], description: 'in order; empty when the Project has no waves (every cluster moves at once)' }) waves!: WaveViewDto[];
   @ApiProperty({ description: 'on hold: no cluster starts the revision until a retry' }) onHold!: boolean;
+  @ApiPropertyOptional({ type: RolledBackDto, description: 'the revision was rolled back: its clusters from that wave on returned to the last revision each was Ready and Healthy on, until a retry or a new revision' }) rolledBack?: RolledBackDto;
   @ApiProperty({ type: [RolloutActionDto], description: 'approvals, holds and retries, the last 50, oldest first' }) actions!: RolloutActionDto[];
 }

@@ -64,4 +64,13 @@ describe('planRun', () => {
     expect(planRun(waves, 'prod', target('b', 'prod', { lastAppliedRevision: `stable@${D1}` }), [moving], NOW)).toMatchObject({ kind: 'run', digest: D1, hold: `revision stable@${D2} waits for group prod to free a batch slot: 1 of 1 moving` });
     expect(planRun(waves, 'prod', target('b', 'prod'), [], NOW)).toEqual({ kind: 'run', deleting: false, digest: D2 });
   });
+
+  it('rolled back, runs a Target that took the revision at the last one it was Ready and Healthy on, and one that never was stays', () => {
+    const waves = project({ rolloutGroups: ['staging'], rolloutActions: [{ action: 'rollback', revision: `stable@${D2}`, wave: 0, by: 'flotilla', at: NOW.toISOString() }] });
+    const failing = target('s', 'staging', { lastAppliedRevision: `stable@${D2}`, lastHealthyRevision: `stable@${D1}`, revisionSince: EARLIER });
+    const back = `revision stable@${D2} waits for group staging to be retried: rolled back after the wave failed`;
+    expect(planRun(waves, 'staging', failing, [], NOW)).toEqual({ kind: 'run', deleting: false, digest: D1, hold: back });
+    expect(planRun(waves, 'staging', { ...failing, lastHealthyRevision: null } as TargetEntity, [], NOW)).toEqual({ kind: 'run', deleting: false, digest: D2, hold: back });
+    expect(planRun(waves, 'staging', target('n', 'staging'), [], NOW)).toEqual({ kind: 'held', message: back });
+  });
 });

@@ -24,7 +24,7 @@ export interface PlannedRun {
 }
 
 type PlannedProject = Pick<ProjectEntity, 'sourceDigest' | 'sourceTag' | 'rolloutGroups' | 'rolloutWaves' | 'deletionRequestedAt'> & Partial<Pick<ProjectEntity, 'rolloutActions'>>;
-type PlannedTarget = Pick<TargetEntity, 'id' | 'removalRequestedAt' | 'lastAppliedRevision'> & Partial<Pick<TargetEntity, 'phase' | 'healthySince' | 'revisionSince'>>;
+type PlannedTarget = Pick<TargetEntity, 'id' | 'removalRequestedAt' | 'lastAppliedRevision'> & Partial<Pick<TargetEntity, 'phase' | 'healthySince' | 'revisionSince' | 'lastHealthyRevision'>>;
 type WaveTarget = PlannedTarget & Pick<TargetEntity, 'phase' | 'cluster'>;
 
 /** The Project is being deleted, or the cluster left its targets and its instances go with the Target. */
@@ -57,11 +57,14 @@ export function planRun(project: PlannedProject, clusterGroup: string, target: P
   const siblings = members.filter((t) => t.id !== target.id && !t.removalRequestedAt);
   const self = waveMember({ ...target, phase: target.phase ?? 'Pending' }, clusterGroup);
   const waves = wavesOf(project);
-  const decision = decideRollout(waves, revision, [...siblings.map((t) => waveMember(t, t.cluster?.groupName ?? '')), self], now, decideOptions(project.rolloutActions, revision));
+  const options = decideOptions(project.rolloutActions, revision);
+  const decision = decideRollout(waves, revision, [...siblings.map((t) => waveMember(t, t.cluster?.groupName ?? '')), self], now, options);
   const gate = rolloutGate(decision, self.id);
   if (gate.open) return { kind: 'run', deleting: false, digest };
   const message = gate.message ?? `revision ${revision} waits for its wave to open`;
-  const pinned = revisionDigest(target.lastAppliedRevision);
+  // rolled back: a Target that took the revision goes back to the last one it was Ready and Healthy on (none: it stays)
+  const back = options.rolledBackWave !== undefined && target.lastAppliedRevision === revision ? (target.lastHealthyRevision ?? revision) : target.lastAppliedRevision;
+  const pinned = revisionDigest(back);
   // keep the revision it has, correcting drift, until its wave opens
   return pinned ? { kind: 'run', deleting: false, digest: pinned, hold: message } : { kind: 'held', message };
 }

@@ -7,7 +7,10 @@ import { TargetsRepository } from '../repositories/targets.repository';
 import { decideRollout, targetsToAdvance } from '../rollout/rollout';
 import { waveMember } from '../rollout/run-plan';
 import { decideOptions } from '../rollout/rollout-actions';
-import { wavesOf } from '../rollout/wave-spec';
+import { waveIndex, wavesOf } from '../rollout/wave-spec';
+import { RolloutProjectsRepository } from '../rollout/rollout-projects.repository';
+import { UnitOfWork } from '../repositories/unit-of-work';
+import { EventsService } from '../events/events.service';
 
 /**
  * After a Target reports on the Project's revision, or when a soak or a
@@ -21,6 +24,9 @@ export class WaveAdvance {
     private readonly targets: TargetsRepository,
     private readonly wakeup: RunWakeup,
     private readonly clock: Clock,
+    private readonly rollouts: RolloutProjectsRepository,
+    private readonly uow: UnitOfWork,
+    private readonly events: EventsService,
   ) {}
 
   async afterSuccess(project: ProjectEntity, _clusterGroup: string, revision: string): Promise<void> {
@@ -34,7 +40,10 @@ export class WaveAdvance {
     const revision = formatRevision(project.sourceTag, project.sourceDigest);
     const all = (await this.targets.forProject(project.id)).filter((t) => !t.removalRequestedAt);
     const members = all.map((t) => waveMember(t, t.cluster?.groupName ?? ''));
-    const decision = decideRollout(wavesOf(project), revision, members, this.clock.now(), decideOptions(project.rolloutActions, revision));
+    const options = decideOptions(project.rolloutActions, revision);
+    const decision = decideRollout(wavesOf(project), revision, members, this.clock.now(), options);
+    const failed = decision.waves.find((w) => w.state === 'failed');
+    if (failed && project.rolloutOnFailure === 'rollback' && options.rolledBackWave === undefined) return this.rollBack(project, revision, failed.index, 'flotilla (automatic: past the failure budget)');
     const already = new Set(all.filter((t) => t.advanceToRevision === revision).map((t) => t.id));
     // those already told to move are not made due again by every pass
     const advancing = targetsToAdvance(decision, members).filter((id) => !already.has(id));
@@ -42,5 +51,23 @@ export class WaveAdvance {
     await this.targets.advanceTo(advancing, revision);
     this.wakeup.wake();
     return advancing.length;
+  }
+
+  /**
+   * Rolls `revision` back from wave `wave` on: recorded on the Project, and
+   * that wave's Targets that took it run now, back on the last revision each
+   * was Ready and Healthy on (planRun pins it). Returns how many run.
+   */
+  async rollBack(project: ProjectEntity, revision: string, wave: number, by: string): Promise<number> {
+    await this.rollouts.appendAction(project.id, { action: 'rollback', revision, wave, by, at: this.clock.now().toISOString() });
+    const waves = wavesOf(project);
+    const all = (await this.targets.forProject(project.id)).filter((t) => !t.removalRequestedAt);
+    const moved = all.filter((t) => waveIndex(waves, t.cluster?.groupName ?? '') >= wave && (t.lastAppliedRevision === revision || t.phase === 'Failed'));
+    await this.uow.transaction(async (tx) => {
+      for (const t of moved) await tx.targets.requestRun(project.id, t.clusterId, { manual: false });
+      await this.events.record({ projectId: project.id, clusterName: null, type: 'Warning', reason: 'RolledBack', message: `revision ${revision} rolled back from wave ${wave} by ${by}: ${moved.length} cluster(s) return to the last revision each was Ready and Healthy on`, revision }, tx);
+    });
+    this.wakeup.wake();
+    return moved.length;
   }
 }

@@ -22,7 +22,6 @@ import { OciTagResolver, TAG_RESOLVER, type TagResolver } from './sources/tag-re
 import { TargetRunService } from './target-run.service';
 import { TARGET_RUNNER, type TargetRunner } from './target-runner';
 import { RolloutPass } from '../rollout/rollout-pass';
-import { RolloutProjectsRepository } from '../rollout/rollout-projects.repository';
 
 export interface SchedulerModuleOptions {
   /** runs Targets; default: libs/engine (the CUE engine starts at the first run) */
@@ -58,7 +57,6 @@ export class SchedulerModule {
         TargetRunService,
         SchedulerService,
         RunTriggers,
-        RolloutProjectsRepository,
         RolloutPass,
       ],
       exports: [SchedulerService, RunTriggers, TARGET_RUNNER, LeaseRepository, RolloutPass],

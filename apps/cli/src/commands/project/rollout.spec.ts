@@ -27,6 +27,12 @@ describe('renderRollout', () => {
     );
   });
 
+  it('says when the revision was rolled back', () => {
+    expect(renderRollout({ ...view, rolledBack: { revision: 'stable@sha256:aa', wave: 0, by: 'flotilla', at: '2026-11-27T11:00:00.000Z' } }).split('\n')[1]).toBe(
+      'ROLLED BACK from wave 0 by flotilla at 2026-11-27T11:00:00.000Z; a new revision or `flotilla project rollout retry` continues',
+    );
+  });
+
   it('says when the rollout is on hold, and when there are no waves', () => {
     expect(renderRollout({ ...view, onHold: true }).split('\n')[0]).toBe('project/shop: revision stable@sha256:aa — ON HOLD until `flotilla project rollout retry`');
     expect(renderRollout({ ...view, waves: [], actions: [] })).toBe('project/shop: revision stable@sha256:aa\nno rollout waves: every cluster moves at once\n');

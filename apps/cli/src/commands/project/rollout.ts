@@ -1,4 +1,4 @@
-// `flotilla project rollout status|approve|hold|retry NAME`: a Project's
+// `flotilla project rollout status|approve|hold|retry|rollback NAME`: a Project's
 // rollout wave by wave, and what an operator does to it on the hub.
 import type { Command } from 'commander';
 import { examples, group, seg, withOutput, type Cli } from '../../cli';
@@ -23,6 +23,7 @@ export interface RolloutView {
   revision: string | null;
   onFailure: string;
   onHold: boolean;
+  rolledBack?: { revision: string; wave: number; by: string; at: string };
   waves: RolloutWave[];
   actions: Array<{ action: string; revision: string; wave?: number; by: string; at: string }>;
 }
@@ -30,6 +31,7 @@ export interface RolloutView {
 /** The rollout as a table of waves, then what holds it and the actions taken. */
 export function renderRollout(view: RolloutView): string {
   const lines = [`project/${view.project}: revision ${view.revision ?? '(tag not resolved yet)'}${view.onHold ? ' — ON HOLD until `flotilla project rollout retry`' : ''}`];
+  if (view.rolledBack) lines.push(`ROLLED BACK from wave ${view.rolledBack.wave} by ${view.rolledBack.by} at ${view.rolledBack.at}; a new revision or \`flotilla project rollout retry\` continues`);
   if (view.waves.length === 0) return `${lines.join('\n')}\nno rollout waves: every cluster moves at once\n`;
   const rows = view.waves.map((w) => [
     String(w.index),
@@ -74,6 +76,9 @@ export function registerProjectRollout(parent: Command, cli: Cli): void {
   const hold = withOutput(rollout.command('hold <name>').description('stop clusters from starting the revision (those on it stay) until a retry')).action((name: string, opts: { output?: string }) => act(name, 'hold', undefined, opts));
   examples(hold, ['flotilla project rollout hold shop']);
 
-  const retry = withOutput(rollout.command('retry <name>').description('lift a hold and run the clusters that failed on the revision again now')).action((name: string, opts: { output?: string }) => act(name, 'retry', undefined, opts));
+  const rollback = withOutput(rollout.command('rollback <name>').description('take the failing wave (else the last wave reached) back to the last revision each cluster was Ready and Healthy on')).action((name: string, opts: { output?: string }) => act(name, 'rollback', undefined, opts));
+  examples(rollback, ['flotilla project rollout rollback shop']);
+
+  const retry = withOutput(rollout.command('retry <name>').description('lift a hold or a rollback and run the clusters that failed on the revision again now')).action((name: string, opts: { output?: string }) => act(name, 'retry', undefined, opts));
   examples(retry, ['flotilla project rollout retry shop']);
 }

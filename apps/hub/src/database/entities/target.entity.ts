@@ -58,6 +58,10 @@ export class TargetEntity {
   @Column({ name: 'healthy_since', type: 'timestamptz', nullable: true })
   healthySince!: Date | null;
 
+  /** the last revision it was Ready and Healthy on; kept by the same trigger, a rollback returns to it */
+  @Column({ name: 'last_healthy_revision', type: 'text', nullable: true })
+  lastHealthyRevision!: string | null;
+
   /** components and their instances as the engine last reported them */
   @Column({ type: 'jsonb', default: () => `'[]'` })
   components!: ReportComponent[];

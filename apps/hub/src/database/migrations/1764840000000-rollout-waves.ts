@@ -3,7 +3,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Rollout waves gated on health: a Project's `rollout.waves`, what it does
  * past a failure budget and what operators did to its rollout (approvals, holds); per Target, since when its applied revision is what
- * it is and since when it is Ready and Healthy on it. A trigger keeps the two
+ * it is, since when it is Ready and Healthy on it, and the last revision it
+ * was Ready and Healthy on (where an automatic rollback takes it back to). A trigger keeps the two
  * times on every write of phase, conditions or revision, so the push runs,
  * the agent reports and anything later agree on them without each writing
  * them. While a run is in progress (phase Reconciling, no Healthy condition)
@@ -19,6 +20,7 @@ export class RolloutWaves1764840000000 implements MigrationInterface {
     await q.query(`ALTER TABLE "projects" ADD "rollout_actions" jsonb NOT NULL DEFAULT '[]'`);
     await q.query(`ALTER TABLE "targets" ADD "revision_since" TIMESTAMP WITH TIME ZONE`);
     await q.query(`ALTER TABLE "targets" ADD "healthy_since" TIMESTAMP WITH TIME ZONE`);
+    await q.query(`ALTER TABLE "targets" ADD "last_healthy_revision" text`);
     await q.query(`CREATE FUNCTION "targets_rollout_times"() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF TG_OP = 'INSERT' OR NEW."last_applied_revision" IS DISTINCT FROM OLD."last_applied_revision" THEN
@@ -31,6 +33,7 @@ export class RolloutWaves1764840000000 implements MigrationInterface {
         IF NEW."phase" = 'Ready' AND NEW."last_applied_revision" IS NOT NULL
            AND NEW."conditions" @> '[{"type": "Ready", "status": "True"}, {"type": "Healthy", "status": "True"}]'::jsonb THEN
           NEW."healthy_since" := COALESCE(NEW."healthy_since", now());
+          NEW."last_healthy_revision" := NEW."last_applied_revision";
         ELSE
           NEW."healthy_since" := NULL;
         END IF;
@@ -40,13 +43,14 @@ export class RolloutWaves1764840000000 implements MigrationInterface {
       FOR EACH ROW EXECUTE FUNCTION "targets_rollout_times"()`);
     // Targets already there: their revision counts from now, and so does their health
     await q.query(`UPDATE "targets" SET "revision_since" = now() WHERE "last_applied_revision" IS NOT NULL`);
-    await q.query(`UPDATE "targets" SET "healthy_since" = now() WHERE "phase" = 'Ready' AND "last_applied_revision" IS NOT NULL
+    await q.query(`UPDATE "targets" SET "healthy_since" = now(), "last_healthy_revision" = "last_applied_revision" WHERE "phase" = 'Ready' AND "last_applied_revision" IS NOT NULL
       AND "conditions" @> '[{"type": "Ready", "status": "True"}, {"type": "Healthy", "status": "True"}]'::jsonb`);
   }
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP TRIGGER "trg_targets_rollout_times" ON "targets"`);
     await q.query(`DROP FUNCTION "targets_rollout_times"()`);
+    await q.query(`ALTER TABLE "targets" DROP COLUMN "last_healthy_revision"`);
     await q.query(`ALTER TABLE "targets" DROP COLUMN "healthy_since"`);
     await q.query(`ALTER TABLE "targets" DROP COLUMN "revision_since"`);
     await q.query(`ALTER TABLE "projects" DROP COLUMN "rollout_actions"`);
