@@ -39,6 +39,7 @@ describe('OpenAPI', () => {
       '/api/v1/projects/{name}/rollout/approve',
       '/api/v1/projects/{name}/rollout/hold',
       '/api/v1/projects/{name}/rollout/retry',
+      '/api/v1/projects/{name}/rollout/rollback',
       '/api/v1/projects/{name}/suspend',
       '/api/v1/projects/{name}/targets',
       '/api/v1/projects/{name}/targets/{cluster}',
