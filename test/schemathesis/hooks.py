@@ -136,6 +136,25 @@ def yaml_documents(_ctx, response):
     return text
 
 
+def distinct_wave_groups(rollout):
+    """A group may be in one rollout wave only: the schema cannot say it across the items of a list."""
+    if not isinstance(rollout, dict) or not isinstance(rollout.get("waves"), list):
+        return
+    seen = set()
+    for i, wave in enumerate(rollout["waves"]):
+        if not isinstance(wave, dict):
+            continue
+        names = wave.get("groups") if isinstance(wave.get("groups"), list) else [wave.get("group")]
+        if any(isinstance(n, str) and n in seen for n in names):
+            fresh = [f"w{i}-{j}" for j in range(max(1, len(names)))]
+            if isinstance(wave.get("groups"), list):
+                wave["groups"] = fresh
+            else:
+                wave["group"] = fresh[0]
+            names = fresh
+        seen.update(n for n in names if isinstance(n, str))
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
     """Phases that ignore formats (coverage, stateful) still send valid values in valid requests."""
@@ -166,6 +185,7 @@ def before_call(context, case, kwargs):
     if isinstance(expires, str) and not in_the_future(expires):
         # the hub refuses a token that has expired already: the schema cannot say "after now"
         body["expiresAt"] = (datetime.now(timezone.utc) + timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    distinct_wave_groups(body.get("rollout"))
     every = body.get("interval")
     if isinstance(every, str):
         seconds = interval_seconds(every)
