@@ -60,7 +60,7 @@ function rolloutForms(schemas: Schemas): void {
   const rollout = schema(schemas, 'RolloutDto');
   schemas.RolloutDto = {
     description: 'cluster groups, one wave each, or waves with their gates',
-    oneOf: [variant(rollout, ['groups', 'onFailure'], ['groups']), variant(rollout, ['waves', 'onFailure'], ['waves'])],
+    oneOf: [variant(rollout, ['groups', 'onFailure', 'windows'], ['groups']), variant(rollout, ['waves', 'onFailure', 'windows'], ['waves'])],
   };
   const wave = schema(schemas, 'RolloutWaveDto');
   const gates = ['soak', 'maxConcurrent', 'maxFailures', 'approval', 'progressDeadline'];

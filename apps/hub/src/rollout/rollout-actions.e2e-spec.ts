@@ -157,4 +157,41 @@ describe('rollout approvals, holds and retries', () => {
     expect(approved).toMatch(/approve wave 1 by a-op on stable@sha256:c+\n$/);
     await on('p1', digest('c'));
   });
+
+  it('inside a deny window starts no new revision, and drift correction goes on', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const windowed = async (cluster: string): Promise<any> => (await hub.call('GET', `/api/v1/projects/windowed/targets/${cluster}`)).body;
+    const before = resolver.digest;
+    const rollout = { waves: [{ group: 'staging' }] };
+    const created = await hub.call('POST', '/api/v1/projects', { token: token['a-op'], body: { name: 'windowed', namespace: 'gated', source: { repository: REPO, tag: 'stable' }, targets: { groups: ['staging'] }, rollout } });
+    expect(created.status).toBe(201);
+    await eventually('windowed on the current digest', async () => ((await windowed('s1')).lastAppliedRevision === `stable@${before}` ? true : undefined));
+
+    const bad = await hub.call('PATCH', '/api/v1/projects/windowed', { token: token['a-op'], body: { rollout: { ...rollout, windows: [{ kind: 'deny', schedule: '0 25 * * *', duration: '1h', timeZone: 'Mars/Olympus' }] } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.problems).toEqual(['rollout.windows[0].timeZone: "Mars/Olympus" is not an IANA time zone such as Europe/Berlin']);
+    // a deny window open every minute for two: always inside it
+    const deny = { kind: 'deny', schedule: '* * * * *', duration: '2m', timeZone: 'Europe/Berlin' };
+    const patched = await hub.call('PATCH', '/api/v1/projects/windowed', { token: token['a-op'], body: { rollout: { ...rollout, windows: [deny] } } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.rollout).toEqual({ groups: ['staging'], waves: [{ groups: ['staging'] }], windows: [deny], onFailure: 'halt' });
+
+    resolver.digest = digest('d');
+    const view = await eventually('the new revision held by the window', async () => {
+      const v = (await hub.call('GET', '/api/v1/projects/windowed/rollout')).body;
+      return v.revision === `stable@${digest('d')}` ? v : undefined;
+    });
+    expect(view.windowClosed).toBe('inside the deny window deny "* * * * *" for 2m (Europe/Berlin)');
+    expect(view.waves[0].message).toBe(`revision stable@${digest('d')} waits for group staging to be in a rollout window: inside the deny window deny "* * * * *" for 2m (Europe/Berlin)`);
+    // drift correction: a manual run applies the revision the cluster has
+    const runsBefore = runner.runs.filter((r) => r.target === 'windowed/s1').length;
+    expect((await hub.call('POST', '/api/v1/projects/windowed/reconcile?cluster=s1', { token: token['a-op'] })).status).toBe(202);
+    await eventually('the manual run', async () => (runner.runs.filter((r) => r.target === 'windowed/s1').length > runsBefore ? true : undefined));
+    expect(runner.runs.filter((r) => r.target === 'windowed/s1').at(-1)).toMatchObject({ digest: before });
+    expect((await windowed('s1')).lastAppliedRevision).toBe(`stable@${before}`);
+
+    // the window goes: the revision starts
+    expect((await hub.call('PATCH', '/api/v1/projects/windowed', { token: token['a-op'], body: { rollout } })).status).toBe(200);
+    await eventually('windowed on d', async () => ((await windowed('s1')).lastAppliedRevision === `stable@${digest('d')}` ? true : undefined));
+  });
 });

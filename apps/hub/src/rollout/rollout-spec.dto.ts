@@ -6,6 +6,7 @@ import { Allow, ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsI
 import { Type } from 'class-transformer';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, Optional } from '../common/validators';
 import { ROLLOUT_ON_FAILURE, type RolloutOnFailure } from './on-failure';
+import { WINDOW_KINDS, windowProblem, type WindowSpec } from './rollout-windows';
 import { type AmountSpec, DEFAULT_PROGRESS_DEADLINE, parseAmount, type WaveSpec } from './wave-spec';
 
 export const MAX_WAVES = 16;
@@ -61,6 +62,31 @@ export class RolloutWaveDto {
   progressDeadline?: string;
 }
 
+export const MAX_WINDOWS = 8;
+
+export class RolloutWindowDto {
+  @ApiProperty({ enum: WINDOW_KINDS, description: 'allow: a new revision starts only inside an allow window (when there is one); deny: never inside' })
+  @IsIn(WINDOW_KINDS, { message: 'must be allow or deny' })
+  kind!: WindowSpec['kind'];
+
+  @ApiProperty({ description: 'when the window opens: a five-field cron expression (minute hour day-of-month month day-of-week)', maxLength: 128, format: 'cron', example: '0 9 * * 1-5' })
+  @IsString({ message: 'must be a cron expression' })
+  @MaxLength(128, { message: 'must be at most 128 characters' })
+  schedule!: string;
+
+  @ApiProperty({ description: 'how long it stays open each time', maxLength: 32, pattern: WAVE_DURATION.source, example: '8h' })
+  @IsString({ message: DURATION_MESSAGE })
+  @MaxLength(32, { message: 'must be at most 32 characters' })
+  @Matches(WAVE_DURATION, { message: DURATION_MESSAGE })
+  duration!: string;
+
+  @ApiPropertyOptional({ description: 'IANA time zone of the schedule', default: 'UTC', maxLength: 64, format: 'time-zone', example: 'Europe/Berlin' })
+  @Optional()
+  @IsString({ message: 'must be an IANA time zone such as Europe/Berlin' })
+  @MaxLength(64, { message: 'must be at most 64 characters' })
+  timeZone?: string;
+}
+
 export class RolloutDto {
   @ApiPropertyOptional({ type: [String], description: 'cluster groups in the order they are rolled out to, one wave each (or give waves)', maxItems: MAX_GROUPS, uniqueItems: true })
   @Optional()
@@ -79,6 +105,14 @@ export class RolloutDto {
   @Type(() => RolloutWaveDto)
   waves?: RolloutWaveDto[];
 
+  @ApiPropertyOptional({ type: [RolloutWindowDto], description: 'when a new revision may start reaching clusters; drift correction goes on at any time', maxItems: MAX_WINDOWS })
+  @Optional()
+  @IsArray({ message: 'must be a list of windows' })
+  @ArrayMaxSize(MAX_WINDOWS, { message: `must have at most ${MAX_WINDOWS} windows` })
+  @ValidateNested({ each: true })
+  @Type(() => RolloutWindowDto)
+  windows?: RolloutWindowDto[];
+
   @ApiPropertyOptional({ enum: ROLLOUT_ON_FAILURE, default: 'halt', description: 'when a wave goes past its failure budget: halt the rollout, or also roll the wave\'s clusters back to the last revision that was Ready and Healthy on each' })
   @Optional()
   @IsIn(ROLLOUT_ON_FAILURE, { message: 'must be halt or rollback' })
@@ -96,6 +130,10 @@ export function rolloutProblems(rollout: unknown, path = 'rollout'): string[] {
   if (!(rollout instanceof RolloutDto)) return [];
   const problems: string[] = [];
   if ((rollout.groups === undefined) === (rollout.waves === undefined)) return [`${path}: give either groups or waves`];
+  for (const [i, w] of (rollout.windows ?? []).entries()) {
+    const problem = w instanceof RolloutWindowDto ? windowProblem(w) : undefined;
+    if (problem) problems.push(`${path}.windows[${i}].${problem}`);
+  }
   const seen = new Map<string, number>();
   for (const [i, w] of (rollout.waves ?? []).entries()) {
     if (!(w instanceof RolloutWaveDto)) continue;
@@ -119,8 +157,9 @@ export function rolloutProblems(rollout: unknown, path = 'rollout'): string[] {
 }
 
 /** The spec's rollout as the Project stores it: flattened groups, waves (empty for the `groups` form) and onFailure. */
-export function storedRollout(rollout: RolloutDto | null | undefined): { rolloutGroups: string[]; rolloutWaves: WaveSpec[]; rolloutOnFailure: RolloutOnFailure } {
-  if (!rollout) return { rolloutGroups: [], rolloutWaves: [], rolloutOnFailure: 'halt' };
+export function storedRollout(rollout: RolloutDto | null | undefined): { rolloutGroups: string[]; rolloutWaves: WaveSpec[]; rolloutOnFailure: RolloutOnFailure; rolloutWindows: WindowSpec[] } {
+  if (!rollout) return { rolloutGroups: [], rolloutWaves: [], rolloutOnFailure: 'halt', rolloutWindows: [] };
+  const windows: WindowSpec[] = (rollout.windows ?? []).map((w) => ({ kind: w.kind, schedule: w.schedule, duration: w.duration, ...(w.timeZone !== undefined ? { timeZone: w.timeZone } : {}) }));
   const waves: WaveSpec[] = (rollout.waves ?? []).map((w) => ({
     groups: w.groups ?? [w.group!],
     ...(w.soak !== undefined ? { soak: w.soak } : {}),
@@ -129,7 +168,7 @@ export function storedRollout(rollout: RolloutDto | null | undefined): { rollout
     ...(w.approval !== undefined ? { approval: w.approval } : {}),
     ...(w.progressDeadline !== undefined ? { progressDeadline: w.progressDeadline } : {}),
   }));
-  return { rolloutGroups: rollout.groups ?? waves.flatMap((w) => w.groups), rolloutWaves: waves, rolloutOnFailure: rollout.onFailure ?? 'halt' };
+  return { rolloutGroups: rollout.groups ?? waves.flatMap((w) => w.groups), rolloutWaves: waves, rolloutOnFailure: rollout.onFailure ?? 'halt', rolloutWindows: windows };
 }
 
 export class RolloutWaveViewDto {
@@ -141,17 +180,26 @@ export class RolloutWaveViewDto {
   @ApiPropertyOptional() progressDeadline?: string;
 }
 
+export class RolloutWindowViewDto {
+  @ApiProperty({ enum: WINDOW_KINDS }) kind!: string;
+  @ApiProperty() schedule!: string;
+  @ApiProperty() duration!: string;
+  @ApiPropertyOptional() timeZone?: string;
+}
+
 export class RolloutViewDto {
   @ApiProperty({ type: [String], description: 'every group the waves name, in wave order' }) groups!: string[];
   @ApiPropertyOptional({ type: [RolloutWaveViewDto], description: 'the waves, when the spec gave waves (else each group is a wave)' }) waves?: RolloutWaveViewDto[];
   @ApiProperty({ enum: ROLLOUT_ON_FAILURE }) onFailure!: RolloutOnFailure;
+  @ApiPropertyOptional({ type: [RolloutWindowViewDto] }) windows?: RolloutWindowViewDto[];
 }
 
 /** The spec's rollout as the API shows it: groups always (as before waves), waves when given. */
-export function rolloutView(p: { rolloutGroups: string[]; rolloutWaves?: WaveSpec[] | null; rolloutOnFailure?: RolloutOnFailure | null }): RolloutViewDto {
+export function rolloutView(p: { rolloutGroups: string[]; rolloutWaves?: WaveSpec[] | null; rolloutOnFailure?: RolloutOnFailure | null; rolloutWindows?: WindowSpec[] | null }): RolloutViewDto {
   return {
     groups: p.rolloutGroups,
     ...(p.rolloutWaves && p.rolloutWaves.length > 0 ? { waves: p.rolloutWaves } : {}),
+    ...(p.rolloutWindows && p.rolloutWindows.length > 0 ? { windows: p.rolloutWindows } : {}),
     onFailure: p.rolloutOnFailure ?? 'halt',
   };
 }

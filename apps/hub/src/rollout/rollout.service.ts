@@ -10,7 +10,8 @@ import { TargetsRepository } from '../repositories/targets.repository';
 import { UnitOfWork } from '../repositories/unit-of-work';
 import { WaveAdvance } from '../runs/wave-advance';
 import { decideRollout, type RolloutDecision } from './rollout';
-import { decideOptions, rolledBack, type RolloutAction, type RolloutActionKind } from './rollout-actions';
+import { rolloutOptions } from './rollout-options';
+import { rolledBack, type RolloutAction, type RolloutActionKind } from './rollout-actions';
 import { RolloutProjectsRepository } from './rollout-projects.repository';
 import { waveMember } from './run-plan';
 import { wavesOf } from './wave-spec';
@@ -35,7 +36,9 @@ export class RolloutService {
     const view: RolloutViewStateDto = { project: project.name, revision, onFailure: project.rolloutOnFailure, waves: [], onHold: false, actions: project.rolloutActions };
     const decision = revision ? await this.decide(project, revision) : undefined;
     if (!revision || !decision) return view;
-    view.onHold = decideOptions(project.rolloutActions, revision).onHold ?? false;
+    const options = rolloutOptions(project, revision, this.clock.now());
+    view.onHold = options.onHold ?? false;
+    if (options.closed) view.windowClosed = options.closed;
     const back = rolledBack(project.rolloutActions, revision);
     if (back) view.rolledBack = { revision, wave: back.wave ?? 0, by: back.by, at: back.at };
     view.waves = decision.waves.map((w) => ({
@@ -114,7 +117,7 @@ export class RolloutService {
     const waves = wavesOf(project);
     if (waves.length === 0) return undefined;
     const members = (await this.targets.forProject(project.id)).filter((t) => !t.removalRequestedAt).map((t) => waveMember(t, t.cluster?.groupName ?? ''));
-    return decideRollout(waves, revision, members, this.clock.now(), decideOptions(project.rolloutActions, revision));
+    return decideRollout(waves, revision, members, this.clock.now(), rolloutOptions(project, revision, this.clock.now()));
   }
 
   private requireRevision(project: ProjectEntity): string {

@@ -54,6 +54,8 @@ export interface DecideOptions {
   approved?: ReadonlySet<number>;
   /** the rollout is on hold: Targets already on the revision stay, no other starts */
   onHold?: boolean;
+  /** outside the rollout windows: why; no Target starts the revision and no wave opens, as on hold */
+  closed?: string;
   /** the revision was rolled back in this wave: its Targets and those of later waves leave it */
   rolledBackWave?: number;
 }
@@ -85,6 +87,8 @@ export function decideRollout(waves: readonly Wave[], revision: string, members:
   let blocked: string | undefined;
   // when the wave before ended (the first wave: when the revision reached a Target of it)
   let opened: Date | undefined;
+  // on hold or outside the windows: what a paused wave waits for
+  const paused = options.onHold ? 'be released: the rollout is on hold' : options.closed ? `be in a rollout window: ${options.closed}` : undefined;
   waves.forEach((wave, index) => {
     const list = byWave[index].slice().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const groupName = wave.groups[0] ?? list[0]?.group ?? 'unlisted';
@@ -123,14 +127,14 @@ export function decideRollout(waves: readonly Wave[], revision: string, members:
     } else {
       for (const x of states) if (x.s !== 'pending') out.movable.add(x.m.id);
       const pending = states.filter((x) => x.s === 'pending');
-      const slots = options.onHold ? 0 : status.batchSize === null ? pending.length : Math.max(0, status.batchSize - status.progressing);
+      const slots = paused ? 0 : status.batchSize === null ? pending.length : Math.max(0, status.batchSize - status.progressing);
       for (const x of pending.slice(0, slots)) out.movable.add(x.m.id);
-      if (options.onHold && pending.length > 0) status.hold = `revision ${revision} waits for group ${groupName} to be released: the rollout is on hold`;
+      if (paused && pending.length > 0) status.hold = `revision ${revision} waits for group ${groupName} to ${paused}`;
       else if (pending.length > slots) status.hold = `revision ${revision} waits for group ${groupName} to free a batch slot: ${status.progressing} of ${status.batchSize} moving`;
       if (status.pending + status.progressing > 0) {
         status.state = 'progressing';
         status.since = opened ?? earliest(onRevision);
-        blocked = options.onHold ? `revision ${revision} waits for group ${holder(wave, states)} to be released: the rollout is on hold` : `revision ${revision} waits for group ${holder(wave, states)} to be Ready and Healthy on it`;
+        blocked = paused ? `revision ${revision} waits for group ${holder(wave, states)} to ${paused}` : `revision ${revision} waits for group ${holder(wave, states)} to be Ready and Healthy on it`;
       } else {
         const healthySince = states.filter((x) => x.s === 'healthy').map((x) => x.m.healthySince!.getTime());
         const soakUntil = healthySince.length === 0 ? now.getTime() : Math.max(...healthySince) + wave.soakMs;
@@ -144,7 +148,7 @@ export function decideRollout(waves: readonly Wave[], revision: string, members:
           status.since = status.soakUntil;
           opened = status.soakUntil;
           // on hold, the next wave does not open
-          if (options.onHold) blocked = `revision ${revision} waits for group ${groupName} to be released: the rollout is on hold`;
+          if (paused) blocked = `revision ${revision} waits for group ${groupName} to ${paused}`;
         }
       }
     }

@@ -55,6 +55,7 @@ export class RolloutViewStateDto {
   @ApiProperty({ enum: ROLLOUT_ON_FAILURE }) onFailure!: RolloutOnFailure;
   @ApiProperty({ type: [WaveViewDto], description: 'in order; empty when the Project has no waves (every cluster moves at once)' }) waves!: WaveViewDto[];
   @ApiProperty({ description: 'on hold: no cluster starts the revision until a retry' }) onHold!: boolean;
+  @ApiPropertyOptional({ description: 'outside the rollout windows now: which window says so (no cluster starts the revision; drift correction goes on)' }) windowClosed?: string;
   @ApiPropertyOptional({ type: RolledBackDto, description: 'the revision was rolled back: its clusters from that wave on returned to the last revision each was Ready and Healthy on, until a retry or a new revision' }) rolledBack?: RolledBackDto;
   @ApiProperty({ type: [RolloutActionDto], description: 'approvals, holds and retries, the last 50, oldest first' }) actions!: RolloutActionDto[];
 }

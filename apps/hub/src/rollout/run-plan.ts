@@ -5,7 +5,7 @@
 import { formatRevision, revisionDigest } from '@flotilla/engine';
 import type { ProjectEntity, TargetEntity } from '../database/entities';
 import { decideRollout, rolloutGate, type WaveMember } from './rollout';
-import { decideOptions } from './rollout-actions';
+import { rolloutOptions } from './rollout-options';
 import { wavesOf } from './wave-spec';
 
 export type RunPlan =
@@ -23,7 +23,7 @@ export interface PlannedRun {
   hold?: string;
 }
 
-type PlannedProject = Pick<ProjectEntity, 'sourceDigest' | 'sourceTag' | 'rolloutGroups' | 'rolloutWaves' | 'deletionRequestedAt'> & Partial<Pick<ProjectEntity, 'rolloutActions'>>;
+type PlannedProject = Pick<ProjectEntity, 'sourceDigest' | 'sourceTag' | 'rolloutGroups' | 'rolloutWaves' | 'deletionRequestedAt'> & Partial<Pick<ProjectEntity, 'rolloutActions' | 'rolloutWindows'>>;
 type PlannedTarget = Pick<TargetEntity, 'id' | 'removalRequestedAt' | 'lastAppliedRevision'> & Partial<Pick<TargetEntity, 'phase' | 'healthySince' | 'revisionSince' | 'lastHealthyRevision'>>;
 type WaveTarget = PlannedTarget & Pick<TargetEntity, 'phase' | 'cluster'>;
 
@@ -57,7 +57,7 @@ export function planRun(project: PlannedProject, clusterGroup: string, target: P
   const siblings = members.filter((t) => t.id !== target.id && !t.removalRequestedAt);
   const self = waveMember({ ...target, phase: target.phase ?? 'Pending' }, clusterGroup);
   const waves = wavesOf(project);
-  const options = decideOptions(project.rolloutActions, revision);
+  const options = rolloutOptions(project, revision, now);
   const decision = decideRollout(waves, revision, [...siblings.map((t) => waveMember(t, t.cluster?.groupName ?? '')), self], now, options);
   const gate = rolloutGate(decision, self.id);
   if (gate.open) return { kind: 'run', deleting: false, digest };

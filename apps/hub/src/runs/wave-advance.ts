@@ -6,7 +6,7 @@ import { RunWakeup } from '../notify/run-wakeup';
 import { TargetsRepository } from '../repositories/targets.repository';
 import { decideRollout, targetsToAdvance } from '../rollout/rollout';
 import { waveMember } from '../rollout/run-plan';
-import { decideOptions } from '../rollout/rollout-actions';
+import { rolloutOptions } from '../rollout/rollout-options';
 import { waveIndex, wavesOf } from '../rollout/wave-spec';
 import { RolloutProjectsRepository } from '../rollout/rollout-projects.repository';
 import { UnitOfWork } from '../repositories/unit-of-work';
@@ -40,7 +40,7 @@ export class WaveAdvance {
     const revision = formatRevision(project.sourceTag, project.sourceDigest);
     const all = (await this.targets.forProject(project.id)).filter((t) => !t.removalRequestedAt);
     const members = all.map((t) => waveMember(t, t.cluster?.groupName ?? ''));
-    const options = decideOptions(project.rolloutActions, revision);
+    const options = rolloutOptions(project, revision, this.clock.now());
     const decision = decideRollout(wavesOf(project), revision, members, this.clock.now(), options);
     const failed = decision.waves.find((w) => w.state === 'failed');
     if (failed && project.rolloutOnFailure === 'rollback' && options.rolledBackWave === undefined) return this.rollBack(project, revision, failed.index, 'flotilla (automatic: past the failure budget)');

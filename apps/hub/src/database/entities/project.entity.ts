@@ -3,6 +3,7 @@ import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, Primary
 import type { BootstrapRole } from '@flotilla/engine';
 import type { RolloutOnFailure } from '../../rollout/on-failure';
 import type { RolloutAction } from '../../rollout/rollout-actions';
+import type { WindowSpec } from '../../rollout/rollout-windows';
 import type { WaveSpec } from '../../rollout/wave-spec';
 import { CredentialEntity } from './credential.entity';
 import { TenantEntity } from './tenant.entity';
@@ -91,6 +92,10 @@ export class ProjectEntity {
   /** approvals, holds and retries of its rollout, the last 50, oldest first */
   @Column({ name: 'rollout_actions', type: 'jsonb', default: () => `'[]'` })
   rolloutActions!: RolloutAction[];
+
+  /** allow and deny windows (cron with a time zone): when a new revision may start reaching clusters */
+  @Column({ name: 'rollout_windows', type: 'jsonb', default: () => `'[]'` })
+  rolloutWindows!: WindowSpec[];
 
   @Column({ name: 'interval_seconds', type: 'integer', default: 600 })
   intervalSeconds!: number;

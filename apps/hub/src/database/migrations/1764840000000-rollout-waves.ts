@@ -2,7 +2,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Rollout waves gated on health: a Project's `rollout.waves`, what it does
- * past a failure budget and what operators did to its rollout (approvals, holds); per Target, since when its applied revision is what
+ * past a failure budget, its allow and deny windows and what operators did to
+ * its rollout (approvals, holds, rollbacks); per Target, since when its applied revision is what
  * it is, since when it is Ready and Healthy on it, and the last revision it
  * was Ready and Healthy on (where an automatic rollback takes it back to). A trigger keeps the two
  * times on every write of phase, conditions or revision, so the push runs,
@@ -18,6 +19,7 @@ export class RolloutWaves1764840000000 implements MigrationInterface {
     await q.query(`ALTER TABLE "projects" ADD "rollout_waves" jsonb NOT NULL DEFAULT '[]'`);
     await q.query(`ALTER TABLE "projects" ADD "rollout_on_failure" character varying(16) NOT NULL DEFAULT 'halt'`);
     await q.query(`ALTER TABLE "projects" ADD "rollout_actions" jsonb NOT NULL DEFAULT '[]'`);
+    await q.query(`ALTER TABLE "projects" ADD "rollout_windows" jsonb NOT NULL DEFAULT '[]'`);
     await q.query(`ALTER TABLE "targets" ADD "revision_since" TIMESTAMP WITH TIME ZONE`);
     await q.query(`ALTER TABLE "targets" ADD "healthy_since" TIMESTAMP WITH TIME ZONE`);
     await q.query(`ALTER TABLE "targets" ADD "last_healthy_revision" text`);
@@ -53,6 +55,7 @@ export class RolloutWaves1764840000000 implements MigrationInterface {
     await q.query(`ALTER TABLE "targets" DROP COLUMN "last_healthy_revision"`);
     await q.query(`ALTER TABLE "targets" DROP COLUMN "healthy_since"`);
     await q.query(`ALTER TABLE "targets" DROP COLUMN "revision_since"`);
+    await q.query(`ALTER TABLE "projects" DROP COLUMN "rollout_windows"`);
     await q.query(`ALTER TABLE "projects" DROP COLUMN "rollout_actions"`);
     await q.query(`ALTER TABLE "projects" DROP COLUMN "rollout_on_failure"`);
     await q.query(`ALTER TABLE "projects" DROP COLUMN "rollout_waves"`);

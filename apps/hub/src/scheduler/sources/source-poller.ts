@@ -15,7 +15,7 @@ import { openRegistryCredentials } from '../../credentials/registry-credentials'
 import { Clock } from '../../common/clock';
 import { decideRollout, heldBack, targetsToAdvance } from '../../rollout/rollout';
 import { waveMember } from '../../rollout/run-plan';
-import { decideOptions } from '../../rollout/rollout-actions';
+import { rolloutOptions } from '../../rollout/rollout-options';
 import { wavesOf } from '../../rollout/wave-spec';
 import { SchedulerMetrics } from '../scheduler.metrics';
 import { Limiter } from '@flotilla/engine';
@@ -262,7 +262,7 @@ export class SourcePoller {
       const targets = (await this.targets.forProject(project.id)).filter((t) => !t.removalRequestedAt);
       const members = targets.map((t) => waveMember(t, t.cluster?.groupName ?? ''));
       const waves = wavesOf(project);
-      const decision = decideRollout(waves, revision, members, this.clock.now(), decideOptions(project.rolloutActions, revision));
+      const decision = decideRollout(waves, revision, members, this.clock.now(), rolloutOptions(project, revision, this.clock.now()));
       await this.targets.advanceTo(targetsToAdvance(decision, members), revision);
       held = heldBack(waves, decision, members);
     }
