@@ -27,6 +27,10 @@ describe('renderRollout', () => {
     );
   });
 
+  it('says when a rollout window pauses it', () => {
+    expect(renderRollout({ ...view, windowClosed: 'inside the deny window deny "0 22 * * *" for 10h (UTC)' }).split('\n')[1]).toBe('paused: inside the deny window deny "0 22 * * *" for 10h (UTC); drift correction goes on');
+  });
+
   it('says when the revision was rolled back', () => {
     expect(renderRollout({ ...view, rolledBack: { revision: 'stable@sha256:aa', wave: 0, by: 'flotilla', at: '2026-11-27T11:00:00.000Z' } }).split('\n')[1]).toBe(
       'ROLLED BACK from wave 0 by flotilla at 2026-11-27T11:00:00.000Z; a new revision or `flotilla project rollout retry` continues',

@@ -24,6 +24,7 @@ export interface RolloutView {
   onFailure: string;
   onHold: boolean;
   rolledBack?: { revision: string; wave: number; by: string; at: string };
+  windowClosed?: string;
   waves: RolloutWave[];
   actions: Array<{ action: string; revision: string; wave?: number; by: string; at: string }>;
 }
@@ -31,6 +32,7 @@ export interface RolloutView {
 /** The rollout as a table of waves, then what holds it and the actions taken. */
 export function renderRollout(view: RolloutView): string {
   const lines = [`project/${view.project}: revision ${view.revision ?? '(tag not resolved yet)'}${view.onHold ? ' — ON HOLD until `flotilla project rollout retry`' : ''}`];
+  if (view.windowClosed) lines.push(`paused: ${view.windowClosed}; drift correction goes on`);
   if (view.rolledBack) lines.push(`ROLLED BACK from wave ${view.rolledBack.wave} by ${view.rolledBack.by} at ${view.rolledBack.at}; a new revision or \`flotilla project rollout retry\` continues`);
   if (view.waves.length === 0) return `${lines.join('\n')}\nno rollout waves: every cluster moves at once\n`;
   const rows = view.waves.map((w) => [
