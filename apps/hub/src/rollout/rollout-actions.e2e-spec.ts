@@ -1,5 +1,7 @@
 import { CliUser } from '../../../cli/test/run-cli';
 import { startTestHub, type TestHub } from '../../test/hub';
+import { ProjectsRepository } from '../repositories/projects.repository';
+import { RolloutProjectsRepository } from './rollout-projects.repository';
 import { addFakeClusters, eventually, fastScheduler, RecordingRunner, type TagResolver } from '../../test/scheduler-fixtures';
 
 // Approvals, holds and retries of a rollout through the API, on the real hub
@@ -193,5 +195,18 @@ describe('rollout approvals, holds and retries', () => {
     // the window goes: the revision starts
     expect((await hub.call('PATCH', '/api/v1/projects/windowed', { token: token['a-op'], body: { rollout } })).status).toBe(200);
     await eventually('windowed on d', async () => ((await windowed('s1')).lastAppliedRevision === `stable@${digest('d')}` ? true : undefined));
+  });
+
+  it('records one rollback of a revision however many passes see its wave fail at once', async () => {
+    const project = (await hub.app.get(ProjectsRepository).findByName('windowed'))!;
+    const repo = hub.app.get(RolloutProjectsRepository);
+    const rollback = (by: string) => repo.appendRollback(project.id, { action: 'rollback', revision: 'stable@sha256:ffff', wave: 0, by, at: new Date().toISOString() });
+    const first = await Promise.all(['a', 'b', 'c', 'd'].map(rollback));
+    expect(first.filter(Boolean)).toHaveLength(1);
+    // after a retry of it, it may be rolled back again, once
+    await repo.appendAction(project.id, { action: 'retry', revision: 'stable@sha256:ffff', by: 'ops', at: new Date().toISOString() });
+    expect((await Promise.all(['e', 'f'].map(rollback))).filter(Boolean)).toHaveLength(1);
+    const actions = (await hub.call('GET', '/api/v1/projects/windowed/rollout')).body.actions as Array<{ action: string; revision: string }>;
+    expect(actions.filter((a) => a.revision === 'stable@sha256:ffff').map((a) => a.action)).toEqual(['rollback', 'retry', 'rollback']);
   });
 });

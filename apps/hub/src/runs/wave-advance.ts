@@ -59,7 +59,8 @@ export class WaveAdvance {
    * was Ready and Healthy on (planRun pins it). Returns how many run.
    */
   async rollBack(project: ProjectEntity, revision: string, wave: number, by: string): Promise<number> {
-    await this.rollouts.appendAction(project.id, { action: 'rollback', revision, wave, by, at: this.clock.now().toISOString() });
+    // another pass may have rolled it back meanwhile: once is enough
+    if (!(await this.rollouts.appendRollback(project.id, { action: 'rollback', revision, wave, by, at: this.clock.now().toISOString() }))) return 0;
     const waves = wavesOf(project);
     const all = (await this.targets.forProject(project.id)).filter((t) => !t.removalRequestedAt);
     const moved = all.filter((t) => waveIndex(waves, t.cluster?.groupName ?? '') >= wave && (t.lastAppliedRevision === revision || t.phase === 'Failed'));
