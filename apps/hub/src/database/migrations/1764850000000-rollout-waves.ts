@@ -12,8 +12,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * the time it became healthy stands: a drift-correcting run does not restart
  * a soak.
  */
-export class RolloutWaves1764840000000 implements MigrationInterface {
-  name = 'RolloutWaves1764840000000';
+export class RolloutWaves1764850000000 implements MigrationInterface {
+  name = 'RolloutWaves1764850000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE "projects" ADD "rollout_waves" jsonb NOT NULL DEFAULT '[]'`);
