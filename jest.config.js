@@ -3,7 +3,7 @@ const { join } = require('node:path');
 
 // NestJS 12 and some of its dependencies ship ESM only; Jest on Node 20 cannot
 // load them natively, so @swc/jest transforms them to CommonJS as well.
-const esmPackages = ['@nestjs', 'file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit'];
+const esmPackages = ['@nestjs', 'file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit', 'openid-client', 'oauth4webapi', 'jose'];
 
 /** @type {import('jest').Config} */
 module.exports = {

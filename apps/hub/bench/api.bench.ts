@@ -1,12 +1,16 @@
 // `npm run bench:api`: the compiled hub as a process on a real PostgreSQL
 // holding BENCH_CLUSTERS clusters (default 10,000), one Project targeting
 // all of them (a Target each) and BENCH_RUNS_PER_TARGET runs per Target
-// (default 100: 1,000,000 runs), plus events. Each read route is driven by
+// (default 100: 1,000,000 runs), plus events, and BENCH_TENANTS tenants
+// (default 50), each reaching one of the 20 cluster groups with a Project
+// there (a Target on each of its 500 clusters). Each read route is driven by
 // autocannon on loopback at BENCH_RATE requests/s (default 1000) for
 // BENCH_SECONDS, then without a rate limit for its ceiling. Prints, per
 // route, the throughput reached, p50/p99 latency and the hub's peak RSS,
 // beside a bare Node HTTP server answering a fixed JSON body as the
-// reference measured in the same run (the floor this machine allows).
+// reference measured in the same run (the floor this machine allows). Every
+// route runs twice: with a global admin token (unscoped) and with a viewer
+// token of one tenant (scoped: its Projects, the clusters it may target).
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -19,6 +23,9 @@ import { startPostgres } from '../../../test/harness/postgres';
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 10_000);
 const RUNS_PER_TARGET = Number(process.env.BENCH_RUNS_PER_TARGET ?? 100);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
+const TENANTS = Number(process.env.BENCH_TENANTS ?? 50);
+/** the tenant whose viewer drives the scoped routes: its Project is app-07, its clusters group g-7 */
+const SCOPED_TENANT = 7;
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -73,17 +80,28 @@ async function seed(databaseUrl: string): Promise<void> {
              jsonb_build_object('env', CASE WHEN i % 2 = 0 THEN 'prod' ELSE 'stage' END, 'region', 'r' || (i % 5)),
              'agent', true, 'v1.36.3'
       FROM generate_series(1, $1::int) i`, [CLUSTERS]);
-    const { rows } = await db.query(`INSERT INTO projects (name, namespace, source_repository, source_tag, service_account_name, target_selector, source_digest)
-      VALUES ('fleet', 'apps', 'oci://registry.example.com/fleet', 'stable', 'fleet', '{"labelSelector": {"matchLabels": {}}}', 'sha256:${'a'.repeat(64)}') RETURNING id`);
+    const { rows } = await db.query(`INSERT INTO projects (name, tenant, namespace, source_repository, source_tag, service_account_name, target_selector, source_digest)
+      VALUES ('fleet', 'default', 'apps', 'oci://registry.example.com/fleet', 'stable', 'fleet', '{"labelSelector": {"matchLabels": {}}}', 'sha256:${'a'.repeat(64)}') RETURNING id`);
     const projectId = rows[0].id as string;
     const ready = JSON.stringify([{ type: 'Ready', status: 'True', reason: 'ReconciliationSucceeded', message: 'Applied revision stable@sha256:aaaa', lastTransitionTime: new Date().toISOString() }]);
     await db.query(`INSERT INTO targets (project_id, cluster_id, phase, conditions, observed_generation, last_applied_revision, next_run_at)
       SELECT $1, id, 'Ready', $2::jsonb, 1, 'stable@sha256:${'a'.repeat(64)}', now() + interval '1 day' FROM clusters`, [projectId, ready]);
+    // the tenants, each with its group of clusters and a Project on all of them
+    await db.query(`INSERT INTO tenants (name, destinations, namespaces, service_accounts, repositories)
+      SELECT 'tenant-' || lpad(i::text, 2, '0'), jsonb_build_object('groups', jsonb_build_array('g-' || (i % 20))), '["apps-*"]', '["*"]', jsonb_build_array('oci://registry.example.com/tenant-' || i)
+      FROM generate_series(0, $1::int - 1) i`, [TENANTS]);
+    await db.query(`INSERT INTO projects (name, tenant, namespace, source_repository, source_tag, service_account_name, target_selector, source_digest)
+      SELECT 'app-' || lpad(i::text, 2, '0'), 'tenant-' || lpad(i::text, 2, '0'), 'apps-' || i, 'oci://registry.example.com/tenant-' || i || '/app', 'stable', 'app',
+             jsonb_build_object('groups', jsonb_build_array('g-' || (i % 20))), 'sha256:${'a'.repeat(64)}'
+      FROM generate_series(0, $1::int - 1) i`, [TENANTS]);
+    await db.query(`INSERT INTO targets (project_id, cluster_id, phase, conditions, observed_generation, last_applied_revision, next_run_at)
+      SELECT p.id, c.id, 'Ready', $1::jsonb, 1, 'stable@sha256:${'a'.repeat(64)}', now() + interval '1 day'
+      FROM projects p JOIN clusters c ON p.target_selector->'groups' ? c.group_name WHERE p.tenant <> 'default'`, [ready]);
     const instances = JSON.stringify([{ name: 'web', namespace: 'apps', component: 'app', action: 'applied', ready: true, durationMs: 812, counts: { created: 0, configured: 1, unchanged: 6, deleted: 0, skipped: 0 }, objects: ['Deployment/apps/web', 'Service/apps/web'] }]);
     await db.query(`INSERT INTO runs (target_id, generation, revision, started_at, finished_at, result, instances, trigger, lease_owner, duration_ms, errors)
       SELECT t.id, 1, 'stable@sha256:${'a'.repeat(64)}', now() - g * interval '10 minutes', now() - g * interval '10 minutes' + interval '2 seconds',
              'Succeeded', $1::jsonb, 'Interval', 'bench', 2000, '[]'
-      FROM targets t, generate_series(1, $2::int) g`, [instances, RUNS_PER_TARGET]);
+      FROM targets t, generate_series(1, $2::int) g WHERE t.project_id = $3`, [instances, RUNS_PER_TARGET, projectId]);
     await db.query(`INSERT INTO events (project_id, cluster_name, type, reason, message, created_at)
       SELECT $1, 'c-' || lpad((1 + i % $3::int)::text, 5, '0'), 'Normal', 'InstanceApplied', 'instance web applied', now() - i * interval '1 second'
       FROM generate_series(1, $2::int) i`, [projectId, EVENTS, CLUSTERS]);
@@ -94,7 +112,7 @@ async function seed(databaseUrl: string): Promise<void> {
       await db.query('SELECT pg_reload_conf()');
     }
     const count = async (table: string) => Number((await db.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
-    console.log(`seeded ${await count('clusters')} clusters, ${await count('targets')} Targets, ${await count('runs')} runs, ${await count('events')} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(`seeded ${await count('clusters')} clusters, ${await count('tenants')} tenants, ${await count('projects')} Projects, ${await count('targets')} Targets, ${await count('runs')} runs, ${await count('events')} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     await db.end();
   }
@@ -135,7 +153,7 @@ interface Result {
   dbCpu: number;
 }
 
-async function drive(url: string, pid: number, rate: number | undefined, seconds: number): Promise<Result> {
+async function drive(url: string, pid: number, rate: number | undefined, seconds: number, token = TOKEN): Promise<Result> {
   let peakRss = rssMiB(pid);
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMiB(pid))), 100);
   const [hubBefore, dbBefore] = [cpuMs(pid), databaseCpuMs()];
@@ -144,7 +162,7 @@ async function drive(url: string, pid: number, rate: number | undefined, seconds
       url,
       connections: CONNECTIONS,
       duration: seconds,
-      headers: { authorization: `Bearer ${TOKEN}` },
+      headers: { authorization: `Bearer ${token}` },
       ...(rate ? { overallRate: rate } : {}),
     });
     const requests = Math.max(r.requests.total, 1);
@@ -186,6 +204,24 @@ const ROUTES: Array<[string, string]> = [
   ['fleet: matrix by label', '/api/v1/fleet/matrix?labelSelector=env%3Dprod,region%3Dr1&offset=500'],
 ];
 
+// The same reads by a viewer of one tenant: what it may see (cluster c-00007 is in its group g-7).
+const app = `app-${String(SCOPED_TENANT).padStart(2, '0')}`;
+const SCOPED_ROUTES: Array<[string, string]> = [
+  ['clusters: list', '/api/v1/clusters'],
+  ['clusters: list by label', '/api/v1/clusters?labelSelector=env%3Dprod,region%3Dr1'],
+  ['clusters: get', '/api/v1/clusters/c-00007'],
+  ['projects: list', '/api/v1/projects'],
+  ['projects: get', `/api/v1/projects/${app}`],
+  ['targets: list', `/api/v1/projects/${app}/targets`],
+  ['targets: get', `/api/v1/projects/${app}/targets/c-00007`],
+  ['runs: list', `/api/v1/projects/${app}/targets/c-00007/runs`],
+  ['events: list', `/api/v1/projects/${app}/events`],
+  ['fleet: summary', '/api/v1/fleet/summary'],
+  ['fleet: matrix', '/api/v1/fleet/matrix'],
+  ['fleet: matrix by label', '/api/v1/fleet/matrix?labelSelector=env%3Dprod,region%3Dr1'],
+  ['audit: list', '/api/v1/audit'],
+];
+
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'api-bench-'));
   const pg = await startPostgres(work);
@@ -220,17 +256,29 @@ async function main(): Promise<void> {
     console.log(`\nreference, bare Node HTTP server: ${ref.rps.toFixed(0)} req/s at ${RATE} offered, p50 ${ref.p50} ms, p99 ${ref.p99} ms, ${ref.hubCpu.toFixed(2)} CPU ms/req; ceiling ${refMax.rps.toFixed(0)} req/s`);
     console.log(`hub idle RSS after seeding: ${idleRss.toFixed(0)} MiB\n`);
     console.log(`${'route'.padEnd(28)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'p99/ref'.padStart(8)} ${'errors'.padStart(7)} ${'ceiling'.padStart(8)} ${'×ref'.padStart(6)} ${'RSS MiB'.padStart(8)} ${'hub ms/req'.padStart(10)} ${'db ms/req'.padStart(9)}`);
-    for (const [name, path] of ROUTES.filter(([n]) => !ONLY || n.includes(ONLY))) {
-      const check = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
-      if (!check.ok) throw new Error(`${path}: ${check.status} ${await check.text()}`);
-      await drive(`${url}${path}`, hub.child.pid!, RATE, 2); // warm up
-      const at = await drive(`${url}${path}`, hub.child.pid!, RATE, SECONDS);
-      const max = await drive(`${url}${path}`, hub.child.pid!, undefined, Math.max(3, SECONDS / 2));
-      console.log(
-        `${name.padEnd(28)} ${at.rps.toFixed(0).padStart(7)} ${String(at.p50).padStart(7)} ${String(at.p99).padStart(7)} ${(at.p99 / Math.max(ref.p99, 1)).toFixed(1).padStart(8)} ` +
-          `${String(at.errors + max.errors).padStart(7)} ${max.rps.toFixed(0).padStart(8)} ${(max.rps / refMax.rps).toFixed(2).padStart(6)} ${Math.max(at.peakRss, max.peakRss).toFixed(0).padStart(8)} ` +
-          `${at.hubCpu.toFixed(2).padStart(10)} ${at.dbCpu.toFixed(2).padStart(9)}`,
-      );
+    const scopedToken = (await (await fetch(`${url}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench-tenant-viewer', role: 'viewer', tenant: `tenant-${String(SCOPED_TENANT).padStart(2, '0')}` }),
+    })).json()) as { token: string };
+    const runs: Array<[string, Array<[string, string]>, string]> = [
+      ['unscoped (global admin)', ROUTES, TOKEN],
+      [`scoped (viewer of tenant-${String(SCOPED_TENANT).padStart(2, '0')})`, SCOPED_ROUTES, scopedToken.token],
+    ];
+    for (const [label, routes, token] of runs) {
+      console.log(`-- ${label}`);
+      for (const [name, path] of routes.filter(([n]) => !ONLY || n.includes(ONLY))) {
+        const check = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+        if (!check.ok) throw new Error(`${path}: ${check.status} ${await check.text()}`);
+        await drive(`${url}${path}`, hub.child.pid!, RATE, 2, token); // warm up
+        const at = await drive(`${url}${path}`, hub.child.pid!, RATE, SECONDS, token);
+        const max = await drive(`${url}${path}`, hub.child.pid!, undefined, Math.max(3, SECONDS / 2), token);
+        console.log(
+          `${name.padEnd(28)} ${at.rps.toFixed(0).padStart(7)} ${String(at.p50).padStart(7)} ${String(at.p99).padStart(7)} ${(at.p99 / Math.max(ref.p99, 1)).toFixed(1).padStart(8)} ` +
+            `${String(at.errors + max.errors).padStart(7)} ${max.rps.toFixed(0).padStart(8)} ${(max.rps / refMax.rps).toFixed(2).padStart(6)} ${Math.max(at.peakRss, max.peakRss).toFixed(0).padStart(8)} ` +
+            `${at.hubCpu.toFixed(2).padStart(10)} ${at.dbCpu.toFixed(2).padStart(9)}`,
+        );
+      }
     }
     if (SLOW_MS) slowStatements(join(work, 'postgres.log'));
     console.log(`\ngoal: ${RATE} req/s with p99 < 50 ms on every route, RSS < 512 MiB (${CONNECTIONS} connections, load generator on the same machine)`);

@@ -4,7 +4,10 @@
 // are shared); applying is simulated by an in-process stand-in for API
 // servers that keeps each cluster's objects in memory. Prints time to
 // converge, builds performed vs Targets, and the hub's peak memory.
-// BENCH_TARGETS=n, BENCH_CONCURRENCY=c (runs at once, default 32).
+// BENCH_TARGETS=n, BENCH_CONCURRENCY=c (runs at once, default 32). Registering
+// the clusters prints the cost of one registration at 1,000 clusters and at
+// n, and their ratio (1 when the cost does not grow with the inventory);
+// BENCH_CONVERGE=off stops there.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,6 +119,9 @@ class SimulatedClusters implements TargetRunner {
   }
 }
 
+/** Registrations averaged for the cost of one at a given inventory size. */
+const REGISTRATION_WINDOW = 100;
+
 const mb = (b: number) => `${(b / 1048576).toFixed(0)} MiB`;
 
 async function main(): Promise<void> {
@@ -145,12 +151,24 @@ async function main(): Promise<void> {
     const url = listeningUrl(app);
     const call = (method: string, path: string, body?: unknown) => api<{ status: { targets: number; ready: number } }>(method, path, body);
 
+    // the cost of one registration as the inventory grows: the mean of the last WINDOW before each size
+    const sizes = [...new Set([Math.min(1000, n), n])];
+    const perRegistration = new Map<number, number>();
     const t0 = performance.now();
+    let windowStart = t0;
     for (let i = 0; i < n; i++) {
+      if (sizes.some((size) => i === size - REGISTRATION_WINDOW)) windowStart = performance.now();
       await call('POST', '/api/v1/clusters', { name: `sim-${i}`, group: i % 2 ? 'production' : 'staging', mode: 'push', endpoint: { server: 'https://127.0.0.1:1' }, credentials: { token: `t-${i}` } });
+      if (sizes.includes(i + 1)) perRegistration.set(i + 1, (performance.now() - windowStart) / Math.min(REGISTRATION_WINDOW, i + 1));
     }
     console.log(`register ${n} clusters through the API: ${(performance.now() - t0).toFixed(0)} ms`);
+    for (const [size, ms] of perRegistration) console.log(`  one registration at ${size} clusters: ${ms.toFixed(1)} ms (mean of the last ${Math.min(REGISTRATION_WINDOW, size)})`);
+    if (sizes.length === 2) console.log(`  cost at ${sizes[1]} / cost at ${sizes[0]}: ${(perRegistration.get(sizes[1])! / perRegistration.get(sizes[0])!).toFixed(2)}`);
 
+    if (process.env.BENCH_CONVERGE === 'off') {
+      await app.close();
+      return;
+    }
     const t1 = performance.now();
     await call('POST', '/api/v1/projects', { name: 'bench', namespace: 'apps', source: { repository: repo, tag: 'latest' }, targets: { groups: ['staging', 'production'] } });
     for (;;) {

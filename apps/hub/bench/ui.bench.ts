@@ -45,8 +45,8 @@ async function seed(url: string): Promise<void> {
              jsonb_build_object('env', CASE WHEN i % 2 = 0 THEN 'prod' ELSE 'stage' END, 'region', 'r' || (i % 5)),
              'agent', true, 'v1.36.3'
       FROM generate_series(1, $1::int) i`, [CLUSTERS]);
-    await db.query(`INSERT INTO projects (name, namespace, source_repository, source_tag, service_account_name, target_selector, source_digest)
-      SELECT n, 'apps', 'oci://registry.example.com/' || n, 'stable', n, '{"labelSelector": {"matchLabels": {}}}', 'sha256:${'a'.repeat(64)}'
+    await db.query(`INSERT INTO projects (name, tenant, namespace, source_repository, source_tag, service_account_name, target_selector, source_digest)
+      SELECT n, 'default', 'apps', 'oci://registry.example.com/' || n, 'stable', n, '{"labelSelector": {"matchLabels": {}}}', 'sha256:${'a'.repeat(64)}'
       FROM unnest(ARRAY['api', 'db', 'web']) n`);
     const stalled = JSON.stringify([{ type: 'Stalled', status: 'True', reason: 'InvalidProject', message: 'x', lastTransitionTime: new Date().toISOString() }]);
     // mostly Ready, with a sprinkle of every other state

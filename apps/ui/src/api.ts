@@ -35,6 +35,11 @@ export async function apiCall<T>(token: string, method: string, path: string): P
 
 export const apiGet = <T>(token: string, path: string) => apiCall<T>(token, 'GET', path);
 
+/** After single sign-on: the hub hands over the access token once, from an HttpOnly cookie only it can read. */
+export async function collectSignIn(): Promise<string> {
+  return (await apiCall<{ token: string }>('', 'POST', '/auth/oidc/session')).token;
+}
+
 /** Path segments and query values are always encoded: names come from the API, filters from the user. */
 export function path(strings: TemplateStringsArray, ...values: string[]): string {
   return strings.reduce((out, s, i) => out + s + (i < values.length ? encodeURIComponent(values[i]) : ''), '');

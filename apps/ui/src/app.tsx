@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, apiGet } from './api';
+import { ApiError, apiGet, collectSignIn } from './api';
 import { AuditLog } from './audit';
 import { ClusterPage } from './cluster';
 import { followFleet, type LiveState } from './live';
@@ -23,6 +23,14 @@ function SignIn({ onSession, problem }: { onSession: (token: string, s: Session)
   const [token, setToken] = useState('');
   const [error, setError] = useState(problem ?? '');
   const [busy, setBusy] = useState(false);
+  const [sso, setSso] = useState(false);
+  // a hub with single sign-on says so on a public route
+  useEffect(() => {
+    apiGet<unknown>('', '/api/v1/auth/oidc').then(
+      () => setSso(true),
+      () => setSso(false),
+    );
+  }, []);
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -38,7 +46,14 @@ function SignIn({ onSession, problem }: { onSession: (token: string, s: Session)
   return (
     <main id="main" class="signin">
       <h2>Sign in</h2>
-      <p>Paste an API token: the admin token the hub printed at its first start, or one an admin created with <code>POST /api/v1/tokens</code>. It is kept for this browser tab only.</p>
+      {sso && (
+        <p>
+          <a class="button" href="/auth/oidc/login">
+            Sign in with single sign-on
+          </a>
+        </p>
+      )}
+      <p>{sso ? 'Or paste' : 'Paste'} an API token: the admin token the hub printed at its first start, or one an admin created with <code>POST /api/v1/tokens</code>. It is kept for this browser tab only.</p>
       <form onSubmit={submit}>
         <label>
           API token
@@ -77,13 +92,31 @@ export function App() {
   const [version, setVersion] = useState(0);
   const [signingIn, setSigningIn] = useState(false);
 
+  // back from single sign-on (#/sso): collect the token the hub left in an HttpOnly cookie, once
+  useEffect(() => {
+    if (token || location.hash !== '#/sso') return;
+    setSigningIn(true);
+    collectSignIn().then(
+      (t) => {
+        storeToken(t);
+        setToken(t);
+        location.hash = '#/';
+      },
+      (err: Error) => {
+        setProblem(`Single sign-on did not complete: ${err.message}`);
+        location.hash = '#/';
+      },
+    );
+  }, []);
+
   // a token kept from earlier in this tab: check it is still valid
   useEffect(() => {
     if (!token || session) return;
-    apiGet<Session>(token, '/api/v1/session').then(setSession, () => {
+    apiGet<Session>(token, '/api/v1/session').then(setSession, (err: unknown) => {
       forgetToken();
       setToken(null);
-      setProblem('Your token is no longer accepted; sign in again.');
+      // a signed-in person whose groups have no binding hears why
+      setProblem(err instanceof ApiError && err.status === 403 ? err.message : 'Your token is no longer accepted; sign in again.');
     });
   }, [token, session]);
 

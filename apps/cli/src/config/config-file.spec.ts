@@ -32,6 +32,19 @@ describe('contexts on disk', () => {
     expect(() => resolveContext(env, 'b')).toThrow(/context "b" not found/);
   });
 
+  it('keeps what renews a single sign-on token, and hands the context a renewal only when no variable overrides it', () => {
+    const xdg = join(home, 'xdg-sso');
+    const path = configPath({ XDG_CONFIG_HOME: xdg });
+    const oidc = { issuer: 'https://idp.example', clientId: 'flotilla', refreshToken: 'r3fresh', expiresAt: 1_900_000_000 };
+    writeConfig(path, { currentContext: 'sso', contexts: [{ name: 'sso', server: 'http://h', token: 'acc3ss', oidc }] });
+    expect(readConfig(path).contexts[0]).toEqual({ name: 'sso', server: 'http://h', token: 'acc3ss', oidc });
+    expect(readFileSync(path, 'utf8')).toContain('refresh-token: r3fresh');
+    const connection = resolveContext({ XDG_CONFIG_HOME: xdg });
+    expect(connection.oidc?.expiresAt).toBe(1_900_000_000);
+    expect(typeof connection.oidc?.renew).toBe('function');
+    expect(resolveContext({ XDG_CONFIG_HOME: xdg, FLOTILLA_TOKEN: 'static' }).oidc).toBeUndefined();
+  });
+
   it('refuses a file that is not what it wrote, naming it', () => {
     const path = join(home, 'bad.yaml');
     writeFileSync(path, 'contexts:\n  - name: a\n');

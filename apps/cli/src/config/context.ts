@@ -8,7 +8,11 @@ export interface Connection {
   name: string;
   server: string;
   token: string;
+  /** a single sign-on context: when its token expires (epoch seconds), `renew` gets and saves a new one */
+  oidc?: { expiresAt: number; renew: () => Promise<{ accessToken: string; expiresAt: number }> };
 }
+
+const RENEW_DEADLINE_MS = 30_000;
 
 export function resolveContext(env: NodeJS.ProcessEnv, selected?: string): Connection {
   const path = configPath(env);
@@ -24,5 +28,13 @@ export function resolveContext(env: NodeJS.ProcessEnv, selected?: string): Conne
   if (!server || !token) {
     throw new CliError('no hub context: nothing says which hub to talk to', 'run `flotilla login --server URL --token TOKEN`, or set FLOTILLA_SERVER and FLOTILLA_TOKEN');
   }
-  return { name: env.FLOTILLA_SERVER ? 'FLOTILLA_SERVER' : (ctx?.name ?? 'env'), server: trimTrailingSlashes(server), token };
+  const connection: Connection = { name: env.FLOTILLA_SERVER ? 'FLOTILLA_SERVER' : (ctx?.name ?? 'env'), server: trimTrailingSlashes(server), token };
+  // FLOTILLA_TOKEN replaces the context's token, and with it anything that would renew it
+  const session = !env.FLOTILLA_TOKEN && !env.FLOTILLA_SERVER ? ctx?.oidc : undefined;
+  if (ctx && session) {
+    const contextName = ctx.name;
+    // loaded only when a token is due: openid-client stays out of every other command's start
+    connection.oidc = { expiresAt: session.expiresAt, renew: async () => (await import('../oidc/oidc-session')).renew(contextName, session, env, RENEW_DEADLINE_MS) };
+  }
+  return connection;
 }

@@ -6,6 +6,8 @@ import { CliError, messageOf } from '../errors';
 import type { Connection } from '../config/context';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** A single sign-on token this close to its expiry is renewed before it is sent. */
+const RENEW_MARGIN_S = 30;
 
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
@@ -39,7 +41,21 @@ export class HubClient {
     return (await this.request<T>('GET', path, options)).body;
   }
 
+  /** The object at `path`, or undefined when the hub has none (create-or-update commands ask this first). */
+  async find<T>(path: string): Promise<T | undefined> {
+    return this.get<T>(path).catch((err: unknown) => {
+      if (err instanceof CliError && /not found/i.test(err.message)) return undefined;
+      throw err;
+    });
+  }
+
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<HubResponse<T>> {
+    const oidc = this.target.oidc;
+    if (oidc && oidc.expiresAt - RENEW_MARGIN_S <= Date.now() / 1000) {
+      const renewed = await oidc.renew();
+      this.target.token = renewed.accessToken;
+      oidc.expiresAt = renewed.expiresAt;
+    }
     const url = new URL(`${this.target.server}/api/v1${path}`);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
     const signal = AbortSignal.timeout(this.timeoutMs);
@@ -96,9 +112,16 @@ export class HubClient {
     const ref = body?.requestId ? ` (request ${body.requestId})` : '';
     switch (status) {
       case 401:
-        return new CliError(`the hub at ${this.target.server} refused the token of context "${this.target.name}"${ref}`, 'run `flotilla login --server URL --token TOKEN` with a valid token');
+        return new CliError(
+          `the hub at ${this.target.server} refused the token of context "${this.target.name}"${ref}`,
+          this.target.oidc ? `sign in again: flotilla login --oidc --hub ${this.target.server}` : 'run `flotilla login --server URL --token TOKEN` with a valid token',
+        );
       case 403:
-        return new CliError(`not allowed: ${hubMessage}${ref}`, 'this needs a token with a higher role (operator writes, admin manages tokens)');
+        // a tenant's rule (named in the message) is not a matter of a higher role
+        return new CliError(
+          `not allowed: ${hubMessage}${ref}`,
+          hubMessage.includes('(rule: ') ? "outside what your tenant allows: ask an admin to change the tenant's rules or your role" : 'this needs a token with a higher role (operator writes, admin manages tokens)',
+        );
       case 404:
         return new CliError(options.notFound ?? hubMessage, options.notFoundHint);
       case 400:

@@ -6,7 +6,7 @@ import type { ActorKind } from '../database/entities';
 export interface AuditEntry {
   at: Date;
   actor: AuditActor;
-  /** the tenant the request acted in; null until tenants exist */
+  /** the tenant the request acted in; null for a global caller's hub-wide requests */
   tenant: string | null;
   /** `<METHOD> <route pattern>`, e.g. `PATCH /api/v1/projects/:name`, or `<METHOD> unmatched` */
   action: string;

@@ -18,7 +18,7 @@ interface RouteLayer {
 /** What the audit trail reads of a request beyond the logged one. */
 interface AuditedRequest extends LoggedRequest {
   principal?: Principal;
-  /** set by tenant resolution once tenants exist; null or absent: no tenant */
+  /** set by a route once it knows the tenant (ProjectAccess); null or absent: none named */
   tenant?: string | null;
   body?: unknown;
 }

@@ -5,6 +5,12 @@ import type { HubConfig } from '../config/hub-config';
 import { writeAdminTokenFile } from './admin-token-file';
 import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
+import { OidcAuthenticator } from './oidc-authenticator';
+import { OidcBindingsController } from './oidc-bindings.controller';
+import { OidcBindingsService } from './oidc-bindings.service';
+import { OidcLoginController } from './oidc-login.controller';
+import { OidcLoginService } from './oidc-login.service';
+import { OidcSettingsController } from './oidc-settings.controller';
 import { TokensController } from './tokens.controller';
 import { RepositoriesModule } from '../repositories/repositories.module';
 
@@ -34,8 +40,8 @@ class AdminBootstrap implements OnApplicationBootstrap {
 
 @Module({
   imports: [RepositoriesModule],
-  controllers: [TokensController],
-  providers: [AuthService, AdminBootstrap, { provide: APP_GUARD, useClass: AuthGuard }],
-  exports: [AuthService],
+  controllers: [TokensController, OidcBindingsController, OidcSettingsController, OidcLoginController],
+  providers: [AuthService, AdminBootstrap, OidcBindingsService, OidcAuthenticator, OidcLoginService, { provide: APP_GUARD, useClass: AuthGuard }],
+  exports: [AuthService, OidcAuthenticator],
 })
 export class AuthModule {}

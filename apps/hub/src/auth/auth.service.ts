@@ -11,6 +11,7 @@ import { HUB_LOGGER } from '../logging/logging.module';
 import { NotificationBus } from '../notify/notification-bus';
 import { UnitOfWork } from '../repositories/unit-of-work';
 import { FailureLimiter } from './failure-limiter';
+import { OidcAuthenticator } from './oidc-authenticator';
 import { ANONYMOUS, type Principal, type Role, type TenantRole } from './roles';
 import { TokenCache } from './token-cache';
 import type { CreatedTokenDto, TokenDto } from './tokens.dto';
@@ -36,6 +37,7 @@ export class AuthService {
     private readonly bus: NotificationBus,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
+    private readonly oidc: OidcAuthenticator,
   ) {
     this.failures = new FailureLimiter({ limit: config.auth.failureLimit, windowMs: config.auth.failureWindowMs, maxSources: MAX_FAILURE_SOURCES });
     // a revocation on any replica: forget the tokens here too, before the cache's TTL would
@@ -61,7 +63,9 @@ export class AuthService {
     }
     if (header === undefined) throw new UnauthorizedError('missing bearer token: send "Authorization: Bearer <token>"');
     try {
-      return await this.principalOf(bearerToken(header), nowMs);
+      const token = bearerToken(header);
+      // a JWT from the configured provider; anything else is looked up as a static token, as before
+      return await (this.oidc.handles(token) ? this.oidc.authenticate(token) : this.principalOf(token, nowMs));
     } catch (err) {
       if (source !== undefined && err instanceof UnauthorizedError) this.failures.fail(source, nowMs);
       throw err;
@@ -93,6 +97,7 @@ export class AuthService {
 
   /** Whether the token behind a principal still holds (not revoked, not expired): live streams ask on each tick. */
   async stillValid(principal: Principal): Promise<boolean> {
+    if (principal.oidc) return this.oidc.stillValid(principal);
     if (principal === ANONYMOUS || !principal.tokenHash) return principal === ANONYMOUS;
     try {
       await this.principalOf(undefined, this.clock.now().getTime(), principal.tokenHash);

@@ -49,7 +49,13 @@ const ROUTES: Array<[string, string, Role]> = [
   ['POST', '/api/v1/tenants', 'admin'],
   ['PATCH', '/api/v1/tenants/none', 'admin'],
   ['DELETE', '/api/v1/tenants/none', 'admin'],
+  ['GET', '/api/v1/oidc-bindings', 'admin'],
+  ['POST', '/api/v1/oidc-bindings', 'admin'],
+  ['DELETE', '/api/v1/oidc-bindings/none', 'admin'],
 ];
+
+// Asked before anyone holds a token (where to sign in): open to all, a secret to none.
+const PUBLIC_ROUTES: Array<[string, string]> = [['GET', '/api/v1/auth/oidc']];
 
 describe('authorization per role on every route', () => {
   let hub: TestHub;
@@ -75,12 +81,19 @@ describe('authorization per role on every route', () => {
     for (const s of Object.values(outcome)) expect(s).toBeLessThan(500);
   });
 
+  it.each(PUBLIC_ROUTES)('%s %s is open to anyone', async (method, path) => {
+    for (const token of [null, tokens.viewer!, tokens.admin!]) {
+      const status = (await hub.call(method, path, { token })).status;
+      expect(status === 401 || status === 403 || status >= 500 ? status : 'allowed').toBe('allowed');
+    }
+  });
+
   it('covers every API route in the OpenAPI document', async () => {
     const doc = (await hub.call('GET', '/api/docs-json', { token: null })).body as { paths: Record<string, Record<string, unknown>> };
     const documented = Object.entries(doc.paths)
       .filter(([path]) => path.startsWith('/api/v1/'))
       .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{[^}]+\}/g, 'none')}`));
-    expect(ROUTES.map(([m, p]) => `${m} ${p}`).sort()).toEqual(documented.sort());
+    expect([...ROUTES, ...PUBLIC_ROUTES].map(([m, p]) => `${m} ${p}`).sort()).toEqual(documented.sort());
   });
 
   it('changed nothing while probing', async () => {

@@ -7,10 +7,13 @@ import type { AuthService } from './auth.service';
 import { ANONYMOUS } from './roles';
 import type { AuthenticatedRequest } from './auth.guard';
 
+/** API routes that take no token (they are @Public() too): where to sign in is asked before one has a token. */
+const PUBLIC_API_PATHS = new Set(['/api/v1/auth/oidc']);
+
 export function authenticateEarly(auth: AuthService): (req: AuthenticatedRequest, res: ServerResponse, next: (err?: unknown) => void) => void {
   return (req, _res, next) => {
     const path = (req.url ?? '').split('?')[0];
-    if (!path.startsWith('/api/v1/') && path !== '/api/v1') return next();
+    if ((!path.startsWith('/api/v1/') && path !== '/api/v1') || PUBLIC_API_PATHS.has(path)) return next();
     auth.authenticate(req.headers.authorization, req.socket.remoteAddress).then(
       (principal) => {
         // anonymous reading (HubConfig.anonymousViewer) never reaches a write's body

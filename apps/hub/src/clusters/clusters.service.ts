@@ -90,6 +90,8 @@ export class ClustersService {
 
   async update(name: string, dto: UpdateClusterDto): Promise<ClusterDto> {
     const changed = await this.uow.transaction(async (tx) => {
+      // before the cluster's row: Target inserts hold the lock, then share-lock cluster rows (fleet counts)
+      await tx.targets.lockMembership();
       const cluster = await findIn(tx, name);
       if (cluster.mode === 'agent' && (dto.endpoint || dto.credentials)) {
         throw new ConflictError(`cluster "${name}" is an agent cluster: it takes no endpoint or credentials (the agent dials the hub)`);

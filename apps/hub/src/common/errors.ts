@@ -60,6 +60,13 @@ export class ForbiddenError extends DomainError {
   }
 }
 
+/** Something the hub depends on (e.g. the identity provider) cannot be reached now (HTTP 503 with Retry-After). */
+export class UnavailableError extends DomainError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ServiceUnavailable', message, options);
+  }
+}
+
 /** Too many attempts from one caller (HTTP 429 with Retry-After). */
 export class TooManyRequestsError extends DomainError {
   constructor(

@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { LoggedRequest } from '../logging/request-logging';
 import { DatabaseOutage, isDatabaseUnreachable, RETRY_AFTER_SECONDS } from './database-outage';
-import { ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, TooManyRequestsError, UnauthorizedError } from './errors';
+import { ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, TooManyRequestsError, UnauthorizedError, UnavailableError } from './errors';
 
 /** The body of every error response. */
 export interface ErrorBody {
@@ -22,6 +22,7 @@ const DOMAIN_STATUS: Array<[new (...args: never[]) => DomainError, number]> = [
   [UnauthorizedError, HttpStatus.UNAUTHORIZED],
   [ForbiddenError, HttpStatus.FORBIDDEN],
   [TooManyRequestsError, HttpStatus.TOO_MANY_REQUESTS],
+  [UnavailableError, HttpStatus.SERVICE_UNAVAILABLE],
 ];
 
 /** Maps domain errors and Nest's HTTP exceptions to one JSON shape; anything else is a logged 500. */

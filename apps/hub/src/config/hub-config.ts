@@ -9,6 +9,7 @@ import { type AuditConfig, defaultAuditConfig, parseAuditConfig } from './audit-
 import { HUB_VERSION } from '../common/hub-version';
 import { type CdeventsConfig, defaultCdeventsConfig, parseCdeventsConfig } from './cdevents-config';
 import { defaultEgressConfig, type EgressConfig, parseEgressConfig } from './egress-config';
+import { type OidcConfig, parseOidcConfig } from './oidc-config';
 
 /** Hub settings, parsed once at boot from the environment. */
 export interface HubConfig {
@@ -48,6 +49,8 @@ export interface HubConfig {
   egress: EgressConfig;
   /** The audit log's retention (FLOTILLA_AUDIT_*). */
   audit: AuditConfig;
+  /** Single sign-on (FLOTILLA_OIDC_*); absent: static tokens only. */
+  oidc?: OidcConfig;
 }
 
 export interface AuthConfig {
@@ -296,6 +299,8 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
   parseAuthConfig(value, config.auth, problems);
   config.egress = parseEgressConfig(value, problems);
   config.audit = parseAuditConfig(value, problems);
+  const oidc = parseOidcConfig(value, problems, cwd);
+  if (oidc) config.oidc = oidc;
   parseAgentServerConfig(value, config, problems, cwd);
   parseCueConfig(value, config, problems, machine);
 

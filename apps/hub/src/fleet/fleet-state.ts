@@ -9,15 +9,33 @@
 export const FLEET_STATES = ['Failed', 'Stalled', 'Stale', 'Progressing', 'Deleting', 'Suspended', 'Ready'] as const;
 export type FleetState = (typeof FLEET_STATES)[number];
 
+/** The columns a state is decided from: SQL expressions of a Target row or of a target_counts row. */
+export interface StateInputsSql {
+  phase: string;
+  /** Failed with a Stalled=True condition */
+  stalled: string;
+  /** on an agent cluster whose agent is not connected */
+  stale: string;
+}
+
 /**
- * The state of the Target row `t` on the cluster row `c` as an SQL
- * expression: a failure whose Stalled condition holds will not clear by
- * retrying alone; Pending and Reconciling are both work under way.
+ * The state as an SQL expression: a failure whose Stalled condition holds
+ * will not clear by retrying alone; Pending and Reconciling are both work under way.
  */
-export function targetStateSql(t: string, c: string): string {
+export function fleetStateSql(k: StateInputsSql): string {
   return `CASE
-    WHEN ${c}.mode = 'agent' AND NOT EXISTS (SELECT 1 FROM agent_links al WHERE al.cluster_id = ${c}.id AND al.connected) THEN 'Stale'
-    WHEN ${t}.phase = 'Failed' AND ${t}.conditions @> '[{"type": "Stalled", "status": "True"}]' THEN 'Stalled'
-    WHEN ${t}.phase IN ('Pending', 'Reconciling') THEN 'Progressing'
-    ELSE ${t}.phase END`;
+    WHEN ${k.stale} THEN 'Stale'
+    WHEN ${k.phase} = 'Failed' AND ${k.stalled} THEN 'Stalled'
+    WHEN ${k.phase} IN ('Pending', 'Reconciling') THEN 'Progressing'
+    ELSE ${k.phase} END`;
+}
+
+/** The state of the Target row `t` (its count_stale is kept by the database from its cluster and agent link). */
+export function targetStateSql(t: string): string {
+  return fleetStateSql({ phase: `${t}.phase`, stalled: `${t}.conditions @> '[{"type": "Stalled", "status": "True"}]'`, stale: `${t}.count_stale` });
+}
+
+/** The state of the target_counts row `tc`. */
+export function countedStateSql(tc: string): string {
+  return fleetStateSql({ phase: `${tc}.phase`, stalled: `${tc}.stalled`, stale: `${tc}.stale` });
 }

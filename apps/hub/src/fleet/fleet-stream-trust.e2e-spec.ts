@@ -1,29 +1,10 @@
 import { FixedClock } from '../common/clock';
 import { launch, startTestHub, type TestHub } from '../../test/hub';
+import { openStream } from '../../test/live-stream';
 import { FleetStream } from './fleet-stream';
 
 const NOW = '2026-03-01T12:00:00.000Z';
 
-/** Opens the live stream with `token` and reads it until it says hello. */
-async function openStream(url: string, token: string): Promise<{ text: () => string; ended: Promise<string> }> {
-  const res = await fetch(`${url}/api/v1/fleet/events`, { headers: { authorization: `Bearer ${token}` } });
-  expect(res.status).toBe(200);
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let text = '';
-  let hello!: () => void;
-  const greeted = new Promise<void>((r) => (hello = r));
-  // resolves with everything the stream said once the hub ends it
-  const ended = (async () => {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return text;
-      text += value;
-      if (text.includes('event: hello')) hello();
-    }
-  })();
-  await Promise.race([greeted, ended]);
-  return { text: () => text, ended };
-}
 
 describe('a live stream lives no longer than its token', () => {
   const clock = new FixedClock(NOW);

@@ -16,7 +16,9 @@ export type HubNotice =
   /** an upgrade for the replica that holds the cluster's agent: it sends its own configured image, the notice names none */
   | { topic: 'agent-upgrade'; clusterId: string }
   /** API tokens revoked: every replica forgets them and closes their live streams */
-  | { topic: 'tokens-revoked'; tokenIds: string[] };
+  | { topic: 'tokens-revoked'; tokenIds: string[] }
+  /** single sign-on bindings changed: every replica drops its cached copy, so a removal ends access at once */
+  | { topic: 'oidc-bindings-changed' };
 
 const CHANNEL = 'flotilla_hub';
 /** a notice is a hint; one lost to a reconnect is made good by the next tick or watch */

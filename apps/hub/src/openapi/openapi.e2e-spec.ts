@@ -18,6 +18,7 @@ describe('OpenAPI', () => {
     expect(doc.openapi).toMatch(/^3\./);
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/api/v1/audit',
+      '/api/v1/auth/oidc',
       '/api/v1/clusters',
       '/api/v1/clusters/{name}',
       '/api/v1/clusters/{name}/agent',
@@ -28,6 +29,8 @@ describe('OpenAPI', () => {
       '/api/v1/credentials/rotate',
       '/api/v1/fleet/matrix',
       '/api/v1/fleet/summary',
+      '/api/v1/oidc-bindings',
+      '/api/v1/oidc-bindings/{id}',
       '/api/v1/projects',
       '/api/v1/projects/{name}',
       '/api/v1/projects/{name}/deliveries',

@@ -104,6 +104,11 @@ export class ClustersRepository {
     return this.repo.existsBy({ name });
   }
 
+  /** One cluster, with only what target selection needs. */
+  forSelection(id: string): Promise<Pick<ClusterEntity, 'id' | 'name' | 'groupName' | 'labels' | 'mode'> | null> {
+    return this.repo.findOne({ select: { id: true, name: true, groupName: true, labels: true, mode: true }, where: { id } });
+  }
+
   /** Every cluster, with only what target selection needs. */
   allForSelection(): Promise<Array<Pick<ClusterEntity, 'id' | 'name' | 'groupName' | 'labels' | 'mode'>>> {
     return this.repo.find({ select: { id: true, name: true, groupName: true, labels: true, mode: true }, order: { name: 'ASC' } });

@@ -1,10 +1,11 @@
 import type { EntityManager } from 'typeorm';
 import type { LabelSelector } from '../database/entities';
-import { type FleetState, targetStateSql } from '../fleet/fleet-state';
+import { countedStateSql, type FleetState, targetStateSql } from '../fleet/fleet-state';
 import type { TenantReach } from '../tenancy/tenant-reach';
 import { destinationsCondition } from './destinations-sql';
 import { labelSelectorConditions, variesInShape } from './label-selector-sql';
-import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
+import type { ListTotals } from './list-totals';
+import { isoTime, type ListAnswer, MEMBERSHIP_ROW, membershipTotal, queryPrepared, SqlParams, totalOf, whereAll } from './sql';
 
 /** Target counts of one cluster group. */
 export interface GroupSummaryRow {
@@ -57,25 +58,33 @@ function likeContaining(text: string): string {
 
 /** The fleet-wide reads of the status page: each one statement, whatever the fleet's size. */
 export class FleetRepository {
-  constructor(private readonly db: EntityManager) {}
+  /** `totals`: where this replica remembers list totals; without it every matrix counts its clusters */
+  constructor(
+    private readonly db: EntityManager,
+    private readonly totals?: ListTotals,
+  ) {}
 
   /**
    * Clusters, unreachable clusters and Targets by state, per cluster group,
-   * and the number of Projects. `reach`: only the clusters in its
-   * destinations and the Targets and Projects of its tenants.
+   * and the number of Projects: read from the counters the database keeps
+   * (target_counts per Project, cluster_group_counts), so the cost does not
+   * grow with the fleet. `reach`: a tenant member's, whose Target counts are
+   * the sum over its tenants' Projects' counter rows, and whose clusters are
+   * those its destinations hold (counted, as no counter is kept per tenant).
    */
   async summary(reach?: TenantReach): Promise<FleetSummaryRows> {
     const params = new SqlParams();
     const projectsOf = reach ? `WHERE p.tenant = ANY(${params.add(reach.tenants)})` : '';
-    const targetsOf = reach ? `JOIN projects p ON p.id = t.project_id ${projectsOf}` : '';
-    const clustersOf = reach ? `WHERE ${destinationsCondition('c', reach.destinations, params)}` : '';
+    const countsOf = reach ? `WHERE tc.project_id IN (SELECT p.id FROM projects p ${projectsOf})` : '';
+    const groups = reach
+      ? `SELECT c.group_name AS grp, count(*)::int AS clusters, (count(*) FILTER (WHERE c.reachable IS false))::int AS unreachable
+          FROM clusters c WHERE ${destinationsCondition('c', reach.destinations, params)} GROUP BY 1`
+      : `SELECT group_name AS grp, clusters, unreachable FROM cluster_group_counts WHERE clusters > 0`;
     const rows = await queryPrepared<GroupSummaryRow & { projects: number }>(this.db, {
       text: `WITH states AS (
-          SELECT c.group_name AS grp, ${targetStateSql('t', 'c')} AS state, count(*)::int AS n
-          FROM targets t JOIN clusters c ON c.id = t.cluster_id ${targetsOf} GROUP BY 1, 2),
-        groups AS (
-          SELECT c.group_name AS grp, count(*)::int AS clusters, (count(*) FILTER (WHERE c.reachable IS false))::int AS unreachable
-          FROM clusters c ${clustersOf} GROUP BY 1)
+          SELECT tc.cluster_group AS grp, ${countedStateSql('tc')} AS state, sum(tc.n)::int AS n
+          FROM target_counts tc ${countsOf} GROUP BY 1, 2 HAVING sum(tc.n) > 0),
+        groups AS (${groups})
         SELECT (SELECT count(*)::int FROM projects p ${projectsOf}) AS projects, g.grp AS "group", g.clusters, g.unreachable,
           COALESCE(jsonb_object_agg(s.state, s.n) FILTER (WHERE s.state IS NOT NULL), '{}') AS states
         FROM (SELECT 1) AS one
@@ -92,7 +101,9 @@ export class FleetRepository {
   /**
    * One page of clusters (ordered by group, then name) with the state of
    * each Project on them, the first `projectLimit` Projects by name as the
-   * columns, and how many clusters the filter matches.
+   * columns, and how many clusters the filter matches. The page is chosen
+   * before any cell is computed (rows skipped by OFFSET cost no cells), and
+   * the total is reused while the membership version holds (ListTotals).
    */
   async matrix(filter: MatrixFilter, page: { limit: number; offset: number; projectLimit: number }, reach?: TenantReach): Promise<MatrixRows> {
     const params = new SqlParams();
@@ -103,28 +114,30 @@ export class FleetRepository {
     if (filter.group) conditions.push(`c.group_name = ${params.add(filter.group)}`);
     conditions.push(...labelSelectorConditions('c.labels', filter.labelSelector, params));
     const where = whereAll(conditions);
-    const rows = await queryPrepared<MatrixRow & { total: number; projects: string[] }>(
+    const key = `matrix ${JSON.stringify(params.values)}`;
+    const sent = this.totals?.lookup(key);
+    const rows = await queryPrepared<MatrixRow & ListAnswer & { projects: string[] }>(
       this.db,
       {
         text: `WITH cols AS (SELECT id, name FROM projects ${projectsOf} ORDER BY name LIMIT ${params.add(page.projectLimit)})
-          SELECT n.total, (SELECT COALESCE(jsonb_agg(name ORDER BY name), '[]') FROM cols) AS projects, r.*
-          FROM (SELECT count(*)::int AS total FROM clusters c ${where}) AS n
+          SELECT lv.version::text AS "listVersion", n.total, (SELECT COALESCE(jsonb_agg(name ORDER BY name), '[]') FROM cols) AS projects, r.*
+          FROM ${membershipTotal(`SELECT count(*) FROM clusters c ${where}`, params.add(sent?.version ?? null))}
           LEFT JOIN LATERAL (
             SELECT c.name, c.group_name AS "group", c.mode, c.reachable, ${isoTime('c.last_checked_at')} AS "lastCheckedAt", c.labels,
-              (SELECT COALESCE(jsonb_object_agg(cols.name, jsonb_build_object('state', ${targetStateSql('t', 'c')}, 'revision', t.last_applied_revision)), '{}')
+              (SELECT COALESCE(jsonb_object_agg(cols.name, jsonb_build_object('state', ${targetStateSql('t')}, 'revision', t.last_applied_revision)), '{}')
                 FROM targets t JOIN cols ON cols.id = t.project_id WHERE t.cluster_id = c.id) AS cells
-            FROM clusters c ${where}
-            ORDER BY c.group_name, c.name
-            LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}) AS r ON true`,
+            FROM (SELECT c.* FROM clusters c ${where} ORDER BY c.group_name, c.name LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}) AS c) AS r ON true
+          WHERE ${MEMBERSHIP_ROW}
+          ORDER BY r."group", r.name`,
         values: params.values,
       },
       { prepare: !variesInShape(filter.labelSelector) && !reach },
     );
     const first = rows[0];
     return {
-      total: first.total,
+      total: totalOf(this.totals, key, sent, first),
       projects: first.projects,
-      rows: first.name === null ? [] : rows.map(({ total: _t, projects: _p, ...row }) => row),
+      rows: first.name === null ? [] : rows.map(({ total: _t, listVersion: _v, projects: _p, ...row }) => row),
     };
   }
 

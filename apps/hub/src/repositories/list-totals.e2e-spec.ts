@@ -79,6 +79,23 @@ describe.each(DATABASE_KINDS)('list totals on %s', (_label, kind) => {
     expect(await total(`${TARGETS}?phase=Pending`)).toBe(0);
   });
 
+  it('keeps the fleet matrix total exact while clusters come, are relabelled and go behind this replica', async () => {
+    const MATRIX = '/api/v1/fleet/matrix';
+    const GOLD_MATRIX = `${MATRIX}?labelSelector=${encodeURIComponent('tier=gold')}`;
+    const clusters = await total(MATRIX);
+    const gold = await total(GOLD_MATRIX);
+    const before = { ...totals.stats };
+    expect(await total(GOLD_MATRIX)).toBe(gold);
+    expect(totals.stats.reused).toBe(before.reused + 1);
+    await sql.query(`INSERT INTO clusters (name, group_name, labels, mode) VALUES ('lt-m', 'west', '{"tier":"gold"}', 'agent')`);
+    expect(await total(MATRIX)).toBe(clusters + 1);
+    expect(await total(GOLD_MATRIX)).toBe(gold + 1);
+    await sql.query(`UPDATE clusters SET labels = '{"tier":"silver"}' WHERE name = 'lt-m'`);
+    expect(await total(GOLD_MATRIX)).toBe(gold);
+    await sql.query(`DELETE FROM clusters WHERE name = 'lt-m'`);
+    expect(await total(MATRIX)).toBe(clusters);
+  });
+
   it('bumps the version once per transaction, however many rows it changed', async () => {
     const version = async () => Number((await sql.query(`SELECT version FROM list_versions WHERE name = 'membership'`))[0].version);
     const before = await version();

@@ -9,6 +9,7 @@ import { CredentialsRepository } from './credentials.repository';
 import { FleetRepository } from './fleet.repository';
 import { HistoryRepository } from './history.repository';
 import { ListTotals } from './list-totals';
+import { OidcBindingsRepository } from './oidc-bindings.repository';
 import { ProjectsRepository } from './projects.repository';
 import { TargetsRepository } from './targets.repository';
 import { TenantsRepository } from './tenants.repository';
@@ -29,12 +30,13 @@ const onDataSource = <T>(make: (ds: DataSource) => T) => ({ inject: [DataSource]
     { provide: ClustersRepository, inject: [DataSource, ListTotals], useFactory: (ds: DataSource, totals: ListTotals) => new ClustersRepository(ds.manager, totals) },
     { provide: ProjectsRepository, ...onDataSource((ds) => new ProjectsRepository(ds.manager)) },
     { provide: TargetsRepository, inject: [DataSource, ListTotals], useFactory: (ds: DataSource, totals: ListTotals) => new TargetsRepository(ds.manager, totals) },
-    { provide: FleetRepository, ...onDataSource((ds) => new FleetRepository(ds.manager)) },
+    { provide: FleetRepository, inject: [DataSource, ListTotals], useFactory: (ds: DataSource, totals: ListTotals) => new FleetRepository(ds.manager, totals) },
     { provide: HistoryRepository, ...onDataSource((ds) => new HistoryRepository(ds.manager)) },
     { provide: TokensRepository, ...onDataSource((ds) => new TokensRepository(ds.manager)) },
     { provide: TenantsRepository, ...onDataSource((ds) => new TenantsRepository(ds.manager)) },
     { provide: CdeventOutboxRepository, ...onDataSource((ds) => new CdeventOutboxRepository(ds.manager)) },
     { provide: AuditRepository, ...onDataSource((ds) => new AuditRepository(ds.manager)) },
+    { provide: OidcBindingsRepository, ...onDataSource((ds) => new OidcBindingsRepository(ds.manager)) },
     {
       provide: CredentialsRepository,
       inject: [DataSource, CryptoRepository],
@@ -43,6 +45,6 @@ const onDataSource = <T>(make: (ds: DataSource) => T) => ({ inject: [DataSource]
     KubeRepository,
     UnitOfWork,
   ],
-  exports: [ListTotals, FleetRepository, ClustersRepository, ProjectsRepository, TargetsRepository, HistoryRepository, TokensRepository, TenantsRepository, CredentialsRepository, CdeventOutboxRepository, AuditRepository, KubeRepository, UnitOfWork],
+  exports: [ListTotals, FleetRepository, ClustersRepository, ProjectsRepository, TargetsRepository, HistoryRepository, TokensRepository, TenantsRepository, CredentialsRepository, CdeventOutboxRepository, AuditRepository, OidcBindingsRepository, KubeRepository, UnitOfWork],
 })
 export class RepositoriesModule {}

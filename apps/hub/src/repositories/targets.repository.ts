@@ -153,7 +153,9 @@ export class TargetsRepository {
   async insertMissing(rows: Array<{ projectId: string; clusterId: string; generation: number; phase: TargetPhase; conditions?: Condition[] }>): Promise<void> {
     if (rows.length === 0) return;
     try {
-      await this.repo.createQueryBuilder().insert().into(TargetEntity).values(rows).orIgnore().execute();
+      // in cluster order: each insert share-locks its cluster's row, as an agent's (dis)connection locks them at commit
+      const ordered = [...rows].sort((a, b) => (a.clusterId < b.clusterId ? -1 : a.clusterId > b.clusterId ? 1 : 0));
+      await this.repo.createQueryBuilder().insert().into(TargetEntity).values(ordered).orIgnore().execute();
       // A Project that adds a fleet's Targets at once: statistics now, not at autovacuum's next round (up to a
       // minute): planned on the old ones the scheduler's claims nested loops over every Target (seconds each).
       if (rows.length >= BULK_ANALYZE_ROWS) await this.repo.query('ANALYZE targets');

@@ -19,7 +19,7 @@ describe('LeaseBatchRepository on PostgreSQL', () => {
 
   /** One Project on `n` due push clusters; their leases, claimed by hub-1. */
   async function claimed(n: number): Promise<Lease[]> {
-    const [{ id: projectId }] = await database.ds.query(`INSERT INTO projects (name, namespace, source_repository, service_account_name) VALUES ('shop', 'shop', 'oci://127.0.0.1:1/shop', 'shop') RETURNING id`);
+    const [{ id: projectId }] = await database.ds.query(`INSERT INTO projects (name, tenant, namespace, source_repository, service_account_name) VALUES ('shop', 'default', 'shop', 'oci://127.0.0.1:1/shop', 'shop') RETURNING id`);
     const clusters: string[] = [];
     for (let i = 0; i < n; i++) {
       const [{ id: clusterId }] = await database.ds.query(`INSERT INTO clusters (name, mode) VALUES ($1, 'push') RETURNING id`, [`edge-${i}`]);

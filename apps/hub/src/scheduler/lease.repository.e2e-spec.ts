@@ -21,7 +21,7 @@ describe('LeaseRepository and wave advance on PostgreSQL', () => {
 
   /** One Project on the named clusters; returns Target ids by cluster name. */
   async function seed(clusters: string[]): Promise<Record<string, string>> {
-    const [{ id: projectId }] = await database.ds.query(`INSERT INTO projects (name, namespace, source_repository, service_account_name) VALUES ('shop', 'shop', 'oci://127.0.0.1:1/shop', 'shop') RETURNING id`);
+    const [{ id: projectId }] = await database.ds.query(`INSERT INTO projects (name, tenant, namespace, source_repository, service_account_name) VALUES ('shop', 'default', 'shop', 'oci://127.0.0.1:1/shop', 'shop') RETURNING id`);
     const ids: Record<string, string> = {};
     for (const name of clusters) {
       const [{ id: clusterId }] = await database.ds.query(`INSERT INTO clusters (name, mode) VALUES ($1, 'push') RETURNING id`, [name]);
@@ -57,8 +57,9 @@ describe('LeaseRepository and wave advance on PostgreSQL', () => {
     expect(new Set(before.values()).size).toBeGreaterThan(1);
     expect(await leases.claim('hub-1', 1000, 60_000)).toHaveLength(ids.length);
     const after = await pages();
-    // a few at a page's edge may still move; with pages full (no fillfactor) 190 of the 200 did
-    expect(ids.filter((id) => after.get(id) !== before.get(id)).length).toBeLessThan(ids.length / 20);
+    // a few at each page's edge may still move (about 2 of every page's 22 since Targets carry their count keys);
+    // with pages full (no fillfactor) 190 of the 200 did
+    expect(ids.filter((id) => after.get(id) !== before.get(id)).length).toBeLessThan(ids.length / 10);
   });
 
   it('never claims a Target this replica is still running, even once its lease has run out', async () => {

@@ -43,7 +43,8 @@ export class MembershipService {
 
   async syncCluster(tx: Transaction, clusterId: string): Promise<void> {
     await tx.targets.lockMembership();
-    const cluster = (await tx.clusters.allForSelection()).find((c) => c.id === clusterId);
+    // this cluster only: a registration's cost must not grow with the inventory
+    const cluster = await tx.clusters.forSelection(clusterId);
     if (!cluster) return;
     const facts = factsOf(cluster);
     const projects = await tx.projects.all();

@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError } from '../common/errors';
 import type { Page } from '../common/paging';
 import type { TenantEntity } from '../database/entities';
 import { AuthService } from '../auth/auth.service';
+import { NotificationBus } from '../notify/notification-bus';
 import { RunTriggers } from '../scheduler/run-triggers';
 import { TenantsRepository } from '../repositories/tenants.repository';
 import { UnitOfWork } from '../repositories/unit-of-work';
@@ -21,6 +22,7 @@ export class TenantsService {
     private readonly membership: MembershipService,
     private readonly auth: AuthService,
     private readonly triggers: RunTriggers,
+    private readonly bus: NotificationBus,
   ) {}
 
   async create(dto: CreateTenantDto): Promise<TenantDto> {
@@ -77,6 +79,8 @@ export class TenantsService {
       return tokenIds;
     });
     this.auth.forget(revoked);
+    // its claim bindings went with it (foreign key): every replica reads them again
+    this.bus.publish({ topic: 'oidc-bindings-changed' });
   }
 }
 

@@ -36,10 +36,7 @@ export function registerProjectApply(parent: Command, cli: Cli): void {
 
 async function applyOne(hub: HubClient, m: ProjectManifest): Promise<string> {
   const path = `/projects/${seg(m.name)}`;
-  const current = await hub.get<Project>(path).catch((err: unknown) => {
-    if (err instanceof CliError && /not found/i.test(err.message)) return undefined;
-    throw err;
-  });
+  const current = await hub.find<Project>(path);
   if (!current) {
     await hub.request('POST', '/projects', { body: m });
     return 'created';

@@ -40,10 +40,7 @@ export function registerTenantApply(parent: Command, cli: Cli): void {
 async function applyOne(cli: Cli, t: { name: string } & Record<string, unknown>): Promise<string> {
   const hub = cli.hub();
   const path = `/tenants/${seg(t.name)}`;
-  const current = await hub.get<Tenant>(path).catch((err: unknown) => {
-    if (err instanceof CliError && /not found/i.test(err.message)) return undefined;
-    throw err;
-  });
+  const current = await hub.find<Tenant>(path);
   if (!current) {
     await hub.request('POST', '/tenants', { body: t });
     return 'created';

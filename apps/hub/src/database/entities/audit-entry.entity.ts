@@ -37,7 +37,7 @@ export class AuditEntryEntity {
   @Column({ name: 'actor_email', type: 'varchar', length: 320, nullable: true })
   actorEmail!: string | null;
 
-  /** the tenant the request acted in; null before tenants exist and for hub-wide routes */
+  /** the tenant the request acted in; null for a global caller's hub-wide requests */
   @Column({ type: 'varchar', length: 63, nullable: true })
   tenant!: string | null;
 

@@ -6,7 +6,7 @@ export type ClusterMode = 'push' | 'agent';
 /** A spoke cluster in the inventory. */
 @Entity('clusters')
 @Unique('uq_clusters_name', ['name'])
-@Index('idx_clusters_group_name', ['groupName'])
+@Index('idx_clusters_group_name_name', ['groupName', 'name'])
 @Index('idx_clusters_api_server_identity', ['apiServerIdentity'])
 // GIN with jsonb_path_ops, which TypeORM cannot declare: made by the ReadPaths migration, left alone by schema sync
 @Index('idx_clusters_labels', { synchronize: false })

@@ -15,6 +15,8 @@ export type TargetPhase = (typeof TARGET_PHASES)[number];
 @Index('idx_targets_cluster', ['clusterId'])
 @Index('idx_targets_project_phase', ['projectId', 'phase'])
 @Index('idx_targets_next_run_at', ['nextRunAt'])
+// partial, on a JSON containment: written in migration 1764830000000
+@Index('idx_targets_rollout_waiting', { synchronize: false })
 export class TargetEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_targets' })
   id!: string;
@@ -50,16 +52,24 @@ export class TargetEntity {
   @Column({ type: 'jsonb', default: () => `'[]'` })
   conditions!: Condition[];
 
+  /** the cluster group this Target is counted under in target_counts: derived by a trigger, never written by the hub */
+  @Column({ name: 'count_group', type: 'varchar', length: 63, default: '', select: false, insert: false, update: false })
+  countGroup!: string;
+
+  /** counted as stale (agent cluster, agent not connected): derived by a trigger, never written by the hub */
+  @Column({ name: 'count_stale', type: 'boolean', default: false, select: false, insert: false, update: false })
+  countStale!: boolean;
+
   /** since when lastAppliedRevision is what it is; kept by a database trigger */
-  @Column({ name: 'revision_since', type: 'timestamptz', nullable: true })
+  @Column({ name: 'revision_since', type: 'timestamptz', nullable: true, insert: false, update: false })
   revisionSince!: Date | null;
 
   /** since when it is Ready and Healthy on lastAppliedRevision (null: it is not); kept by a database trigger, a rollout wave soaks on it */
-  @Column({ name: 'healthy_since', type: 'timestamptz', nullable: true })
+  @Column({ name: 'healthy_since', type: 'timestamptz', nullable: true, insert: false, update: false })
   healthySince!: Date | null;
 
   /** the last revision it was Ready and Healthy on; kept by the same trigger, a rollback returns to it */
-  @Column({ name: 'last_healthy_revision', type: 'text', nullable: true })
+  @Column({ name: 'last_healthy_revision', type: 'text', nullable: true, insert: false, update: false })
   lastHealthyRevision!: string | null;
 
   /** components and their instances as the engine last reported them */
