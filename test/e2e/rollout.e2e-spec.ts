@@ -3,6 +3,7 @@ import { eventually } from './support/eventually';
 import type { HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
 import { configMapData, createProject, readyOn, runs, target, type RunView } from './support/shop';
+import { DeploymentReadiness } from './support/spoke';
 import { spokeSuite } from './support/suite';
 
 // Issue 8, fourth end-to-end suite: rollout waves. The harness API server is
@@ -10,13 +11,16 @@ import { spokeSuite } from './support/suite';
 // production); the Project places each cluster's instances in a namespace
 // named after TIMONI_CLUSTER_NAME, so the two registrations stand in for two
 // clusters. The Project's service account only has Roles, so neither Target
-// can see (or prune) the other's instances.
+// can see (or prune) the other's instances. A wave opens once the one before
+// is Ready and Healthy: the suite releases the webapp's pods (DeploymentReadiness)
+// so its Deployments become available, and waits past the engine's health
+// recheck (30 s) for each wave.
 
 jest.setTimeout(120_000);
 
 describe('rollout waves over two groups of clusters', () => {
   let fleet: HubFleet;
-  const { registry, kube, ns } = spokeSuite('e2e-wave', { started: (f) => (fleet = f), instanceNamespaces: (n) => [`${n}-stage-1`, `${n}-prod-1`], spokes: [['stage-1', 'staging'], ['prod-1', 'production']] });
+  const { registry, kube, ns, beforeStop } = spokeSuite('e2e-wave', { started: (f) => (fleet = f), instanceNamespaces: (n) => [`${n}-stage-1`, `${n}-prod-1`], spokes: [['stage-1', 'staging'], ['prod-1', 'production']] });
   const stageNs = `${ns}-stage-1`;
   const prodNs = `${ns}-prod-1`;
   let repo: string;
@@ -30,9 +34,11 @@ describe('rollout waves over two groups of clusters', () => {
     const moduleUrl = await publishWebapp(registry);
     repo = projectRepository();
     base = { moduleUrl, moduleVersion: '1.0.0', namespace: `${ns}-\\(_cluster)`, infra: ['db'], message: '' };
+    const readiness = new DeploymentReadiness(kube, () => [stageNs, prodNs], 0).start();
+    beforeStop(() => readiness.stop());
   });
 
-  it('rolls a revision out to production only after staging is Ready on it', () =>
+  it('rolls a revision out to production only after staging is Ready and Healthy on it', () =>
     fleet.guard(async () => {
       const v1 = await publish('v1');
       await createProject(fleet, { name: 'shop', namespace: ns, repository: repo }, {
@@ -41,7 +47,7 @@ describe('rollout waves over two groups of clusters', () => {
         interval: '10m',
       });
       await readyOn(fleet, 'shop', 'stage-1', v1);
-      await readyOn(fleet, 'shop', 'prod-1', v1);
+      await readyOn(fleet, 'shop', 'prod-1', v1, 90_000);
 
       const [stageDone] = succeededOn(await runs(fleet, 'shop', 'stage-1'), v1);
       const prodRuns = await runs(fleet, 'shop', 'prod-1');
@@ -75,24 +81,24 @@ describe('rollout waves over two groups of clusters', () => {
       expect(prod.conditions.find((c) => c.type === 'Reconciling')).toMatchObject({
         status: 'True',
         reason: 'RolloutWaiting',
-        message: `revision ${broken} waits for group staging to be Ready on it; correcting drift on ${v1} meanwhile`,
+        message: `revision ${broken} waits for group staging to recover: 1 of 1 Target(s) failed, 0 allowed; correcting drift on ${v1} meanwhile`,
       });
       const events = (await fleet.expectCall(200, 'GET', '/api/v1/projects/shop/events?limit=200')).body.items as Array<{ cluster: string | null; reason: string; message: string }>;
       expect(events).toEqual(expect.arrayContaining([
-        expect.objectContaining({ cluster: 'prod-1', reason: 'RolloutWaiting', message: `revision ${broken} waits for group staging to be Ready on it` }),
-        expect.objectContaining({ cluster: null, reason: 'RolloutWaiting', message: `revision ${broken} waits in group production for group staging to be Ready on it` }),
+        expect.objectContaining({ cluster: 'prod-1', reason: 'RolloutWaiting', message: `revision ${broken} waits for group staging to recover: 1 of 1 Target(s) failed, 0 allowed` }),
+        expect.objectContaining({ cluster: null, reason: 'RolloutWaiting', message: `revision ${broken} waits in group production for group staging to be Ready and Healthy on it` }),
       ]));
       expect(events.filter((e) => e.cluster === 'prod-1' && e.reason === 'RolloutWaiting' && e.message.includes(broken))).toHaveLength(1);
       // the Project's own status says it too, in the words of its event
       expect((await fleet.expectCall(200, 'GET', '/api/v1/projects/shop')).body.status.conditions).toEqual([
-        expect.objectContaining({ type: 'Reconciling', status: 'True', reason: 'RolloutWaiting', message: `revision ${broken} waits in group production for group staging to be Ready on it` }),
+        expect.objectContaining({ type: 'Reconciling', status: 'True', reason: 'RolloutWaiting', message: `revision ${broken} waits in group production for group staging to recover: 1 of 1 Target(s) failed, 0 allowed` }),
       ]);
       expect((await runs(fleet, 'shop', 'prod-1')).filter((r) => r.revision === broken)).toEqual([]);
       expect((await configMapData(kube, prodNs))['web-config']).toEqual({ message: 'v1', cluster: 'prod-1' });
 
       const v3 = await publish('v3');
       await readyOn(fleet, 'shop', 'stage-1', v3);
-      await readyOn(fleet, 'shop', 'prod-1', v3);
+      await readyOn(fleet, 'shop', 'prod-1', v3, 90_000);
       expect((await fleet.expectCall(200, 'GET', '/api/v1/projects/shop')).body.status.conditions).toEqual([]);
       const [stageDone] = succeededOn(await runs(fleet, 'shop', 'stage-1'), v3);
       const [prodDone] = succeededOn(await runs(fleet, 'shop', 'prod-1'), v3);
@@ -133,7 +139,7 @@ describe('rollout waves over two groups of clusters', () => {
       await readyOn(fleet, 'shop', 'stage-1', v4, 30_000);
       const [stageDone] = succeededOn(await runs(fleet, 'shop', 'stage-1'), v4);
       expect(stageDone.trigger).toBe('Retry');
-      await readyOn(fleet, 'shop', 'prod-1', v4, 20_000);
+      await readyOn(fleet, 'shop', 'prod-1', v4, 90_000);
       const [prodDone] = succeededOn(await runs(fleet, 'shop', 'prod-1'), v4);
       expect(Date.parse(prodDone.startedAt)).toBeGreaterThanOrEqual(Date.parse(stageDone.finishedAt!));
       expect((await configMapData(kube, prodNs))['web-config']).toEqual({ message: 'v4', cluster: 'prod-1' });

@@ -1,8 +1,9 @@
 """What the hub's OpenAPI document cannot spell out in JSON Schema, taught to
-schemathesis: five string formats (a kubeconfig, a docker config, a reconcile
+schemathesis: seven string formats (a kubeconfig, a docker config, a reconcile
 interval between 10s and 168h, a base64 gzip'd tar for the fleet diff, a
-label selector, whose grammar the document gives in words), the audit
-log's time range, that an admin binding has no tenant, the
+label selector, whose grammar the document gives in words, a cron schedule
+and an IANA time zone for rollout windows), a group in one rollout wave only,
+the audit log's time range, that an admin binding has no tenant, the
 meaning of a 202 to DELETE, and YAML answers of several documents (the agent's
 install manifest), which are text to the schema."""
 
@@ -90,6 +91,10 @@ def is_docker_config(text: str) -> bool:
 
 schemathesis.openapi.format("kubeconfig", st.just(kubeconfig()))
 schemathesis.openapi.format("timoni-artifact", st.just(ARTIFACT))
+CRON_SCHEDULES = ["0 9 * * 1-5", "*/15 * * * *", "30 22 * * 0", "0 0 1 * *"]
+TIME_ZONES = ["UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo"]
+schemathesis.openapi.format("cron", st.sampled_from(CRON_SCHEDULES))
+schemathesis.openapi.format("time-zone", st.sampled_from(TIME_ZONES))
 schemathesis.openapi.format("interval", st.builds(interval, st.integers(min_value=10, max_value=7 * 24 * 3600), st.booleans()))
 schemathesis.openapi.format(
     "docker-config-json",
@@ -136,6 +141,38 @@ def yaml_documents(_ctx, response):
     return text
 
 
+def valid_windows(rollout):
+    """Rollout windows' cron schedules and time zones, which phases that ignore formats send as any string."""
+    if not isinstance(rollout, dict) or not isinstance(rollout.get("windows"), list):
+        return
+    for window in rollout["windows"]:
+        if not isinstance(window, dict):
+            continue
+        if isinstance(window.get("schedule"), str) and window["schedule"] not in CRON_SCHEDULES:
+            window["schedule"] = CRON_SCHEDULES[0]
+        if isinstance(window.get("timeZone"), str) and window["timeZone"] not in TIME_ZONES:
+            window["timeZone"] = TIME_ZONES[1]
+
+
+def distinct_wave_groups(rollout):
+    """A group may be in one rollout wave only: the schema cannot say it across the items of a list."""
+    if not isinstance(rollout, dict) or not isinstance(rollout.get("waves"), list):
+        return
+    seen = set()
+    for i, wave in enumerate(rollout["waves"]):
+        if not isinstance(wave, dict):
+            continue
+        names = wave.get("groups") if isinstance(wave.get("groups"), list) else [wave.get("group")]
+        if any(isinstance(n, str) and n in seen for n in names):
+            fresh = [f"w{i}-{j}" for j in range(max(1, len(names)))]
+            if isinstance(wave.get("groups"), list):
+                wave["groups"] = fresh
+            else:
+                wave["group"] = fresh[0]
+            names = fresh
+        seen.update(n for n in names if isinstance(n, str))
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
     """Phases that ignore formats (coverage, stateful) still send valid values in valid requests."""
@@ -166,6 +203,8 @@ def before_call(context, case, kwargs):
     if isinstance(expires, str) and not in_the_future(expires):
         # the hub refuses a token that has expired already: the schema cannot say "after now"
         body["expiresAt"] = (datetime.now(timezone.utc) + timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    distinct_wave_groups(body.get("rollout"))
+    valid_windows(body.get("rollout"))
     if case.path == "/api/v1/oidc-bindings" and body.get("role") == "admin" and body.get("tenant") is not None:
         # admin is only ever global: a binding in a tenant is viewer or operator (the schema says it in words)
         body["role"] = "operator"

@@ -20,6 +20,7 @@ import { HealthController } from './health/health.controller';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ProjectsModule } from './projects/projects.module';
+import { RolloutModule } from './rollout/rollout.module';
 import { TenancyModule } from './tenancy/tenancy.module';
 import { SchedulerModule, type SchedulerModuleOptions } from './scheduler/scheduler.module';
 
@@ -58,6 +59,7 @@ export class AppModule {
         AgentsModule,
         ClustersModule,
         ProjectsModule,
+        RolloutModule,
         FleetModule,
         SchedulerModule.forRoot(scheduler),
         CdeventsModule,

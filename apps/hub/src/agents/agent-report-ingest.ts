@@ -172,7 +172,7 @@ export class AgentReportIngest {
     if (revisionDigest(report.revision) === project.sourceDigest) return report;
     const target = { id: '', removalRequestedAt: null, lastAppliedRevision: appliedRevision };
     const members = needsMembers(project, target) ? await this.targets.forProject(project.id) : [];
-    const plan = planRun(project, cluster.groupName, target, members.filter((t) => t.clusterId !== cluster.id));
+    const plan = planRun(project, cluster.groupName, target, members.filter((t) => t.clusterId !== cluster.id), this.clock.now());
     if (plan.kind !== 'run' || !plan.hold) return report;
     return { ...report, conditions: rolloutHoldingStatus(report, plan.hold, appliedRevision, this.clock.now(), previous) };
   }

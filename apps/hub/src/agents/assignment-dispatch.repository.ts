@@ -12,6 +12,8 @@ export interface DueAssignment {
   clusterGroup: string;
   removalRequestedAt: Date | null;
   lastAppliedRevision: string | null;
+  /** where a rollback takes it */
+  lastHealthyRevision: string | null;
   phase: TargetEntity['phase'];
   conditions: Condition[];
   generation: number;
@@ -51,7 +53,7 @@ export class AssignmentDispatchRepository {
   async lockDue(clusterIds: readonly string[], limit: number): Promise<DueAssignment[]> {
     if (clusterIds.length === 0) return [];
     const rows: Array<Record<string, unknown>> = await this.m.query(
-      `SELECT t.id, t.project_id, t.cluster_id, c.name AS cluster_name, c.group_name, t.removal_requested_at, t.last_applied_revision, t.phase, t.conditions,
+      `SELECT t.id, t.project_id, t.cluster_id, c.name AS cluster_name, c.group_name, t.removal_requested_at, t.last_applied_revision, t.last_healthy_revision, t.phase, t.conditions,
          t.generation, t.observed_generation, t.attempt, t.reconcile_requested_at, t.agent_digest, t.agent_fingerprint
        FROM targets t JOIN clusters c ON c.id = t.cluster_id
        WHERE t.next_run_at <= now() AND t.cluster_id = ANY(string_to_array($1, ',')::uuid[])
@@ -67,6 +69,7 @@ export class AssignmentDispatchRepository {
       clusterGroup: String(r.group_name),
       removalRequestedAt: (r.removal_requested_at as Date | null) ?? null,
       lastAppliedRevision: (r.last_applied_revision as string | null) ?? null,
+      lastHealthyRevision: (r.last_healthy_revision as string | null) ?? null,
       phase: r.phase as TargetEntity['phase'],
       conditions: r.conditions as Condition[],
       generation: Number(r.generation),

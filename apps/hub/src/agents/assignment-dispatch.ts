@@ -157,7 +157,7 @@ export class AssignmentDispatch implements OnApplicationBootstrap, OnApplication
         digest = t.agentDigest;
       } else {
         if (needsMembers(project, t) && !members.has(project.id)) members.set(project.id, await tx.targets.forProject(project.id));
-        const plan = planRun(project, t.clusterGroup, t, members.get(project.id) ?? []);
+        const plan = planRun(project, t.clusterGroup, t, members.get(project.id) ?? [], now);
         if (plan.kind === 'pending') {
           const wait = project.sourceError ? this.config.scheduler.sourcePollMs : this.config.scheduler.tickMs;
           hold(null, sourcePendingStatus({ repository: project.sourceRepository, tag: project.sourceTag, error: project.sourceError }, now, t.conditions), new Date(now.getTime() + wait));

@@ -15,6 +15,7 @@ export const HUB_EVENT_REASONS = [
   'OutsideTenantDestinations',
   'NewRevision',
   'RolloutWaiting',
+  'RolledBack',
   'SourceResolveFailed',
   'InstancesDeleted',
   'InstancesOrphaned',

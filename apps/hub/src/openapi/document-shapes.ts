@@ -55,6 +55,21 @@ function tokenScopes(schemas: Schemas): void {
   };
 }
 
+/** A rollout is groups or waves, and a wave names its group or its groups (the pipe's cross-field rules). */
+function rolloutForms(schemas: Schemas): void {
+  const rollout = schema(schemas, 'RolloutDto');
+  schemas.RolloutDto = {
+    description: 'cluster groups, one wave each, or waves with their gates',
+    oneOf: [variant(rollout, ['groups', 'onFailure', 'windows'], ['groups']), variant(rollout, ['waves', 'onFailure', 'windows'], ['waves'])],
+  };
+  const wave = schema(schemas, 'RolloutWaveDto');
+  const gates = ['soak', 'maxConcurrent', 'maxFailures', 'approval', 'progressDeadline'];
+  schemas.RolloutWaveDto = {
+    description: 'a wave: one group or several, each group in one wave only',
+    oneOf: [variant(wave, ['group', ...gates], ['group']), variant(wave, ['groups', ...gates], ['groups'])],
+  };
+}
+
 /** Push clusters need credentials and an endpoint (or a kubeconfig that names one); agent clusters take neither. */
 function clusterModes(schemas: Schemas): void {
   const create = schema(schemas, 'CreateClusterDto');
@@ -159,6 +174,7 @@ export function reshapeDocument(doc: OpenAPIObject): OpenAPIObject {
   credentialKinds(schemas);
   clusterModes(schemas);
   tokenScopes(schemas);
+  rolloutForms(schemas);
   selectorOperators(schemas);
   diffRequest(doc);
   for (const [name, s] of Object.entries(schemas)) schemas[name] = tighten(s);

@@ -3,6 +3,7 @@ import { InvalidInputError } from '../common/errors';
 import { MAX_ANNOTATIONS_BYTES } from '../common/validators';
 import { type Json, mergePatch } from '../common/merge-patch';
 import type { ProjectEntity, TargetSelector } from '../database/entities';
+import { storedRollout } from '../rollout/rollout-spec.dto';
 import type { UpdateProjectDto } from './project-patch.dto';
 
 export const DEFAULT_TAG = 'latest';
@@ -12,7 +13,7 @@ export const DEFAULT_INTERVAL_S = 600;
 /** The spec fields a patch can change, as the entity stores them. */
 export type ProjectSpec = Pick<
   ProjectEntity,
-  'namespace' | 'sourceRepository' | 'sourceTag' | 'sourcePath' | 'serviceAccountName' | 'targetSelector' | 'rolloutGroups' | 'intervalSeconds' | 'annotations' | 'cdeventsSink' | 'targetRemoval' | 'overwriteOwnership' | 'bootstrapRole'
+  'namespace' | 'sourceRepository' | 'sourceTag' | 'sourcePath' | 'serviceAccountName' | 'targetSelector' | 'rolloutGroups' | 'rolloutWaves' | 'rolloutOnFailure' | 'rolloutWindows' | 'intervalSeconds' | 'annotations' | 'cdeventsSink' | 'targetRemoval' | 'overwriteOwnership' | 'bootstrapRole'
 >;
 
 /** The DTO as the JSON it was sent as: absent fields gone, nulls kept. */
@@ -52,7 +53,7 @@ export function patchedSpec(p: ProjectEntity, dto: UpdateProjectDto): ProjectSpe
     sourcePath: merged.source.path ?? DEFAULT_PATH,
     serviceAccountName: dto.serviceAccountName === undefined ? p.serviceAccountName : (dto.serviceAccountName ?? p.name),
     targetSelector: targets,
-    rolloutGroups: dto.rollout === undefined ? p.rolloutGroups : (dto.rollout?.groups ?? []),
+    ...(dto.rollout === undefined ? { rolloutGroups: p.rolloutGroups, rolloutWaves: p.rolloutWaves, rolloutOnFailure: p.rolloutOnFailure, rolloutWindows: p.rolloutWindows } : storedRollout(dto.rollout)),
     intervalSeconds: dto.interval === undefined ? p.intervalSeconds : dto.interval === null ? DEFAULT_INTERVAL_S : parseDuration(dto.interval)!,
     annotations,
     cdeventsSink: dto.cdeventsSink === undefined ? p.cdeventsSink : dto.cdeventsSink,

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsObject, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { parseDuration } from '../common/duration';
 import { CursorQuery } from '../common/cursor';
 import { PageQuery } from '../common/paging';
@@ -10,6 +10,9 @@ import { TARGET_PHASES, TARGET_REMOVALS, type TargetPhase, type TargetRemoval } 
 import { IsLabelSelectorQuery } from '../targeting/label-selector-query';
 import { SinkHeaderDto } from '../cdevents/sink-header.dto';
 import { BOOTSTRAP_ROLES, type BootstrapRole } from '@flotilla/engine';
+import { RolloutDto, rolloutProblems } from '../rollout/rollout-spec.dto';
+
+export { RolloutDto };
 
 export const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /**
@@ -107,15 +110,6 @@ export class TargetsDto {
   labelSelector?: LabelSelectorDto;
 }
 
-export class RolloutDto {
-  @ApiProperty({ type: [String], description: 'cluster groups in the order they are rolled out to' })
-  @IsArray({ message: 'must be a list of group names' })
-  @ArrayUnique({ message: 'must not repeat a group' })
-  @ArrayMaxSize(64, { message: 'must have at most 64 groups' })
-  @Matches(DNS_LABEL, { each: true, message: `each ${DNS_LABEL_MESSAGE}` })
-  groups!: string[];
-}
-
 /** Exactly one of username with password, or a dockerConfigJson. */
 export class RegistryCredentialsDto implements CrossFieldChecks {
   @ApiPropertyOptional({ writeOnly: true, maxLength: 1024 })
@@ -208,7 +202,7 @@ abstract class ProjectSpecFields {
 }
 
 /** The checks that span fields, for a new Project and for a patch alike. */
-export function specProblems(spec: { interval?: string | null; targets?: { labelSelector?: { matchExpressions?: unknown[] | null } | null } | null; registryCredentials?: unknown }): string[] {
+export function specProblems(spec: { interval?: string | null; targets?: { labelSelector?: { matchExpressions?: unknown[] | null } | null } | null; registryCredentials?: unknown; rollout?: unknown }): string[] {
   const problems: string[] = [];
   if (spec.interval !== undefined && typeof spec.interval === 'string') {
     const s = parseDuration(spec.interval);
@@ -217,6 +211,7 @@ export function specProblems(spec: { interval?: string | null; targets?: { label
   }
   problems.push(...selectorProblems('targets.labelSelector', spec.targets?.labelSelector));
   if (spec.registryCredentials instanceof RegistryCredentialsDto) problems.push(...spec.registryCredentials.crossFieldProblems());
+  problems.push(...rolloutProblems(spec.rollout));
   return problems;
 }
 

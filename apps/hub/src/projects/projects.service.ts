@@ -23,6 +23,10 @@ import type { UpdateProjectDto } from './project-patch.dto';
 import { DEFAULT_INTERVAL_S, patchedSpec, type ProjectSpec } from './project-patch';
 import type { DeletionDto, ProjectConditionDto, ProjectDto } from './projects.views';
 import { projectHold } from '../rollout/rollout';
+import { storedRollout, rolloutView } from '../rollout/rollout-spec.dto';
+import { wavesOf } from '../rollout/wave-spec';
+import { rolledBack } from '../rollout/rollout-actions';
+import { formatRevision } from '@flotilla/engine';
 import type { HubEventReason } from '../events/hub-event';
 
 /** Projects: every change that writes more than one row runs in one transaction. */
@@ -70,7 +74,7 @@ export class ProjectsService {
         sourcePath: dto.source.path,
         serviceAccountName: dto.serviceAccountName ?? dto.name,
         targetSelector: selectorFrom(dto.targets),
-        rolloutGroups: dto.rollout?.groups ?? [],
+        ...storedRollout(dto.rollout),
         intervalSeconds: dto.interval !== undefined ? parseDuration(dto.interval)! : DEFAULT_INTERVAL_S,
         suspend: dto.suspend,
         annotations: dto.annotations ?? {},
@@ -218,7 +222,7 @@ function toProjectDto(p: ProjectViewRow): ProjectDto {
     source: { repository: p.sourceRepository, tag: p.sourceTag, path: p.sourcePath },
     serviceAccountName: p.serviceAccountName,
     targets: p.targetSelector,
-    rollout: { groups: p.rolloutGroups },
+    rollout: rolloutView(p),
     interval: formatDuration(p.intervalSeconds),
     suspend: p.suspend,
     annotations: p.annotations,
@@ -238,10 +242,14 @@ function toProjectDto(p: ProjectViewRow): ProjectDto {
 /** The Project's own conditions, from its Targets' (a rollout wave holding some back). */
 function projectConditions(p: ProjectViewRow): ProjectConditionDto[] {
   const out: ProjectConditionDto[] = [];
-  const message = projectHold(p.rolloutGroups, p.held);
+  const message = projectHold(wavesOf(p), p.held);
   if (message) {
     const since = p.held.map((h) => h.since).sort()[0];
     out.push({ type: 'Reconciling', status: 'True', reason: 'RolloutWaiting', message, lastTransitionTime: since });
+  }
+  const back = p.sourceDigest ? rolledBack(p.rolloutActions, formatRevision(p.sourceTag, p.sourceDigest)) : undefined;
+  if (back) {
+    out.push({ type: 'RolledBack', status: 'True', reason: 'RolloutFailed', message: `revision ${back.revision} rolled back from wave ${back.wave ?? 0} by ${back.by}; a new revision or \`rollout retry\` continues`, lastTransitionTime: back.at });
   }
   const outside = p.outsideDestinations;
   if (outside && outside.count > 0) {

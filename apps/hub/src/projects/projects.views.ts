@@ -4,7 +4,8 @@ import { CredentialSummaryDto } from '../clusters/clusters.dto';
 import { CursorPageFields } from '../common/cursor';
 import { HUB_EVENT_REASONS } from '../events/hub-event';
 import { TARGET_PHASES, TARGET_REMOVALS, type TargetRemoval } from '../database/entities';
-import { BOOTSTRAP_DESCRIPTION, BootstrapDto, OVERWRITE_OWNERSHIP_DESCRIPTION, RolloutDto, TARGET_REMOVAL_DESCRIPTION, TargetsDto } from './projects.dto';
+import { BOOTSTRAP_DESCRIPTION, BootstrapDto, OVERWRITE_OWNERSHIP_DESCRIPTION, TARGET_REMOVAL_DESCRIPTION, TargetsDto } from './projects.dto';
+import { RolloutViewDto } from '../rollout/rollout-spec.dto';
 
 // Response shapes of the projects API: never entities, never secrets.
 
@@ -15,9 +16,9 @@ export class SourceViewDto {
 }
 
 export class ProjectConditionDto {
-  @ApiProperty({ enum: ['Reconciling', 'TargetsRestricted'] }) type!: string;
+  @ApiProperty({ enum: ['Reconciling', 'TargetsRestricted', 'RolledBack'] }) type!: string;
   @ApiProperty({ enum: ['True', 'False', 'Unknown'] }) status!: string;
-  @ApiProperty({ enum: ['RolloutWaiting', 'OutsideTenantDestinations'] }) reason!: string;
+  @ApiProperty({ enum: ['RolloutWaiting', 'OutsideTenantDestinations', 'RolloutFailed'] }) reason!: string;
   @ApiProperty() message!: string;
   @ApiProperty() lastTransitionTime!: string;
 }
@@ -26,7 +27,7 @@ export class ProjectStatusDto {
   @ApiProperty({
     type: [ProjectConditionDto],
     description:
-      "Reconciling=True RolloutWaiting while a rollout wave holds Targets back, naming the revision, the groups held and the group they wait for; TargetsRestricted=True OutsideTenantDestinations while the targets match clusters outside the tenant's destinations (they get no Target), naming them",
+      "Reconciling=True RolloutWaiting while a rollout wave holds Targets back, naming the revision, the groups held and the group they wait for; TargetsRestricted=True OutsideTenantDestinations while the targets match clusters outside the tenant's destinations (they get no Target), naming them; RolledBack=True RolloutFailed while the current revision is rolled back (docs/rollouts.md), naming it",
   })
   conditions!: ProjectConditionDto[];
   @ApiProperty({ description: 'number of Targets' }) targets!: number;
@@ -42,7 +43,7 @@ export class ProjectDto {
   @ApiProperty({ type: SourceViewDto }) source!: SourceViewDto;
   @ApiProperty() serviceAccountName!: string;
   @ApiProperty({ type: TargetsDto, description: 'as given at creation or last update' }) targets!: TargetsDto;
-  @ApiProperty({ type: RolloutDto }) rollout!: RolloutDto;
+  @ApiProperty({ type: RolloutViewDto }) rollout!: RolloutViewDto;
   @ApiProperty({ example: '10m' }) interval!: string;
   @ApiProperty() suspend!: boolean;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) annotations!: Record<string, string>;

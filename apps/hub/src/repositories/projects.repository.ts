@@ -3,6 +3,10 @@ import type { BootstrapRole } from '@flotilla/engine';
 import { AlreadyExistsError } from '../common/errors';
 import { ProjectEntity } from '../database/entities';
 import type { OutsideDestinations, TargetRemoval, TargetSelector } from '../database/entities';
+import type { RolloutOnFailure } from '../rollout/on-failure';
+import type { RolloutAction } from '../rollout/rollout-actions';
+import type { WindowSpec } from '../rollout/rollout-windows';
+import type { WaveSpec } from '../rollout/wave-spec';
 import { isUniqueViolation } from './database-errors';
 import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
 
@@ -22,6 +26,11 @@ export interface ProjectViewRow {
   serviceAccountName: string;
   targetSelector: TargetSelector;
   rolloutGroups: string[];
+  rolloutWaves: WaveSpec[];
+  rolloutOnFailure: RolloutOnFailure;
+  rolloutActions: RolloutAction[];
+  rolloutWindows: WindowSpec[];
+  sourceDigest: string | null;
   intervalSeconds: number;
   suspend: boolean;
   annotations: Record<string, string>;
@@ -130,7 +139,7 @@ export class ProjectsRepository {
 function projectView(rows: string): string {
   return `SELECT p.name, p.namespace, p.tenant, p.outside_destinations AS "outsideDestinations", p.source_repository AS "sourceRepository", p.source_tag AS "sourceTag",
     p.source_path AS "sourcePath", p.service_account_name AS "serviceAccountName", p.target_selector AS "targetSelector",
-    p.rollout_groups AS "rolloutGroups", p.interval_seconds AS "intervalSeconds", p.suspend, p.annotations,
+    p.rollout_groups AS "rolloutGroups", p.rollout_waves AS "rolloutWaves", p.rollout_on_failure AS "rolloutOnFailure", p.rollout_actions AS "rolloutActions", p.rollout_windows AS "rolloutWindows", p.source_digest AS "sourceDigest", p.interval_seconds AS "intervalSeconds", p.suspend, p.annotations,
     cr.kind AS "credentialKind", cr.fingerprint AS "credentialFingerprint", p.cdevents_sink AS "cdeventsSink", p.cdevents_sink_header->>'name' AS "cdeventsSinkHeader",
     p.target_removal AS "targetRemoval", p.overwrite_ownership AS "overwriteOwnership", p.bootstrap_role AS "bootstrapRole", p.generation, p.deletion_requested_at IS NOT NULL AS deleting,
     COALESCE((SELECT jsonb_object_agg(x.phase, x.n) FROM (SELECT tc.phase, sum(tc.n) AS n FROM target_counts tc WHERE tc.project_id = p.id GROUP BY tc.phase HAVING sum(tc.n) > 0) x), '{}') AS phases,

@@ -1,105 +1,166 @@
-import { projectHold, heldBack, rolloutGate, targetsToAdvance, waveOf } from './rollout';
+import { decideRollout, heldBack, projectHold, rolloutGate, targetsToAdvance, type WaveMember } from './rollout';
+import { wavesOf, type WaveSpec } from './wave-spec';
 
 const R1 = 'v1@sha256:1111';
 const R2 = 'v1@sha256:2222';
+const T0 = new Date('2026-11-27T10:00:00Z');
+const at = (s: number) => new Date(T0.getTime() + s * 1000);
 
-describe('rollout waves', () => {
-  const groups = ['staging', 'prod'];
+function member(id: string, group: string, m: Partial<WaveMember> = {}): WaveMember {
+  return { id, group, phase: 'Ready', lastAppliedRevision: R1, healthySince: at(-3600), revisionSince: at(-3600), ...m };
+}
+/** Ready and Healthy on R2 since `s` seconds after T0. */
+const healthyOn2 = (s: number): Partial<WaveMember> => ({ lastAppliedRevision: R2, healthySince: at(s), revisionSince: at(s) });
+const waves = (...specs: WaveSpec[]) => wavesOf({ rolloutGroups: specs.flatMap((s) => s.groups), rolloutWaves: specs });
+const groups = (...gs: string[]) => wavesOf({ rolloutGroups: gs });
 
-  it('places unlisted groups after the listed ones', () => {
-    expect(waveOf(groups, 'staging')).toBe(0);
-    expect(waveOf(groups, 'prod')).toBe(1);
-    expect(waveOf(groups, 'lab')).toBe(2);
+describe('rollout waves gated on health', () => {
+  it('places unlisted groups in one last wave', () => {
+    const w = groups('staging', 'prod');
+    const d = decideRollout(w, R2, [member('s', 'staging'), member('p', 'prod'), member('x', 'lab')], T0);
+    expect([...d.members.values()].map((m) => m.wave)).toEqual([0, 1, 2]);
+    expect(d.waves.map((s) => s.state)).toEqual(['progressing', 'waiting', 'waiting']);
   });
 
-  it('is always open without groups', () => {
-    expect(rolloutGate([], 'prod', R2, [{ group: 'staging', phase: 'Failed', lastAppliedRevision: R1 }])).toEqual({ open: true });
+  it('opens the first wave at once, and moves no Target of a later one', () => {
+    const members = [member('s', 'staging'), member('p', 'prod')];
+    const d = decideRollout(groups('staging', 'prod'), R2, members, T0);
+    expect(targetsToAdvance(d, members)).toEqual(['s']);
+    expect(rolloutGate(d, 'p')).toEqual({ open: false, message: `revision ${R2} waits for group staging to be Ready and Healthy on it` });
   });
 
-  it('opens the first wave at once', () => {
-    expect(rolloutGate(groups, 'staging', R2, [{ group: 'staging', phase: 'Ready', lastAppliedRevision: R1 }]).open).toBe(true);
+  it('holds a later wave while an earlier Target is Ready but not Healthy on the revision', () => {
+    const members = [member('s', 'staging', { lastAppliedRevision: R2, healthySince: null, revisionSince: at(0) }), member('p', 'prod')];
+    const d = decideRollout(groups('staging', 'prod'), R2, members, at(60));
+    expect(d.waves[0]).toMatchObject({ state: 'progressing', progressing: 1, healthy: 0 });
+    expect(rolloutGate(d, 'p').open).toBe(false);
+    members[0].healthySince = at(61);
+    expect(rolloutGate(decideRollout(groups('staging', 'prod'), R2, members, at(61)), 'p')).toEqual({ open: true });
   });
 
-  it('holds a later wave until every earlier Target is Ready on that revision', () => {
+  it('opens the next wave only once the earlier one stayed healthy for its soak, measured from its last Target to become healthy', () => {
+    const w = waves({ groups: ['staging'], soak: '10m' }, { groups: ['prod'] });
+    const members = [member('s1', 'staging', healthyOn2(0)), member('s2', 'staging', healthyOn2(120)), member('p', 'prod')];
+    const soaking = decideRollout(w, R2, members, at(600));
+    expect(soaking.waves[0]).toMatchObject({ state: 'soaking', soakUntil: at(720), healthy: 2 });
+    expect(rolloutGate(soaking, 'p')).toEqual({ open: false, message: `revision ${R2} waits for group staging to soak until ${at(720).toISOString()}` });
+    const done = decideRollout(w, R2, members, at(720));
+    expect(done.waves.map((s) => s.state)).toEqual(['done', 'progressing', 'waiting']);
+    expect(targetsToAdvance(done, members)).toEqual(['p']);
+  });
+
+  it('restarts the soak when a Target stops being healthy and becomes healthy again', () => {
+    const w = waves({ groups: ['staging'], soak: '10m' }, { groups: ['prod'] });
+    const members = [member('s', 'staging', healthyOn2(0)), member('p', 'prod')];
+    members[0].healthySince = null;
+    expect(decideRollout(w, R2, members, at(500)).waves[0].state).toBe('progressing');
+    members[0].healthySince = at(500);
+    expect(decideRollout(w, R2, members, at(1000)).waves[0]).toMatchObject({ state: 'soaking', soakUntil: at(1100) });
+  });
+
+  it('counts a Target not Healthy within its progress deadline as failed, and a failure past the budget halts the rollout', () => {
+    const w = waves({ groups: ['staging'], progressDeadline: '5m' }, { groups: ['prod'] });
+    const members = [member('s', 'staging', { lastAppliedRevision: R2, healthySince: null, revisionSince: at(0) }), member('p', 'prod')];
+    expect(decideRollout(w, R2, members, at(299)).waves[0].state).toBe('progressing');
+    const failed = decideRollout(w, R2, members, at(300));
+    expect(failed.waves[0]).toMatchObject({ state: 'failed', failed: 1, failureBudget: 0 });
+    expect(failed.waves[1].state).toBe('waiting');
+    expect(rolloutGate(failed, 'p').message).toBe(`revision ${R2} waits for group staging to recover: 1 of 1 Target(s) failed, 0 allowed`);
+    // the failed Target itself stays on the revision (drift correction, a retry may heal it)
+    expect(rolloutGate(failed, 's')).toEqual({ open: true });
+  });
+
+  it('lets a wave finish within its failure budget, a count or a percentage', () => {
     const members = [
-      { group: 'staging', phase: 'Ready', lastAppliedRevision: R2 },
-      { group: 'staging', phase: 'Ready', lastAppliedRevision: R1 },
-      { group: 'prod', phase: 'Ready', lastAppliedRevision: R1 },
+      member('a', 'staging', healthyOn2(0)),
+      member('b', 'staging', { phase: 'Failed' }),
+      member('c', 'staging', healthyOn2(0)),
+      member('d', 'staging', healthyOn2(0)),
+      member('p', 'prod'),
     ];
-    expect(rolloutGate(groups, 'prod', R2, members)).toEqual({ open: false, waitingFor: 'staging' });
-    members[1].lastAppliedRevision = R2;
-    expect(rolloutGate(groups, 'prod', R2, members)).toEqual({ open: true });
+    for (const maxFailures of [1, '25%'] as const) {
+      const d = decideRollout(waves({ groups: ['staging'], maxFailures }, { groups: ['prod'] }), R2, members, at(10));
+      expect(d.waves[0]).toMatchObject({ state: 'done', failed: 1, failureBudget: 1, healthy: 3 });
+      expect(targetsToAdvance(d, members)).toEqual(['p']);
+    }
+    // 24% of 4 rounds down to none
+    expect(decideRollout(waves({ groups: ['staging'], maxFailures: '24%' }, { groups: ['prod'] }), R2, members, at(10)).waves[0].state).toBe('failed');
   });
 
-  it('halts on a failure in an earlier wave, even one on the right revision', () => {
-    const members = [{ group: 'staging', phase: 'Failed', lastAppliedRevision: R2 }];
-    expect(rolloutGate(groups, 'prod', R2, members).open).toBe(false);
-    expect(rolloutGate(groups, 'lab', R2, members)).toEqual({ open: false, waitingFor: 'staging' });
+  it('moves at most maxConcurrent Targets of a wave at once, the next as one becomes healthy', () => {
+    const w = waves({ groups: ['prod'], maxConcurrent: 2 });
+    const members = ['a', 'b', 'c', 'd', 'e'].map((id) => member(id, 'prod'));
+    const first = decideRollout(w, R2, members, T0);
+    expect(first.waves[0].batchSize).toBe(2);
+    expect(targetsToAdvance(first, members)).toEqual(['a', 'b']);
+    expect(rolloutGate(first, 'c').message).toBe(`revision ${R2} waits for group prod to free a batch slot: 0 of 2 moving`);
+    // a and b applied; a is healthy, b not yet: one slot
+    Object.assign(members[0], healthyOn2(5));
+    Object.assign(members[1], { lastAppliedRevision: R2, healthySince: null, revisionSince: at(5) });
+    expect(targetsToAdvance(decideRollout(w, R2, members, at(6)), members)).toEqual(['c']);
   });
 
-  it('gates the unlisted wave on every listed group', () => {
-    const members = [
-      { group: 'staging', phase: 'Ready', lastAppliedRevision: R2 },
-      { group: 'prod', phase: 'Reconciling', lastAppliedRevision: R1 },
-    ];
-    expect(rolloutGate(groups, 'lab', R2, members)).toEqual({ open: false, waitingFor: 'prod' });
+  it('sizes a percentage batch on the wave, at least one', () => {
+    const members = ['a', 'b', 'c', 'd', 'e'].map((id) => member(id, 'prod'));
+    expect(targetsToAdvance(decideRollout(waves({ groups: ['prod'], maxConcurrent: '40%' }), R2, members, T0), members)).toEqual(['a', 'b']);
+    expect(targetsToAdvance(decideRollout(waves({ groups: ['prod'], maxConcurrent: '10%' }), R2, members, T0), members)).toEqual(['a']);
+  });
+
+  it('stops starting Targets of a wave that went past its budget', () => {
+    const w = waves({ groups: ['prod'], maxConcurrent: 1 });
+    const members = [member('a', 'prod', { lastAppliedRevision: R2, phase: 'Failed', healthySince: null, revisionSince: at(0) }), member('b', 'prod')];
+    const d = decideRollout(w, R2, members, at(1));
+    expect(d.waves[0].state).toBe('failed');
+    expect(targetsToAdvance(d, members)).toEqual([]);
+  });
+
+  it('does not make a Target that failed moving to the revision due again (it retries on its backoff)', () => {
+    const members = [member('a', 'prod', { phase: 'Failed' }), member('b', 'prod')];
+    const d = decideRollout(waves({ groups: ['prod'], maxFailures: 1 }), R2, members, T0);
+    expect(targetsToAdvance(d, members)).toEqual(['b']);
+    expect(rolloutGate(d, 'a').open).toBe(true);
+  });
+
+  it('holds a wave that needs approval until it is approved for the revision', () => {
+    const w = waves({ groups: ['staging'] }, { groups: ['prod'], approval: true });
+    const members = [member('s', 'staging', healthyOn2(0)), member('p', 'prod')];
+    const waiting = decideRollout(w, R2, members, at(1));
+    expect(waiting.waves[1].state).toBe('awaitingApproval');
+    expect(rolloutGate(waiting, 'p').message).toBe(`revision ${R2} waits for group prod to be approved`);
+    expect(targetsToAdvance(decideRollout(w, R2, members, at(1), { approved: new Set([1]) }), members)).toEqual(['p']);
+  });
+
+  it('never advances suspended or deleting Targets, and an empty wave is done at once', () => {
+    const members = [member('s', 'staging', { phase: 'Suspended' }), member('p', 'prod')];
+    const d = decideRollout(groups('lab', 'staging', 'prod'), R2, members, T0);
+    expect(d.waves[0].state).toBe('done');
+    expect(targetsToAdvance(d, members)).toEqual([]);
   });
 });
 
-describe('targetsToAdvance', () => {
-  const groups = ['staging', 'prod'];
-  const targets = [
-    { id: 's1', group: 'staging', phase: 'Ready', lastAppliedRevision: R1 },
-    { id: 's2', group: 'staging', phase: 'Ready', lastAppliedRevision: R2 },
-    { id: 'p1', group: 'prod', phase: 'Ready', lastAppliedRevision: R1 },
-  ];
+describe('heldBack and projectHold', () => {
+  const w = groups('staging', 'production');
+  const members = [member('s', 'staging'), member('p', 'production'), member('x', 'other')];
 
-  it('advances only the open wave, skipping Targets already there', () => {
-    expect(targetsToAdvance(groups, R2, targets)).toEqual(['s1']);
-  });
-
-  it('advances the next wave once the first is Ready on the revision', () => {
-    const done = targets.map((t) => (t.group === 'staging' ? { ...t, lastAppliedRevision: R2 } : t));
-    expect(targetsToAdvance(groups, R2, done)).toEqual(['p1']);
-  });
-
-  it('after a Target of a group became Ready, advances only later waves (its own was already open)', () => {
-    const done = [...targets.map((t) => (t.group === 'staging' ? { ...t, lastAppliedRevision: R2 } : t)), { id: 's3', group: 'staging', phase: 'Failed', lastAppliedRevision: R1 }];
-    expect(targetsToAdvance(groups, R2, done.filter((t) => t.id !== 's3'), 'staging')).toEqual(['p1']);
-    // a failed sibling in the same wave is retried on its backoff, not made due by the other's success
-    expect(targetsToAdvance(groups, R2, done, 'staging')).toEqual([]);
-  });
-
-  it('advances everything without groups, but never suspended or deleting Targets', () => {
-    expect(targetsToAdvance([], R2, [...targets, { id: 'x', group: 'prod', phase: 'Suspended', lastAppliedRevision: null }])).toEqual(['s1', 'p1']);
-  });
-});
-
-describe('heldBack', () => {
-  const groups = ['staging', 'production'];
-  const targets = [
-    { id: 's', group: 'staging', phase: 'Ready', lastAppliedRevision: 'v1' },
-    { id: 'p', group: 'production', phase: 'Ready', lastAppliedRevision: 'v1' },
-    { id: 'x', group: 'other', phase: 'Ready', lastAppliedRevision: 'v1' },
-  ];
   it('names the groups held and the group they wait for', () => {
-    expect(heldBack(groups, 'v2', targets, new Set(['s']))).toBe('revision v2 waits in groups production, other for group staging to be Ready on it');
+    const d = decideRollout(w, R2, members, T0);
+    expect(heldBack(w, d, members)).toBe(`revision ${R2} waits in groups production, other for group staging to be Ready and Healthy on it`);
   });
-  it('says nothing when every Target moves or is there', () => {
-    expect(heldBack(groups, 'v2', targets, new Set(['s', 'p', 'x']))).toBeUndefined();
-    expect(heldBack(groups, 'v1', targets, new Set())).toBeUndefined();
-    expect(heldBack([], 'v2', targets, new Set())).toBeUndefined();
-  });
-});
 
-describe('projectHold', () => {
-  it('says per revision which groups wait for which, in wave order, from the held Targets’ messages', () => {
+  it('says nothing when nothing is held', () => {
+    expect(heldBack(w, decideRollout(w, R1, members, T0), members)).toBeUndefined();
+  });
+
+  it('says per revision and reason which groups wait for which, in wave order, from the held Targets’ messages', () => {
     const held = [
-      { group: 'other', message: 'revision v2 waits for group staging to be Ready on it; correcting drift on v1 meanwhile' },
-      { group: 'production', message: 'revision v2 waits for group staging to be Ready on it' },
-      { group: 'production', message: 'revision v2 waits for group staging to be Ready on it' },
+      { group: 'other', message: 'revision v2 waits for group staging to be Ready and Healthy on it; correcting drift on v1 meanwhile' },
+      { group: 'production', message: 'revision v2 waits for group staging to be Ready and Healthy on it' },
+      { group: 'production', message: 'revision v2 waits for group production to free a batch slot: 2 of 2 moving' },
+      { group: 'production', message: 'not a hold' },
     ];
-    expect(projectHold(['staging', 'production', 'other'], held)).toBe('revision v2 waits in groups production, other for group staging to be Ready on it');
-    expect(projectHold(['staging'], [])).toBeUndefined();
+    expect(projectHold(groups('staging', 'production', 'other'), held)).toBe(
+      'revision v2 waits in groups production, other for group staging to be Ready and Healthy on it; revision v2 waits in group production for group production to free a batch slot: 2 of 2 moving',
+    );
+    expect(projectHold(w, [])).toBeUndefined();
   });
 });

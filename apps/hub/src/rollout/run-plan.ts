@@ -4,7 +4,9 @@
 // would send, before the run's bookkeeping.
 import { formatRevision, revisionDigest } from '@flotilla/engine';
 import type { ProjectEntity, TargetEntity } from '../database/entities';
-import { holdMessage, rolloutGate } from './rollout';
+import { decideRollout, rolloutGate, type WaveMember } from './rollout';
+import { rolloutOptions } from './rollout-options';
+import { wavesOf } from './wave-spec';
 
 export type RunPlan =
   /** the tag is not resolved yet (or resolving failed) */
@@ -21,8 +23,8 @@ export interface PlannedRun {
   hold?: string;
 }
 
-type PlannedProject = Pick<ProjectEntity, 'sourceDigest' | 'sourceTag' | 'rolloutGroups' | 'deletionRequestedAt'>;
-type PlannedTarget = Pick<TargetEntity, 'id' | 'removalRequestedAt' | 'lastAppliedRevision'>;
+type PlannedProject = Pick<ProjectEntity, 'sourceDigest' | 'sourceTag' | 'rolloutGroups' | 'rolloutWaves' | 'deletionRequestedAt'> & Partial<Pick<ProjectEntity, 'rolloutActions' | 'rolloutWindows'>>;
+type PlannedTarget = Pick<TargetEntity, 'id' | 'removalRequestedAt' | 'lastAppliedRevision'> & Partial<Pick<TargetEntity, 'phase' | 'healthySince' | 'revisionSince' | 'lastHealthyRevision'>>;
 type WaveTarget = PlannedTarget & Pick<TargetEntity, 'phase' | 'cluster'>;
 
 /** The Project is being deleted, or the cluster left its targets and its instances go with the Target. */
@@ -35,8 +37,17 @@ export function needsMembers(project: PlannedProject, target: PlannedTarget): bo
   return !deletesInstances(project, target) && project.sourceDigest !== null && project.rolloutGroups.length > 0;
 }
 
-/** `members`: the Project's Targets with their clusters, when needsMembers. */
-export function planRun(project: PlannedProject, clusterGroup: string, target: PlannedTarget, members: readonly WaveTarget[]): RunPlan {
+/** A Target as a member of its Project's waves. */
+export function waveMember(t: Pick<TargetEntity, 'id' | 'phase' | 'lastAppliedRevision'> & Partial<Pick<TargetEntity, 'healthySince' | 'revisionSince'>>, group: string): WaveMember {
+  return { id: t.id, group, phase: t.phase, lastAppliedRevision: t.lastAppliedRevision, healthySince: t.healthySince ?? null, revisionSince: t.revisionSince ?? null };
+}
+
+/**
+ * `members`: the Project's Targets with their clusters, when needsMembers;
+ * `now`: the hub's clock (soaks and progress deadlines are measured on it).
+ * Approvals and a hold come with the Project (its rollout actions).
+ */
+export function planRun(project: PlannedProject, clusterGroup: string, target: PlannedTarget, members: readonly WaveTarget[], now: Date): RunPlan {
   const digest = project.sourceDigest;
   if (deletesInstances(project, target)) return { kind: 'run', deleting: true, digest };
   if (!digest) return { kind: 'pending' };
@@ -44,15 +55,16 @@ export function planRun(project: PlannedProject, clusterGroup: string, target: P
   const revision = formatRevision(project.sourceTag, digest);
   // a Target being removed is no longer part of any wave
   const siblings = members.filter((t) => t.id !== target.id && !t.removalRequestedAt);
-  const gate = rolloutGate(
-    project.rolloutGroups,
-    clusterGroup,
-    revision,
-    siblings.map((t) => ({ group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision })),
-  );
+  const self = waveMember({ ...target, phase: target.phase ?? 'Pending' }, clusterGroup);
+  const waves = wavesOf(project);
+  const options = rolloutOptions(project, revision, now);
+  const decision = decideRollout(waves, revision, [...siblings.map((t) => waveMember(t, t.cluster?.groupName ?? '')), self], now, options);
+  const gate = rolloutGate(decision, self.id);
   if (gate.open) return { kind: 'run', deleting: false, digest };
-  const message = holdMessage(revision, gate.waitingFor ?? '');
-  const pinned = revisionDigest(target.lastAppliedRevision);
+  const message = gate.message ?? `revision ${revision} waits for its wave to open`;
+  // rolled back: a Target that took the revision goes back to the last one it was Ready and Healthy on (none: it stays)
+  const back = options.rolledBackWave !== undefined && target.lastAppliedRevision === revision ? (target.lastHealthyRevision ?? revision) : target.lastAppliedRevision;
+  const pinned = revisionDigest(back);
   // keep the revision it has, correcting drift, until its wave opens
   return pinned ? { kind: 'run', deleting: false, digest: pinned, hold: message } : { kind: 'held', message };
 }

@@ -6,12 +6,13 @@ import { RunMetrics } from './run-metrics';
 import { RunResults } from './run-results';
 import { TargetDeletion } from './target-deletion';
 import { WaveAdvance } from './wave-advance';
+import { RolloutProjectsRepository } from '../rollout/rollout-projects.repository';
 
 /** Where a finished run is recorded, whether the hub ran it (scheduler/) or an agent reported it (agents/). */
 @Global()
 @Module({
   imports: [RepositoriesModule, EventsModule, MetricsModule],
-  providers: [{ provide: RunMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new RunMetrics(registry) }, RunResults, TargetDeletion, WaveAdvance],
-  exports: [RunMetrics, RunResults, TargetDeletion, WaveAdvance],
+  providers: [{ provide: RunMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new RunMetrics(registry) }, RunResults, TargetDeletion, WaveAdvance, RolloutProjectsRepository],
+  exports: [RunMetrics, RunResults, TargetDeletion, WaveAdvance, RolloutProjectsRepository],
 })
 export class RunsModule {}

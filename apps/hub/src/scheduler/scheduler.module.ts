@@ -21,6 +21,7 @@ import { SourcesRepository } from './sources/sources.repository';
 import { OciTagResolver, TAG_RESOLVER, type TagResolver } from './sources/tag-resolver';
 import { TargetRunService } from './target-run.service';
 import { TARGET_RUNNER, type TargetRunner } from './target-runner';
+import { RolloutPass } from '../rollout/rollout-pass';
 
 export interface SchedulerModuleOptions {
   /** runs Targets; default: libs/engine (the CUE engine starts at the first run) */
@@ -56,8 +57,9 @@ export class SchedulerModule {
         TargetRunService,
         SchedulerService,
         RunTriggers,
+        RolloutPass,
       ],
-      exports: [SchedulerService, RunTriggers, TARGET_RUNNER, LeaseRepository],
+      exports: [SchedulerService, RunTriggers, TARGET_RUNNER, LeaseRepository, RolloutPass],
     };
   }
 }

@@ -11,6 +11,7 @@ import { SchedulerMetrics } from './scheduler.metrics';
 import { SourcePoller } from './sources/source-poller';
 import { type RunEnd, type RunFacts, TargetRunService } from './target-run.service';
 import { TARGET_RUNNER, type TargetRunner } from './target-runner';
+import { RolloutPass } from '../rollout/rollout-pass';
 
 /**
  * The loop that makes push clusters' Projects converge (an agent cluster's
@@ -44,6 +45,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     @Inject(HUB_LOGGER) private readonly logger: Logger,
     wakeup: RunWakeup,
     private readonly batched: BatchedRunWrites,
+    private readonly rollouts: RolloutPass,
   ) {
     wakeup.onWake(() => this.wake());
   }
@@ -110,6 +112,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     if (this.stopping) return;
     this.woken = false;
     this.poller.kick();
+    this.rollouts.kick();
     this.metrics.queueDepth.set(await this.leases.queueDepth());
     const free = this.config.scheduler.concurrency - this.inFlight.size;
     if (!this.stopping && free > 0) {

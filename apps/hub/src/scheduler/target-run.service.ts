@@ -109,7 +109,7 @@ export class TargetRunService {
     if (!facts) return 'released'; // removed meanwhile
     const { target, project, cluster } = facts;
     const members = needsMembers(project, target) ? (facts.members ?? (await this.targets.forProject(project.id))) : [];
-    const plan = planRun(project, cluster.groupName, target, members);
+    const plan = planRun(project, cluster.groupName, target, members, this.clock.now());
     if (plan.kind === 'pending') {
       // The poller has not resolved the tag yet (or it failed): show why and look again soon.
       const conditions = sourcePendingStatus({ repository: project.sourceRepository, tag: project.sourceTag, error: project.sourceError }, this.clock.now(), target.conditions);

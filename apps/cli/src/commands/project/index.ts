@@ -15,6 +15,7 @@ import { registerProjectVet } from './vet';
 import { registerProjectBuild } from './build';
 import { registerProjectDiff } from './diff';
 import { registerProjectBootstrap } from './bootstrap';
+import { registerProjectRollout } from './rollout';
 
 export function registerProject(program: Command, cli: Cli): void {
   const project = group(program, 'project', 'Projects on the hub, and local checks of a Project directory');
@@ -30,6 +31,7 @@ export function registerProject(program: Command, cli: Cli): void {
   registerProjectDelete(project, cli);
   registerProjectDiff(project, cli);
   registerProjectBootstrap(project, cli);
+  registerProjectRollout(project, cli);
   registerProjectVet(project, cli);
   registerProjectBuild(project, cli);
 }

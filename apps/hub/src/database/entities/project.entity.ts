@@ -1,6 +1,10 @@
 import type { SealedSinkHeader } from './cdevent-outbox.entity';
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
 import type { BootstrapRole } from '@flotilla/engine';
+import type { RolloutOnFailure } from '../../rollout/on-failure';
+import type { RolloutAction } from '../../rollout/rollout-actions';
+import type { WindowSpec } from '../../rollout/rollout-windows';
+import type { WaveSpec } from '../../rollout/wave-spec';
 import { CredentialEntity } from './credential.entity';
 import { TenantEntity } from './tenant.entity';
 
@@ -76,6 +80,22 @@ export class ProjectEntity {
 
   @Column({ name: 'rollout_groups', type: 'jsonb', default: () => `'[]'` })
   rolloutGroups!: string[];
+
+  /** `rollout.waves` as written (groups normalized); empty: one wave per group of rolloutGroups */
+  @Column({ name: 'rollout_waves', type: 'jsonb', default: () => `'[]'` })
+  rolloutWaves!: WaveSpec[];
+
+  /** what a wave that goes past its failure budget does: halt, or roll its Targets back */
+  @Column({ name: 'rollout_on_failure', type: 'varchar', length: 16, default: 'halt' })
+  rolloutOnFailure!: RolloutOnFailure;
+
+  /** approvals, holds and retries of its rollout, the last 50, oldest first */
+  @Column({ name: 'rollout_actions', type: 'jsonb', default: () => `'[]'` })
+  rolloutActions!: RolloutAction[];
+
+  /** allow and deny windows (cron with a time zone): when a new revision may start reaching clusters */
+  @Column({ name: 'rollout_windows', type: 'jsonb', default: () => `'[]'` })
+  rolloutWindows!: WindowSpec[];
 
   @Column({ name: 'interval_seconds', type: 'integer', default: 600 })
   intervalSeconds!: number;

@@ -60,6 +60,18 @@ export class TargetEntity {
   @Column({ name: 'count_stale', type: 'boolean', default: false, select: false, insert: false, update: false })
   countStale!: boolean;
 
+  /** since when lastAppliedRevision is what it is; kept by a database trigger */
+  @Column({ name: 'revision_since', type: 'timestamptz', nullable: true, insert: false, update: false })
+  revisionSince!: Date | null;
+
+  /** since when it is Ready and Healthy on lastAppliedRevision (null: it is not); kept by a database trigger, a rollout wave soaks on it */
+  @Column({ name: 'healthy_since', type: 'timestamptz', nullable: true, insert: false, update: false })
+  healthySince!: Date | null;
+
+  /** the last revision it was Ready and Healthy on; kept by the same trigger, a rollback returns to it */
+  @Column({ name: 'last_healthy_revision', type: 'text', nullable: true, insert: false, update: false })
+  lastHealthyRevision!: string | null;
+
   /** components and their instances as the engine last reported them */
   @Column({ type: 'jsonb', default: () => `'[]'` })
   components!: ReportComponent[];

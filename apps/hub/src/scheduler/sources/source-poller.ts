@@ -12,7 +12,11 @@ import { TargetsRepository } from '../../repositories/targets.repository';
 import { isAuthRefusal, PullSecretReader } from './pull-secret-credentials';
 import { pushConnection } from '../push-connection';
 import { openRegistryCredentials } from '../../credentials/registry-credentials';
-import { heldBack, targetsToAdvance } from '../../rollout/rollout';
+import { Clock } from '../../common/clock';
+import { decideRollout, heldBack, targetsToAdvance } from '../../rollout/rollout';
+import { waveMember } from '../../rollout/run-plan';
+import { rolloutOptions } from '../../rollout/rollout-options';
+import { wavesOf } from '../../rollout/wave-spec';
 import { SchedulerMetrics } from '../scheduler.metrics';
 import { Limiter } from '@flotilla/engine';
 import { type DueSource, SourcesRepository } from './sources.repository';
@@ -75,6 +79,7 @@ export class SourcePoller {
     @Inject(HUB_LOGGER) private readonly logger: Logger,
     private readonly wakeup: RunWakeup,
     private readonly egress: EgressPolicy,
+    private readonly clock: Clock,
   ) {
     this.limiter = new Limiter(config.scheduler.sourceConcurrency);
   }
@@ -254,11 +259,12 @@ export class SourcePoller {
       // no waves: nothing to decide per Target, and a fleet's Targets are not read on the way to their runs
       await this.targets.advanceProject(project.id, revision);
     } else {
-      const targets = await this.targets.forProject(project.id);
-      const members = targets.map((t) => ({ id: t.id, group: t.cluster?.groupName ?? '', phase: t.phase, lastAppliedRevision: t.lastAppliedRevision }));
-      const advancing = targetsToAdvance(project.rolloutGroups, revision, members);
-      await this.targets.advanceTo(advancing, revision);
-      held = heldBack(project.rolloutGroups, revision, members, new Set(advancing));
+      const targets = (await this.targets.forProject(project.id)).filter((t) => !t.removalRequestedAt);
+      const members = targets.map((t) => waveMember(t, t.cluster?.groupName ?? ''));
+      const waves = wavesOf(project);
+      const decision = decideRollout(waves, revision, members, this.clock.now(), rolloutOptions(project, revision, this.clock.now()));
+      await this.targets.advanceTo(targetsToAdvance(decision, members), revision);
+      held = heldBack(waves, decision, members);
     }
     const message = source.digest ? `${source.repository}:${source.tag} moved to ${digest}` : `${source.repository}:${source.tag} resolved to ${digest}`;
     await this.events.record({ projectId: project.id, clusterName: null, type: 'Normal', reason: 'NewRevision', message, revision });
