@@ -1,3 +1,4 @@
+import { UUID } from '../common/validators';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { Clock } from '../common/clock';
@@ -223,7 +224,6 @@ function bearerToken(header: string): string {
 }
 
 /** The shape PostgreSQL's uuid type accepts; anything else is no token (and never reaches the database). */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function toTokenDto(t: ApiTokenEntity): TokenDto {
   return {

@@ -1,3 +1,4 @@
+import { UUID } from '../common/validators';
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { ConflictError, InvalidInputError, NotFoundError } from '../common/errors';
@@ -90,7 +91,6 @@ export class OidcBindingsService {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function toDto(b: OidcBindingEntity): OidcBindingDto {
   return { id: b.id, claim: b.claim, value: b.value, tenant: b.tenant, role: b.role, createdAt: b.createdAt.toISOString() };

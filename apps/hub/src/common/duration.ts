@@ -1,8 +1,10 @@
 const UNITS: Record<string, number> = { h: 3600, m: 60, s: 1 };
+/** hours, minutes and seconds, each part ending in its unit, so matching is linear: the grammar parseDuration reads */
+export const DURATION = /^(\d+[hms])+$/;
 
 /** Parses Go-style durations made of hours, minutes and seconds (`10m`, `1h30m`, `45s`) into seconds. */
 export function parseDuration(text: string): number | undefined {
-  if (!/^(\d+[hms])+$/.test(text)) return undefined;
+  if (!DURATION.test(text)) return undefined;
   let total = 0;
   for (const [, n, unit] of text.matchAll(/(\d+)([hms])/gy)) total += Number(n) * UNITS[unit];
   return total;

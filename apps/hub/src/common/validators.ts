@@ -2,6 +2,9 @@ import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsObject, IsString, MaxLength, registerDecorator, ValidateIf, ValidateNested, type ValidationOptions } from 'class-validator';
 
+/** A row id as the database makes them (gen_random_uuid): checked before a lookup, so other text is a 404 without a query. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** RFC 1123 label, as Kubernetes names namespaces and most objects. */
 export const DNS_LABEL = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
 export const DNS_LABEL_MESSAGE = 'must be a DNS label: at most 63 lowercase letters, digits or "-", starting and ending with a letter or digit';

@@ -1,3 +1,4 @@
+import { DURATION } from '../common/duration';
 // The `rollout` of a Project's spec as the API takes it: the older
 // `groups` (one wave per group) or `waves` with their gates, and what a
 // wave past its failure budget does.
@@ -11,8 +12,6 @@ import { type AmountSpec, DEFAULT_PROGRESS_DEADLINE, parseAmount, type WaveSpec 
 
 export const MAX_WAVES = 16;
 const MAX_GROUPS = 64;
-/** hours, minutes and seconds: each part ends in its unit, so matching is linear */
-export const WAVE_DURATION = /^(\d+[hms])+$/;
 const DURATION_MESSAGE = 'must be a duration such as 30s, 10m or 1h30m';
 export const PERCENT = /^(100|[1-9]?[0-9])%$/;
 const MAX_COUNT = 1_000_000;
@@ -33,11 +32,11 @@ export class RolloutWaveDto {
   @Matches(DNS_LABEL, { each: true, message: `each ${DNS_LABEL_MESSAGE}` })
   groups?: string[];
 
-  @ApiPropertyOptional({ description: 'how long the wave stays Ready and Healthy on the revision before the next wave opens', default: '0s', maxLength: 32, pattern: WAVE_DURATION.source })
+  @ApiPropertyOptional({ description: 'how long the wave stays Ready and Healthy on the revision before the next wave opens', default: '0s', maxLength: 32, pattern: DURATION.source })
   @Optional()
   @IsString({ message: DURATION_MESSAGE })
   @MaxLength(32, { message: 'must be at most 32 characters' })
-  @Matches(WAVE_DURATION, { message: DURATION_MESSAGE })
+  @Matches(DURATION, { message: DURATION_MESSAGE })
   soak?: string;
 
   @ApiPropertyOptional({ description: 'at most this many of the wave\'s clusters move at once: a count, or a percentage of the wave such as "25%" (at least one)', oneOf: [{ type: 'integer', minimum: 1, maximum: MAX_COUNT }, { type: 'string', pattern: PERCENT.source }] })
@@ -54,11 +53,11 @@ export class RolloutWaveDto {
   @IsBoolean({ message: 'must be true or false' })
   approval?: boolean;
 
-  @ApiPropertyOptional({ description: 'a cluster on the revision that is not Healthy within this long counts as failed', default: DEFAULT_PROGRESS_DEADLINE, maxLength: 32, pattern: WAVE_DURATION.source })
+  @ApiPropertyOptional({ description: 'a cluster on the revision that is not Healthy within this long counts as failed', default: DEFAULT_PROGRESS_DEADLINE, maxLength: 32, pattern: DURATION.source })
   @Optional()
   @IsString({ message: DURATION_MESSAGE })
   @MaxLength(32, { message: 'must be at most 32 characters' })
-  @Matches(WAVE_DURATION, { message: DURATION_MESSAGE })
+  @Matches(DURATION, { message: DURATION_MESSAGE })
   progressDeadline?: string;
 }
 
@@ -74,10 +73,10 @@ export class RolloutWindowDto {
   @MaxLength(128, { message: 'must be at most 128 characters' })
   schedule!: string;
 
-  @ApiProperty({ description: 'how long it stays open each time', maxLength: 32, pattern: WAVE_DURATION.source, example: '8h' })
+  @ApiProperty({ description: 'how long it stays open each time', maxLength: 32, pattern: DURATION.source, example: '8h' })
   @IsString({ message: DURATION_MESSAGE })
   @MaxLength(32, { message: 'must be at most 32 characters' })
-  @Matches(WAVE_DURATION, { message: DURATION_MESSAGE })
+  @Matches(DURATION, { message: DURATION_MESSAGE })
   duration!: string;
 
   @ApiPropertyOptional({ description: 'IANA time zone of the schedule', default: 'UTC', maxLength: 64, format: 'time-zone', example: 'Europe/Berlin' })
