@@ -85,6 +85,8 @@ describe('rollout waves gated on health and soak', () => {
       [{ waves: [{ group: 'staging', maxConcurrent: 0 }] }, 'rollout.waves[0].maxConcurrent: must be a whole number from 1'],
       [{ waves: [{ group: 'staging', maxFailures: '150%' }] }, 'rollout.waves[0].maxFailures: must be a whole number from 0'],
       [{ waves: [{ group: 'staging' }], onFailure: 'panic' }, 'rollout.onFailure'],
+      [{ waves: [{ group: 'staging', windows: [{ kind: 'allow', schedule: '0 9 * *', duration: '8h' }] }] }, 'rollout.waves[0].windows[0].schedule: must be a cron expression of five fields'],
+      [{ waves: [{ group: 'staging', windows: [{ kind: 'sometimes', schedule: '0 9 * * *', duration: '8h' }] }] }, 'rollout.waves[0].windows[0].kind: must be allow or deny'],
     ];
     for (const [spec, problem] of cases) {
       const res = await hub.call('POST', '/api/v1/projects', body(spec));

@@ -16,6 +16,31 @@ const DURATION_MESSAGE = 'must be a duration such as 30s, 10m or 1h30m';
 export const PERCENT = /^(100|[1-9]?[0-9])%$/;
 const MAX_COUNT = 1_000_000;
 
+export const MAX_WINDOWS = 8;
+
+export class RolloutWindowDto {
+  @ApiProperty({ enum: WINDOW_KINDS, description: 'allow: a new revision starts only inside an allow window (when there is one); deny: never inside' })
+  @IsIn(WINDOW_KINDS, { message: 'must be allow or deny' })
+  kind!: WindowSpec['kind'];
+
+  @ApiProperty({ description: 'when the window opens: a five-field cron expression (minute hour day-of-month month day-of-week)', maxLength: 128, format: 'cron', example: '0 9 * * 1-5' })
+  @IsString({ message: 'must be a cron expression' })
+  @MaxLength(128, { message: 'must be at most 128 characters' })
+  schedule!: string;
+
+  @ApiProperty({ description: 'how long it stays open each time', maxLength: 32, pattern: DURATION.source, example: '8h' })
+  @IsString({ message: DURATION_MESSAGE })
+  @MaxLength(32, { message: 'must be at most 32 characters' })
+  @Matches(DURATION, { message: DURATION_MESSAGE })
+  duration!: string;
+
+  @ApiPropertyOptional({ description: 'IANA time zone of the schedule', default: 'UTC', maxLength: 64, format: 'time-zone', example: 'Europe/Berlin' })
+  @Optional()
+  @IsString({ message: 'must be an IANA time zone such as Europe/Berlin' })
+  @MaxLength(64, { message: 'must be at most 64 characters' })
+  timeZone?: string;
+}
+
 export class RolloutWaveDto {
   @ApiPropertyOptional({ description: 'the one cluster group of this wave (or give groups)', maxLength: 63, pattern: DNS_LABEL.source })
   @Optional()
@@ -59,31 +84,14 @@ export class RolloutWaveDto {
   @MaxLength(32, { message: 'must be at most 32 characters' })
   @Matches(DURATION, { message: DURATION_MESSAGE })
   progressDeadline?: string;
-}
 
-export const MAX_WINDOWS = 8;
-
-export class RolloutWindowDto {
-  @ApiProperty({ enum: WINDOW_KINDS, description: 'allow: a new revision starts only inside an allow window (when there is one); deny: never inside' })
-  @IsIn(WINDOW_KINDS, { message: 'must be allow or deny' })
-  kind!: WindowSpec['kind'];
-
-  @ApiProperty({ description: 'when the window opens: a five-field cron expression (minute hour day-of-month month day-of-week)', maxLength: 128, format: 'cron', example: '0 9 * * 1-5' })
-  @IsString({ message: 'must be a cron expression' })
-  @MaxLength(128, { message: 'must be at most 128 characters' })
-  schedule!: string;
-
-  @ApiProperty({ description: 'how long it stays open each time', maxLength: 32, pattern: DURATION.source, example: '8h' })
-  @IsString({ message: DURATION_MESSAGE })
-  @MaxLength(32, { message: 'must be at most 32 characters' })
-  @Matches(DURATION, { message: DURATION_MESSAGE })
-  duration!: string;
-
-  @ApiPropertyOptional({ description: 'IANA time zone of the schedule', default: 'UTC', maxLength: 64, format: 'time-zone', example: 'Europe/Berlin' })
+  @ApiPropertyOptional({ type: [RolloutWindowDto], description: 'when this wave\'s clusters may start a new revision, besides the Project\'s windows; a closed one holds this wave and those after it, not the waves before', maxItems: MAX_WINDOWS })
   @Optional()
-  @IsString({ message: 'must be an IANA time zone such as Europe/Berlin' })
-  @MaxLength(64, { message: 'must be at most 64 characters' })
-  timeZone?: string;
+  @IsArray({ message: 'must be a list of windows' })
+  @ArrayMaxSize(MAX_WINDOWS, { message: `must have at most ${MAX_WINDOWS} windows` })
+  @ValidateNested({ each: true })
+  @Type(() => RolloutWindowDto)
+  windows?: RolloutWindowDto[];
 }
 
 export class RolloutDto {
@@ -124,15 +132,23 @@ function amountProblem(path: string, value: unknown, min: number): string | unde
   return ok ? undefined : `${path}: must be a whole number from ${min} to ${MAX_COUNT}, or a percentage such as "25%"`;
 }
 
+function windowsProblems(windows: unknown[] | undefined, path: string): string[] {
+  return (windows ?? []).flatMap((w, i) => {
+    const problem = w instanceof RolloutWindowDto ? windowProblem(w) : undefined;
+    return problem ? [`${path}[${i}].${problem}`] : [];
+  });
+}
+
+function storedWindows(windows: RolloutWindowDto[] | undefined): WindowSpec[] {
+  return (windows ?? []).map((w) => ({ kind: w.kind, schedule: w.schedule, duration: w.duration, ...(w.timeZone !== undefined ? { timeZone: w.timeZone } : {}) }));
+}
+
 /** The checks that span fields of `rollout` (the pipe calls them through specProblems). */
 export function rolloutProblems(rollout: unknown, path = 'rollout'): string[] {
   if (!(rollout instanceof RolloutDto)) return [];
   const problems: string[] = [];
   if ((rollout.groups === undefined) === (rollout.waves === undefined)) return [`${path}: give either groups or waves`];
-  for (const [i, w] of (rollout.windows ?? []).entries()) {
-    const problem = w instanceof RolloutWindowDto ? windowProblem(w) : undefined;
-    if (problem) problems.push(`${path}.windows[${i}].${problem}`);
-  }
+  problems.push(...windowsProblems(rollout.windows, `${path}.windows`));
   const seen = new Map<string, number>();
   for (const [i, w] of (rollout.waves ?? []).entries()) {
     if (!(w instanceof RolloutWaveDto)) continue;
@@ -147,6 +163,7 @@ export function rolloutProblems(rollout: unknown, path = 'rollout'): string[] {
       if (before !== undefined && before !== i) problems.push(`${at}: group ${g} is already in wave ${before}`);
       else seen.set(g, i);
     }
+    problems.push(...windowsProblems(w.windows, `${at}.windows`));
     const concurrent = amountProblem(`${at}.maxConcurrent`, w.maxConcurrent, 1);
     if (concurrent) problems.push(concurrent);
     const failures = amountProblem(`${at}.maxFailures`, w.maxFailures, 0);
@@ -158,7 +175,7 @@ export function rolloutProblems(rollout: unknown, path = 'rollout'): string[] {
 /** The spec's rollout as the Project stores it: flattened groups, waves (empty for the `groups` form) and onFailure. */
 export function storedRollout(rollout: RolloutDto | null | undefined): { rolloutGroups: string[]; rolloutWaves: WaveSpec[]; rolloutOnFailure: RolloutOnFailure; rolloutWindows: WindowSpec[] } {
   if (!rollout) return { rolloutGroups: [], rolloutWaves: [], rolloutOnFailure: 'halt', rolloutWindows: [] };
-  const windows: WindowSpec[] = (rollout.windows ?? []).map((w) => ({ kind: w.kind, schedule: w.schedule, duration: w.duration, ...(w.timeZone !== undefined ? { timeZone: w.timeZone } : {}) }));
+  const windows = storedWindows(rollout.windows);
   const waves: WaveSpec[] = (rollout.waves ?? []).map((w) => ({
     groups: w.groups ?? [w.group!],
     ...(w.soak !== undefined ? { soak: w.soak } : {}),
@@ -166,8 +183,16 @@ export function storedRollout(rollout: RolloutDto | null | undefined): { rollout
     ...(w.maxFailures !== undefined ? { maxFailures: w.maxFailures } : {}),
     ...(w.approval !== undefined ? { approval: w.approval } : {}),
     ...(w.progressDeadline !== undefined ? { progressDeadline: w.progressDeadline } : {}),
+    ...(w.windows !== undefined && w.windows.length > 0 ? { windows: storedWindows(w.windows) } : {}),
   }));
   return { rolloutGroups: rollout.groups ?? waves.flatMap((w) => w.groups), rolloutWaves: waves, rolloutOnFailure: rollout.onFailure ?? 'halt', rolloutWindows: windows };
+}
+
+export class RolloutWindowViewDto {
+  @ApiProperty({ enum: WINDOW_KINDS }) kind!: string;
+  @ApiProperty() schedule!: string;
+  @ApiProperty() duration!: string;
+  @ApiPropertyOptional() timeZone?: string;
 }
 
 export class RolloutWaveViewDto {
@@ -177,13 +202,7 @@ export class RolloutWaveViewDto {
   @ApiPropertyOptional({ oneOf: [{ type: 'integer' }, { type: 'string' }] }) maxFailures?: AmountSpec;
   @ApiPropertyOptional() approval?: boolean;
   @ApiPropertyOptional() progressDeadline?: string;
-}
-
-export class RolloutWindowViewDto {
-  @ApiProperty({ enum: WINDOW_KINDS }) kind!: string;
-  @ApiProperty() schedule!: string;
-  @ApiProperty() duration!: string;
-  @ApiPropertyOptional() timeZone?: string;
+  @ApiPropertyOptional({ type: [RolloutWindowViewDto] }) windows?: RolloutWindowViewDto[];
 }
 
 export class RolloutViewDto {

@@ -51,6 +51,7 @@ export class RolloutService {
       failureBudget: w.failureBudget,
       batchSize: w.batchSize,
       ...(w.hold ? { message: w.hold } : {}),
+      ...(w.windowClosed ? { windowClosed: w.windowClosed } : {}),
     }));
     return view;
   }

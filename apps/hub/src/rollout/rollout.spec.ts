@@ -130,6 +130,34 @@ describe('rollout waves gated on health', () => {
     expect(targetsToAdvance(decideRollout(w, R2, members, at(1), { approved: new Set([1]) }), members)).toEqual(['p']);
   });
 
+  it('holds a wave outside its own window, and the waves after it, but not the waves before', () => {
+    // T0 is a Friday 10:00 UTC; prod may start revisions only on weekdays 12:00–14:00
+    const window = { kind: 'allow' as const, schedule: '0 12 * * 1-5', duration: '2h' };
+    const w = waves({ groups: ['staging'] }, { groups: ['prod'], windows: [window] }, { groups: ['lab'] });
+    const members = [member('s', 'staging'), member('p', 'prod'), member('l', 'lab')];
+    expect(targetsToAdvance(decideRollout(w, R2, members, T0), members)).toEqual(['s']);
+    members[0] = member('s', 'staging', healthyOn2(60));
+    const closed = decideRollout(w, R2, members, at(120));
+    expect(closed.waves.map((x) => x.state)).toEqual(['done', 'progressing', 'waiting', 'waiting']);
+    expect(closed.waves[1].windowClosed).toBe('outside every allow window (allow "0 12 * * 1-5" for 2h (UTC))');
+    expect(targetsToAdvance(closed, members)).toEqual([]);
+    expect(rolloutGate(closed, 'p').message).toBe(`revision ${R2} waits for group prod to be in its rollout window: outside every allow window (allow "0 12 * * 1-5" for 2h (UTC))`);
+    expect(rolloutGate(closed, 'l').open).toBe(false);
+    const open = decideRollout(w, R2, members, at(2 * 3600));
+    expect(open.waves[1].windowClosed).toBeUndefined();
+    expect(targetsToAdvance(open, members)).toEqual(['p']);
+  });
+
+  it('lets a wave outside its window keep the revision its clusters already run', () => {
+    const deny = { kind: 'deny' as const, schedule: '0 0 * * *', duration: '24h' };
+    const w = waves({ groups: ['prod'], windows: [deny] });
+    const members = [member('p1', 'prod', healthyOn2(0)), member('p2', 'prod')];
+    const d = decideRollout(w, R2, members, at(60));
+    expect(d.waves[0].windowClosed).toMatch(/^inside the deny window/);
+    expect(rolloutGate(d, 'p1')).toEqual({ open: true });
+    expect(rolloutGate(d, 'p2').open).toBe(false);
+  });
+
   it('never advances suspended or deleting Targets, and an empty wave is done at once', () => {
     const members = [member('s', 'staging', { phase: 'Suspended' }), member('p', 'prod')];
     const d = decideRollout(groups('lab', 'staging', 'prod'), R2, members, T0);

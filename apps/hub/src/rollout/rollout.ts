@@ -3,6 +3,7 @@
 // an open wave at most `maxConcurrent` Targets move at once, and more than
 // `maxFailures` failed Targets halt the rollout. Pure: the same facts give
 // the same answer to the push scheduler, the agent dispatch and the API.
+import { windowCheck } from './rollout-windows';
 import { type Wave, amountOf, waveIndex } from './wave-spec';
 
 export interface WaveMember {
@@ -39,6 +40,8 @@ export interface WaveStatus {
   since?: Date;
   /** why the Targets of this wave not yet moving wait, in the words of their condition */
   hold?: string;
+  /** outside this wave's own windows now: which window says so */
+  windowClosed?: string;
 }
 
 export interface RolloutDecision {
@@ -95,9 +98,13 @@ export function decideRollout(waves: readonly Wave[], revision: string, members:
     const needsApproval = wave.approval && !(options.approved?.has(index) ?? false);
     const open = blocked === undefined && !needsApproval;
     const states = list.map((m) => ({ m, s: memberState(m, revision, wave, open, now) }));
+    // the wave's own windows hold only its own clusters; the Project's hold every wave
+    const ownWindow = paused || wave.windows.length === 0 ? undefined : windowCheck(wave.windows, now);
+    const wavePaused = paused ?? (ownWindow && !ownWindow.open ? `be in its rollout window: ${ownWindow.reason}` : undefined);
     const count = (s: MemberState) => states.filter((x) => x.s === s).length;
     const status: WaveStatus = {
       index, groups: wave.groups, state: 'waiting', total: list.length,
+      ...(ownWindow && !ownWindow.open ? { windowClosed: ownWindow.reason } : {}),
       pending: count('pending'), progressing: count('progressing'), healthy: count('healthy'), failed: count('failed'),
       failureBudget: amountOf(wave.maxFailures, list.length),
       batchSize: wave.maxConcurrent === null ? null : Math.max(1, amountOf(wave.maxConcurrent, list.length)),
@@ -127,14 +134,14 @@ export function decideRollout(waves: readonly Wave[], revision: string, members:
     } else {
       for (const x of states) if (x.s !== 'pending') out.movable.add(x.m.id);
       const pending = states.filter((x) => x.s === 'pending');
-      const slots = paused ? 0 : status.batchSize === null ? pending.length : Math.max(0, status.batchSize - status.progressing);
+      const slots = wavePaused ? 0 : status.batchSize === null ? pending.length : Math.max(0, status.batchSize - status.progressing);
       for (const x of pending.slice(0, slots)) out.movable.add(x.m.id);
-      if (paused && pending.length > 0) status.hold = `revision ${revision} waits for group ${groupName} to ${paused}`;
+      if (wavePaused && pending.length > 0) status.hold = `revision ${revision} waits for group ${groupName} to ${wavePaused}`;
       else if (pending.length > slots) status.hold = `revision ${revision} waits for group ${groupName} to free a batch slot: ${status.progressing} of ${status.batchSize} moving`;
       if (status.pending + status.progressing > 0) {
         status.state = 'progressing';
         status.since = opened ?? earliest(onRevision);
-        blocked = paused ? `revision ${revision} waits for group ${holder(wave, states)} to ${paused}` : `revision ${revision} waits for group ${holder(wave, states)} to be Ready and Healthy on it`;
+        blocked = wavePaused ? `revision ${revision} waits for group ${holder(wave, states)} to ${wavePaused}` : `revision ${revision} waits for group ${holder(wave, states)} to be Ready and Healthy on it`;
       } else {
         const healthySince = states.filter((x) => x.s === 'healthy').map((x) => x.m.healthySince!.getTime());
         const soakUntil = healthySince.length === 0 ? now.getTime() : Math.max(...healthySince) + wave.soakMs;

@@ -23,6 +23,7 @@ export class WaveViewDto {
   @ApiProperty({ description: 'failures it tolerates' }) failureBudget!: number;
   @ApiProperty({ type: Number, nullable: true, description: 'clusters that may move at once; null: all' }) batchSize!: number | null;
   @ApiPropertyOptional({ description: 'why its clusters not yet moving wait' }) message?: string;
+  @ApiPropertyOptional({ description: 'outside this wave\'s own rollout windows now: which window says so (its clusters start no new revision)' }) windowClosed?: string;
 }
 
 export class RolloutActionDto {

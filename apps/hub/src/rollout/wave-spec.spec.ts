@@ -18,7 +18,7 @@ describe('wave spec', () => {
   it('makes each group of rollout.groups a wave with the defaults, and adds a last wave for unlisted groups', () => {
     const waves = wavesOf({ rolloutGroups: ['a', 'b'] });
     expect(waves).toHaveLength(3);
-    expect(waves[0]).toEqual({ groups: ['a'], soakMs: 0, maxConcurrent: null, maxFailures: { count: 0 }, approval: false, progressDeadlineMs: 600_000 });
+    expect(waves[0]).toEqual({ groups: ['a'], soakMs: 0, maxConcurrent: null, maxFailures: { count: 0 }, approval: false, progressDeadlineMs: 600_000, windows: [] });
     expect(waveIndex(waves, 'b')).toBe(1);
     expect(waveIndex(waves, 'zzz')).toBe(2);
     expect(wavesOf({ rolloutGroups: [] })).toEqual([]);
@@ -26,7 +26,7 @@ describe('wave spec', () => {
 
   it('takes rollout.waves with their gates when given', () => {
     const waves = wavesOf({ rolloutGroups: ['a', 'b', 'c'], rolloutWaves: [{ groups: ['a'], soak: '1h30m', maxConcurrent: '50%', maxFailures: 2, approval: true, progressDeadline: '2m' }, { groups: ['b', 'c'] }] });
-    expect(waves[0]).toEqual({ groups: ['a'], soakMs: 5_400_000, maxConcurrent: { percent: 50 }, maxFailures: { count: 2 }, approval: true, progressDeadlineMs: 120_000 });
+    expect(waves[0]).toEqual({ groups: ['a'], soakMs: 5_400_000, maxConcurrent: { percent: 50 }, maxFailures: { count: 2 }, approval: true, progressDeadlineMs: 120_000, windows: [] });
     expect(waveIndex(waves, 'c')).toBe(1);
   });
 });

@@ -1,6 +1,7 @@
 // A Project's rollout waves: as written in its spec (`rollout.waves`, or the
 // older `rollout.groups`, one group a wave) and as the decisions use them.
 import { parseDuration } from '../common/duration';
+import type { WindowSpec } from './rollout-windows';
 
 /** A count of Targets, or a percentage of a wave's Targets written `NN%`. */
 export type AmountSpec = number | string;
@@ -18,6 +19,8 @@ export interface WaveSpec {
   approval?: boolean;
   /** a Target on the revision that is not Healthy within this long counts as failed (default 10m) */
   progressDeadline?: string;
+  /** when this wave's clusters may start a new revision, besides the Project's windows */
+  windows?: WindowSpec[];
 }
 
 export type Amount = { count: number } | { percent: number };
@@ -30,6 +33,7 @@ export interface Wave {
   maxFailures: Amount;
   approval: boolean;
   progressDeadlineMs: number;
+  windows: WindowSpec[];
 }
 
 export const DEFAULT_PROGRESS_DEADLINE = '10m';
@@ -57,6 +61,7 @@ function waveOfSpec(spec: WaveSpec): Wave {
     maxFailures: (spec.maxFailures === undefined ? undefined : parseAmount(spec.maxFailures)) ?? { count: 0 },
     approval: spec.approval === true,
     progressDeadlineMs: (parseDuration(spec.progressDeadline ?? DEFAULT_PROGRESS_DEADLINE) ?? 600) * 1000,
+    windows: spec.windows ?? [],
   };
 }
 
