@@ -31,6 +31,11 @@ describe('renderRollout', () => {
     expect(renderRollout({ ...view, windowClosed: 'inside the deny window deny "0 22 * * *" for 10h (UTC)' }).split('\n')[1]).toBe('paused: inside the deny window deny "0 22 * * *" for 10h (UTC); drift correction goes on');
   });
 
+  it('says which wave its own window pauses', () => {
+    const waves = [view.waves[0], { ...view.waves[1], windowClosed: 'outside every allow window (allow "0 9 * * 1-5" for 8h (UTC))' }];
+    expect(renderRollout({ ...view, waves }).split('\n')[4]).toBe('wave 1 paused: outside every allow window (allow "0 9 * * 1-5" for 8h (UTC))');
+  });
+
   it('says when the revision was rolled back', () => {
     expect(renderRollout({ ...view, rolledBack: { revision: 'stable@sha256:aa', wave: 0, by: 'flotilla', at: '2026-11-27T11:00:00.000Z' } }).split('\n')[1]).toBe(
       'ROLLED BACK from wave 0 by flotilla at 2026-11-27T11:00:00.000Z; a new revision or `flotilla project rollout retry` continues',

@@ -16,6 +16,7 @@ export interface RolloutWave {
   failureBudget: number;
   batchSize: number | null;
   message?: string;
+  windowClosed?: string;
 }
 
 export interface RolloutView {
@@ -46,6 +47,7 @@ export function renderRollout(view: RolloutView): string {
     w.state === 'soaking' && w.soakUntil ? `until ${w.soakUntil}` : (w.since ?? ''),
   ]);
   lines.push(table(['WAVE', 'GROUPS', 'STATE', 'HEALTHY', 'MOVING', 'FAILED/BUDGET', 'BATCH', 'SINCE'], rows).trimEnd());
+  for (const w of view.waves) if (w.windowClosed) lines.push(`wave ${w.index} paused: ${w.windowClosed}`);
   const waiting = view.waves.find((w) => w.message)?.message;
   if (waiting) lines.push(`waiting: ${waiting}`);
   for (const a of view.actions.slice(-5)) lines.push(`${a.at}  ${a.action}${a.wave === undefined ? '' : ` wave ${a.wave}`} by ${a.by} on ${a.revision}`);
