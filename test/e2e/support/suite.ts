@@ -22,8 +22,8 @@ export interface SpokeSuiteOptions {
   spokes: Array<[name: string, group: string]>;
   /** receives the hubs once they run, before the suite's own beforeAll hooks */
   started: (fleet: HubFleet) => void;
-  /** more environment of every hub */
-  env: Record<string, string>;
+  /** more environment of every hub (a function: worked out just before the hubs start, e.g. a free port) */
+  env: Record<string, string> | (() => Promise<Record<string, string>>);
 }
 
 /**
@@ -44,7 +44,7 @@ export function spokeSuite(prefix: string, options: Partial<SpokeSuiteOptions> =
   };
   beforeAll(async () => {
     await prepareTenant(suite.kube, { namespace: suite.ns, serviceAccount: 'deployer', instanceNamespaces: instanceNamespaces(suite.ns) });
-    fleet = await HubFleet.start(hubs, timing, env);
+    fleet = await HubFleet.start(hubs, timing, typeof env === 'function' ? await env() : env);
     started?.(fleet);
     for (const [name, group] of spokes) await registerSpoke(fleet, name, group);
   });
