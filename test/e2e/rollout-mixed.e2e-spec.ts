@@ -72,7 +72,7 @@ describe('a rollout over agent and push clusters', () => {
     operator = (await fleet.expectCall(201, 'POST', '/api/v1/tokens', { name: 'release-manager', role: 'operator' })).body.token as string;
   });
 
-  it('moves the agent canary first, the push wave only once approved, and rolls the canary back by itself when a revision never becomes healthy', () =>
+  it('moves the agent canary first, the push wave only once approved, rolls the canary back by itself when a revision never becomes healthy, and holds a new revision inside a deny window', () =>
     fleet.guard(async () => {
       const v1 = await publish('v1');
       await fleet.expectCall(201, 'POST', '/api/v1/projects', {
@@ -113,5 +113,34 @@ describe('a rollout over agent and push clusters', () => {
       // the push wave never saw v2, and stays on v1
       expect(await revisionsRun('stage-1')).not.toContain(v2);
       expect((await target(fleet, 'shop', 'stage-1')).lastAppliedRevision).toBe(v1);
+
+      // inside a deny window a new revision starts nowhere, and drift correction goes on
+      const waves = [{ group: 'edge', progressDeadline: '45s' }, { group: 'staging', approval: true }];
+      const deny = { kind: 'deny', schedule: '0 0 * * *', duration: '24h' };
+      await fleet.expectCall(200, 'PATCH', '/api/v1/projects/shop', { rollout: { waves, onFailure: 'rollback', windows: [deny] } });
+      const v3 = await publish('v3');
+      const closed = await eventually('v3 held by the deny window', async () => {
+        const r = await rollout();
+        return r.revision === v3 && r.windowClosed ? r : undefined;
+      }, { timeoutMs: 60_000, observe: rollout });
+      expect(closed.windowClosed).toBe('inside the deny window deny "0 0 * * *" for 24h (UTC)');
+      const edgeConfig = { apiVersion: 'v1', kind: 'ConfigMap', namespace: `${ns}-edge-1`, name: 'web-config' };
+      await kube.delete(edgeConfig);
+      await fleet.expectCall(202, 'POST', '/api/v1/projects/shop/reconcile?cluster=edge-1');
+      const restored = await eventually('the agent restores web-config on v1', async () => (await kube.getOptional(edgeConfig)) ?? undefined, { timeoutMs: 60_000, observe: () => target(fleet, 'shop', 'edge-1') });
+      expect(restored.data).toEqual({ message: 'v1', cluster: 'edge-1' });
+      const held = await eventually('edge-1 saying what holds v3', async () => {
+        const t = await target(fleet, 'shop', 'edge-1');
+        return t.conditions.find((c) => c.reason === 'RolloutWaiting' && c.message.includes(v3)) ? t : undefined;
+      }, { timeoutMs: 60_000, observe: () => target(fleet, 'shop', 'edge-1') });
+      expect(held.lastAppliedRevision).toBe(v1);
+      expect(held.conditions.find((c) => c.reason === 'RolloutWaiting')?.message).toContain('inside the deny window');
+      expect(await revisionsRun('edge-1')).not.toContain(v3);
+      expect(await revisionsRun('stage-1')).not.toContain(v3);
+
+      // without the window, v3 goes out as usual
+      await fleet.expectCall(200, 'PATCH', '/api/v1/projects/shop', { rollout: { waves, onFailure: 'rollback' } });
+      await healthyOn('edge-1', v3);
+      await waveStates(['done', 'awaitingApproval', 'waiting'], 'v3 awaiting approval for staging');
     })());
 });
