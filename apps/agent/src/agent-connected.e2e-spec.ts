@@ -6,7 +6,7 @@ import { AgentCa } from '../../hub/src/agents/agent-ca.service';
 import { AgentGrpcServer } from '../../hub/src/agents/agent-grpc.server';
 import { defaultAgentServerConfig } from '../../hub/src/config/hub-config';
 import { X509Certificate } from 'node:crypto';
-import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
+import { EXPECTED_AGENT_VERSION, kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
 import { certificateFingerprint } from '@flotilla/agent-protocol';
 import { DataSource } from 'typeorm';
 import { writeFileSync } from 'node:fs';
@@ -128,7 +128,7 @@ describe('connected agent', () => {
     expect(project?.metadata.labels).toMatchObject({ 'app.kubernetes.io/managed-by': 'flotilla-hub' });
     expect(project?.metadata.annotations).toMatchObject({ 'hub.flotilla.dev/digest': digest });
     const view = (await hub.call('GET', `/api/v1/clusters/${cluster}`)).body;
-    expect(view.agent).toMatchObject({ connected: true, registered: true, version: '0.1.0' });
+    expect(view.agent).toMatchObject({ connected: true, registered: true, version: EXPECTED_AGENT_VERSION });
     // its key and certificate are kept in the agent's namespace; the certificate names the cluster
     const identity = await identityCert();
     expect(identity.subject).toContain(`CN=${cluster}`);

@@ -7,7 +7,7 @@ import { UNPULLABLE_IMAGE } from '../../../test/harness/kube-nodes';
 import { testDir } from '../../../test/harness/temp-dirs';
 import { startTestHub, type TestHub } from '../../hub/test/hub';
 import { defaultAgentServerConfig } from '../../hub/src/config/hub-config';
-import { kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
+import { EXPECTED_AGENT_VERSION, kubeconfigFile, startAgentProcess, testAgentArgs, type AgentProcess } from '../test/agent-process';
 import { AGENT_NAMESPACE, agentKubeconfig, installAgent, removeConnectedInstall } from '../test/install';
 
 // An upgrade from the hub, with the real agent process and the hub's own
@@ -96,7 +96,7 @@ describe('agent upgrade', () => {
       return v?.connected ? v : undefined;
     }, 60_000);
     // the test hub and agent are one release: within the skew policy
-    expect(view).toMatchObject({ version: '0.1.0', supported: true, skew: expect.stringContaining('within') });
+    expect(view).toMatchObject({ version: EXPECTED_AGENT_VERSION, supported: true, skew: expect.stringContaining('within') });
 
     // a viewer may not; a body naming an image is refused and changes nothing
     expect((await hub.call('POST', `/api/v1/clusters/${cluster}/agent/upgrade`, { token: viewer })).status).toBe(403);
@@ -108,7 +108,7 @@ describe('agent upgrade', () => {
 
     const upgrade = await hub.call('POST', `/api/v1/clusters/${cluster}/agent/upgrade`, { token: operator });
     expect(upgrade.status).toBe(202);
-    expect(upgrade.body).toMatchObject({ cluster, image: UNPULLABLE_IMAGE, fromVersion: '0.1.0' });
+    expect(upgrade.body).toMatchObject({ cluster, image: UNPULLABLE_IMAGE, fromVersion: EXPECTED_AGENT_VERSION });
 
     // the agent patched its own Deployment (with its own service account) and said so to the hub
     await eventually('the image set on the Deployment', async () => ((await deployment()).spec.template.spec.containers[0].image === UNPULLABLE_IMAGE ? true : undefined), 30_000);

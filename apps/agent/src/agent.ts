@@ -1,6 +1,7 @@
 // The agent process, wired: one connection with the agent's own identity,
 // the engine runtime, the Project controller (behind a Lease when several
 // replicas run), Events, metrics and the probe endpoints.
+import { FLOTILLA_RELEASE } from '@flotilla/agent-protocol';
 import { EgressPolicy, egressFetch } from '@flotilla/egress';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -24,7 +25,8 @@ import { startProbeServer, type ProbeServer } from './http/probe-server';
 import type { Logger } from './logging/logger';
 import { AgentMetrics } from './metrics/agent-metrics';
 
-export const AGENT_VERSION = '0.1.0';
+/** the release this agent reports to the hub: Flotilla's */
+export const AGENT_VERSION = FLOTILLA_RELEASE;
 
 export interface RunningAgent {
   /** where /metrics, /healthz and /readyz answer */

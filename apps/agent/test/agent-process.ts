@@ -2,11 +2,14 @@
 // process, for tests: started with flags, its JSON log lines collected, and
 // waited on for what it prints rather than for a fixed time.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testDir } from '../../../test/harness/temp-dirs';
 
 export const AGENT_MAIN = join(__dirname, '../../../dist/apps/agent/src/main.js');
+
+/** The release the compiled agent should report: the repository's package.json says it. */
+export const EXPECTED_AGENT_VERSION = (JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as { version: string }).version;
 
 export interface AgentProcess {
   child: ChildProcess;
