@@ -1,7 +1,7 @@
 // The agent process, wired: one connection with the agent's own identity,
 // the engine runtime, the Project controller (behind a Lease when several
 // replicas run), Events, metrics and the probe endpoints.
-import { FLOTILLA_RELEASE } from '@flotilla/agent-protocol';
+import { FLOTILLA_RELEASE } from '@flotilla/release';
 import { EgressPolicy, egressFetch } from '@flotilla/egress';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';

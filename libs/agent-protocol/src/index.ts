@@ -7,4 +7,3 @@ export { AGENT_SERVICE_DEFINITION, serializeConnectResponse } from './connect-re
 export { type AgentKeyRequest, certificateFingerprint, certificateMatchesKey, newAgentKeyRequest, renewalDue } from './agent-key';
 export { type CryptoKey, type CryptoKeyPair, ECDSA_P256, newEcKeyPair, privateKeyPem, webCrypto, x509 } from './x509';
 export { describeOversized, fitText, type OversizedField, oversizedField, oversizedRegisterField } from './message-bounds';
-export { FLOTILLA_RELEASE } from './release';

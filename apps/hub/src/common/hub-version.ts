@@ -1,2 +1,2 @@
 // The hub's release: Flotilla's, as the agents report theirs.
-export { FLOTILLA_RELEASE as HUB_VERSION } from '@flotilla/agent-protocol';
+export { FLOTILLA_RELEASE as HUB_VERSION } from '@flotilla/release';
