@@ -6,3 +6,4 @@ export * from './egress-policy';
 export * from './egress-connector';
 export * from './egress-fetch';
 export * from './remote-text';
+export * from './response-read';

@@ -6,12 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { createRemoteJWKSet, customFetch as joseFetch, decodeJwt, errors as joseErrors, type JWTPayload, jwtVerify } from 'jose';
+import { readBoundedBody } from '@flotilla/egress';
 import * as oidc from 'openid-client';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { OidcConfig } from '../config/oidc-config';
 
 /** Each call to the provider (discovery, keys) ends within this. */
 export const PROVIDER_DEADLINE_MS = 5000;
+/** No answer of the provider (discovery, keys, token) is read past this: they are a few KiB. */
+export const PROVIDER_MAX_BYTES = 512 * 1024;
 /** After a failed discovery, requests fail fast for this long instead of each trying again. */
 const DISCOVERY_RETRY_MS = 5000;
 /** Keys are fetched again at most this often when a token names an unknown key id. */
@@ -130,7 +133,10 @@ export class OidcTokenVerifier {
   }
 }
 
-/** fetch for the provider: trusts the system's CAs plus FLOTILLA_OIDC_CA_FILE, and gives every call a total deadline. */
+/**
+ * fetch for the provider: trusts the system's CAs plus FLOTILLA_OIDC_CA_FILE,
+ * gives every call a total deadline and reads no answer past PROVIDER_MAX_BYTES.
+ */
 function providerFetch(config: OidcConfig): Fetch {
   let dispatcher: Agent | undefined;
   if (config.caFile) {
@@ -146,8 +152,11 @@ function providerFetch(config: OidcConfig): Fetch {
   return async (url, init) => {
     const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(PROVIDER_DEADLINE_MS)]) : AbortSignal.timeout(PROVIDER_DEADLINE_MS);
     // redirects are not followed: the provider's endpoints are the ones it names
-    const res = await undiciFetch(url, { ...(init as object), signal, redirect: 'manual', ...(dispatcher ? { dispatcher } : {}) });
-    return res as unknown as Response;
+    const res = (await undiciFetch(url, { ...(init as object), signal, redirect: 'manual', ...(dispatcher ? { dispatcher } : {}) })) as unknown as Response;
+    const body = await readBoundedBody(res, PROVIDER_MAX_BYTES, (received, announced) => new Error(`its answer from ${new URL(url).pathname} is larger than ${PROVIDER_MAX_BYTES} bytes (${announced ?? `over ${received}`} bytes)`));
+    // statuses that may carry no body take none
+    const bodyless = [101, 204, 205, 304].includes(res.status);
+    return new Response(bodyless ? null : body, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 }
 

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { createServer as createTlsServer } from 'node:https';
 import { createServer, type Server, type Socket } from 'node:net';
 import { decodeJwt } from 'jose';
 import { OIDC_TEST_USERS, startOidcProvider, type TestOidcProvider } from '../../../../test/harness/oidc-provider';
+import { writeKubePki } from '../../../../test/harness/kube-pki';
 import { testDir } from '../../../../test/harness/temp-dirs';
 import { eventually } from '../../../../test/e2e/support/eventually';
 import { FixedClock } from '../common/clock';
@@ -225,5 +228,52 @@ describe('a hub whose identity provider does not answer', () => {
     const res = await pending;
     expect(res.status).toBe(503);
     expect(res.body.message).toMatch(/identity provider https:\/\/127\.0\.0\.1:\d+ is not reachable/);
+  });
+});
+
+describe('a hub whose identity provider answers without end', () => {
+  let hostile: ReturnType<typeof createTlsServer>;
+  let hub: TestHub;
+  /** bytes the provider got to write before the hub hung up */
+  let written = 0;
+  let hungUp: Promise<void>;
+
+  beforeAll(async () => {
+    const pki = await writeKubePki(testDir('flotilla-oidc-huge-'));
+    let closed: () => void;
+    hungUp = new Promise((r) => (closed = r));
+    // a discovery document that never ends, without a Content-Length to refuse early
+    hostile = createTlsServer({ cert: readFileSync(pki.servingCert), key: readFileSync(pki.servingKey) }, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const more = () => {
+        while (!res.destroyed && written < 64 * 1024 * 1024) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', more);
+        }
+      };
+      res.on('close', () => closed());
+      res.write('{"issuer": "x", "padding": "');
+      more();
+    });
+    await new Promise<void>((r) => hostile.listen(0, '127.0.0.1', r));
+    const port = (hostile.address() as { port: number }).port;
+    hub = await startTestHub('postgres', { oidc: oidcConfig({ issuer: `https://127.0.0.1:${port}`, caFile: pki.caCert }) });
+  }, 120_000);
+  afterAll(async () => {
+    await hub?.close();
+    hostile?.closeAllConnections();
+    await new Promise((r) => hostile?.close(r));
+  });
+
+  it('stops reading its answer past the bound and says so with 503', async () => {
+    const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const jwt = `${part({ alg: 'RS256', kid: 'k' })}.${part({ iss: hub.config.oidc!.issuer, sub: 'alice', aud: 'flotilla', exp: Math.floor(Date.now() / 1000) + 300 })}.${part({ sig: 1 })}`;
+    const res = await hub.call('GET', '/api/v1/session', { token: jwt });
+    expect(res.status).toBe(503);
+    expect(res.body.message).toContain('is larger than 524288 bytes');
+    await hungUp;
+    // the hub hung up long before the provider ran out of padding
+    expect(written).toBeLessThan(16 * 1024 * 1024);
   });
 });
