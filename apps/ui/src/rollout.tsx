@@ -131,6 +131,8 @@ export function RolloutPipeline({ token, role, rollout }: { token: string; role:
   };
 
   const recent = view.actions.slice(-ACTIONS_SHOWN).reverse();
+  // the last wave takes the groups no wave names; when there are none it holds no cluster and says nothing
+  const shown = view.waves.filter((w) => w.groups.length > 0 || w.counts.total > 0);
   return (
     <section class="rollout" aria-labelledby="rollout-title">
       <h3 id="rollout-title">Rollout</h3>
@@ -183,7 +185,7 @@ export function RolloutPipeline({ token, role, rollout }: { token: string; role:
         </div>
       )}
       <ol class="pipeline" aria-label={`Waves of ${view.project}, in order`}>
-        {view.waves.map((w) => (
+        {shown.map((w) => (
           <Wave key={w.index} wave={w} operator={operator} busy={busy} act={act} />
         ))}
       </ol>
