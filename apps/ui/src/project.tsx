@@ -38,6 +38,7 @@ export function ProjectPage({ token, role, version, name }: { token: string; rol
   const revisions = events.filter((e) => e.reason === 'NewRevision');
   const digest = revisions[0] && /sha256:[0-9a-f]{64}/.exec(revisions[0].message)?.[0];
   const current = digest ? `${project.source.tag}@${digest}` : undefined;
+  // with waves, each step of the pipeline says why it waits, as of now
   const halt = events.find((e) => e.reason === 'RolloutWaiting' && (!revisions[0] || e.time >= revisions[0].time));
   return (
     <main id="main">
@@ -79,7 +80,7 @@ export function ProjectPage({ token, role, version, name }: { token: string; rol
           </ol>
         </>
       )}
-      {halt && <p class="warn">Rollout halted: {halt.message}</p>}
+      {halt && rollout.waves.length === 0 && <p class="warn">Rollout halted: {halt.message}</p>}
       <h3>Targets ({total})</h3>
       <table>
         <thead>

@@ -200,7 +200,7 @@ export function RolloutPipeline({ token, role, rollout }: { token: string; role:
                 {relativeTime(a.at)}
               </time>{' '}
               {ACTION_LABEL[a.action]}
-              {a.wave !== undefined && ` wave ${a.wave}`} by <strong>{a.by}</strong> on <code title={a.revision}>{shortRevision(a.revision)}</code>
+              {a.wave !== undefined && (a.action === 'rollback' ? ` from wave ${a.wave}` : ` wave ${a.wave}`)} by <strong>{a.by}</strong> on <code title={a.revision}>{shortRevision(a.revision)}</code>
             </li>
           ))}
         </ul>
