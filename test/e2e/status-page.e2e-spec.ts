@@ -1,9 +1,11 @@
 import type { Page } from 'playwright-core';
 import { shopProjectFiles } from './fixtures/projects';
 import { launchBrowser, type Browser } from './support/browser';
+import { eventually } from './support/eventually';
 import type { HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
-import { createProject, readyOn, runs } from './support/shop';
+import { createProject, readyOn, runs, target } from './support/shop';
+import { DeploymentReadiness } from './support/spoke';
 import { spokeSuite } from './support/suite';
 
 // Issue 18: the status page in Debian's chromium, against a compiled hub on
@@ -19,7 +21,7 @@ declare const window: { noReload?: boolean };
 
 describe('status page in a real browser', () => {
   let fleet: HubFleet;
-  const { registry, ns } = spokeSuite('e2e-ui', {
+  const { registry, kube, ns, beforeStop } = spokeSuite('e2e-ui', {
     started: (f) => (fleet = f),
     instanceNamespaces: (n) => [`${n}-stage-1`, `${n}-prod-1`],
     spokes: [['stage-1', 'staging'], ['prod-1', 'production']],
@@ -41,6 +43,9 @@ describe('status page in a real browser', () => {
   }
 
   beforeAll(async () => {
+    // the webapp's pods are released so its Deployments become available: the page shows Ready only when Healthy too
+    const readiness = new DeploymentReadiness(kube, () => [`${ns}-stage-1`, `${ns}-prod-1`], 0).start();
+    beforeStop(() => readiness.stop());
     const moduleUrl = await publishWebapp(registry);
     const repo = projectRepository();
     revision = `latest@${await publishProject(registry, repo, shopProjectFiles({ moduleUrl, moduleVersion: '1.0.0', namespace: `${ns}-\\(_cluster)`, infra: ['db'], message: 'hello' }))}`;
@@ -50,6 +55,13 @@ describe('status page in a real browser', () => {
     await fleet.expectCall(201, 'POST', '/api/v1/clusters', { name: 'edge-1', group: 'edge', mode: 'agent', labels: { site: 'harbour' } });
     await readyOn(fleet, 'shop', 'stage-1', revision);
     await readyOn(fleet, 'shop', 'prod-1', revision);
+    // past the engine's health recheck (30 s): Healthy=True on both
+    for (const cluster of ['stage-1', 'prod-1']) {
+      await eventually(`shop Healthy on ${cluster}`, async () => ((await target(fleet, 'shop', cluster)).conditions.some((c) => c.type === 'Healthy' && c.status === 'True') ? true : undefined), {
+        timeoutMs: 120_000,
+        observe: () => target(fleet, 'shop', cluster),
+      });
+    }
     operator = await token('ops', 'operator');
     viewer = await token('wall', 'viewer');
     browser = await launchBrowser();

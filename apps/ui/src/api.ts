@@ -18,19 +18,21 @@ export function authHeaders(token: string): Record<string, string> {
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 
-export async function apiCall<T>(token: string, method: string, path: string): Promise<T> {
+/** `body`, when given, is sent as JSON. */
+export async function apiCall<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(path, {
     method,
-    headers: { ...authHeaders(token), accept: 'application/json' },
+    headers: { ...authHeaders(token), accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     signal: AbortSignal.timeout(REQUEST_DEADLINE_MS),
   });
   const text = await res.text();
-  const body = text ? (JSON.parse(text) as unknown) : undefined;
+  const answer = text ? (JSON.parse(text) as unknown) : undefined;
   if (!res.ok) {
-    const message = (body as { message?: string } | undefined)?.message ?? res.statusText;
+    const message = (answer as { message?: string } | undefined)?.message ?? res.statusText;
     throw new ApiError(res.status, message);
   }
-  return body as T;
+  return answer as T;
 }
 
 export const apiGet = <T>(token: string, path: string) => apiCall<T>(token, 'GET', path);

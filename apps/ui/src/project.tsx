@@ -1,41 +1,44 @@
 import { ProjectActions } from './actions';
 import { apiGet, path } from './api';
 import { relativeTime, shortRevision } from './format';
-import { StateBadge, stateOfTarget } from './state';
-import type { HubEvent, Page, Project, Role, Target } from './types';
+import { RolloutPipeline } from './rollout';
+import { isHealthy, StateBadge, stateOfTarget } from './state';
+import type { HubEvent, Page, Project, Role, RolloutView, Target } from './types';
 import { useData } from './use-data';
 
-interface Wave {
+interface GroupProgress {
   group: string;
-  ready: number;
+  healthy: number;
   total: number;
 }
 
-/** The rollout's groups in order (or every group when the Project rolls out at once), with Targets Ready on `revision`. */
-function waves(project: Project, targets: Target[], revision: string | undefined): Wave[] {
-  const groups = project.rollout.groups.length > 0 ? project.rollout.groups : [...new Set(targets.map((t) => t.clusterGroup))].sort();
+/** Without waves: every group (they all move at once), with Targets Ready and Healthy on `revision`. */
+function groupProgress(targets: Target[], revision: string | undefined): GroupProgress[] {
+  const groups = [...new Set(targets.map((t) => t.clusterGroup))].sort();
   return groups.map((group) => {
     const inGroup = targets.filter((t) => t.clusterGroup === group);
-    const ready = inGroup.filter((t) => t.phase === 'Ready' && (revision === undefined || t.lastAppliedRevision === revision)).length;
-    return { group, ready, total: inGroup.length };
+    const healthy = inGroup.filter((t) => isHealthy(t.phase, t.conditions) && (revision === undefined || t.lastAppliedRevision === revision)).length;
+    return { group, healthy, total: inGroup.length };
   });
 }
 
 export function ProjectPage({ token, role, version, name }: { token: string; role: Role; version: number; name: string }) {
   const data = useData(async () => {
-    const [project, targets, events] = await Promise.all([
+    const [project, targets, events, rollout] = await Promise.all([
       apiGet<Project>(token, path`/api/v1/projects/${name}`),
       apiGet<Page<Target>>(token, path`/api/v1/projects/${name}/targets?limit=500`),
       apiGet<Page<HubEvent>>(token, path`/api/v1/projects/${name}/events?limit=200`),
+      apiGet<RolloutView>(token, path`/api/v1/projects/${name}/rollout`),
     ]);
-    return { project, targets: targets.items, total: targets.total ?? targets.items.length, events: events.items };
+    return { project, targets: targets.items, total: targets.total ?? targets.items.length, events: events.items, rollout };
   }, [token, name, version]);
   if (data.error && !data.data) return <main id="main"><p role="alert" class="error">{data.error.message}</p></main>;
   if (!data.data) return <main id="main"><p class="muted">Loading {name}…</p></main>;
-  const { project, targets, total, events } = data.data;
+  const { project, targets, total, events, rollout } = data.data;
   const revisions = events.filter((e) => e.reason === 'NewRevision');
   const digest = revisions[0] && /sha256:[0-9a-f]{64}/.exec(revisions[0].message)?.[0];
   const current = digest ? `${project.source.tag}@${digest}` : undefined;
+  // with waves, each step of the pipeline says why it waits, as of now
   const halt = events.find((e) => e.reason === 'RolloutWaiting' && (!revisions[0] || e.time >= revisions[0].time));
   return (
     <main id="main">
@@ -58,19 +61,26 @@ export function ProjectPage({ token, role, version, name }: { token: string; rol
         <dd>{project.interval}</dd>
       </dl>
       <ProjectActions token={token} role={role} project={project.name} suspended={project.suspend} />
-      <h3>Rollout</h3>
-      <ol class="waves">
-        {waves(project, targets, current).map((w) => (
-          <li key={w.group}>
-            <strong>{w.group}</strong>
-            <progress max={w.total || 1} value={w.ready} aria-label={`${w.group}: ${w.ready} of ${w.total} Ready on the newest revision`} />
-            <span>
-              {w.ready} of {w.total} Ready
-            </span>
-          </li>
-        ))}
-      </ol>
-      {halt && <p class="warn">Rollout halted: {halt.message}</p>}
+      {rollout.waves.length > 0 ? (
+        <RolloutPipeline token={token} role={role} rollout={rollout} />
+      ) : (
+        <>
+          <h3>Rollout</h3>
+          <p class="muted">No waves: every cluster moves to a new revision at once.</p>
+          <ol class="waves">
+            {groupProgress(targets, current).map((w) => (
+              <li key={w.group}>
+                <strong>{w.group}</strong>
+                <progress max={w.total || 1} value={w.healthy} aria-label={`${w.group}: ${w.healthy} of ${w.total} Ready and Healthy on the newest revision`} />
+                <span>
+                  {w.healthy} of {w.total} Ready and Healthy
+                </span>
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+      {halt && rollout.waves.length === 0 && <p class="warn">Rollout halted: {halt.message}</p>}
       <h3>Targets ({total})</h3>
       <table>
         <thead>

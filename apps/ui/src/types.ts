@@ -1,6 +1,6 @@
 // The API's response shapes the page reads (see /api/docs for all fields).
 
-export type FleetState = 'Failed' | 'Stalled' | 'Stale' | 'Progressing' | 'Deleting' | 'Suspended' | 'Ready';
+export type FleetState = 'Failed' | 'Stalled' | 'Stale' | 'Unhealthy' | 'Progressing' | 'Deleting' | 'Suspended' | 'Ready';
 export type Role = 'viewer' | 'operator' | 'admin';
 
 export interface Session {
@@ -139,4 +139,38 @@ export interface AuditPage {
   items: AuditEntry[];
   limit: number;
   continue: string | null;
+}
+
+export type WaveState = 'waiting' | 'awaitingApproval' | 'progressing' | 'soaking' | 'done' | 'failed' | 'rolledBack';
+
+/** `GET /api/v1/projects/{name}/rollout`: one wave of the current revision's rollout. */
+export interface WaveView {
+  index: number;
+  groups: string[];
+  state: WaveState;
+  since?: string;
+  soakUntil?: string;
+  counts: { total: number; pending: number; progressing: number; healthy: number; failed: number };
+  failureBudget: number;
+  batchSize: number | null;
+  message?: string;
+}
+
+export interface RolloutAction {
+  action: 'approve' | 'hold' | 'retry' | 'rollback';
+  revision: string;
+  wave?: number;
+  by: string;
+  at: string;
+}
+
+export interface RolloutView {
+  project: string;
+  revision: string | null;
+  onFailure: string;
+  waves: WaveView[];
+  onHold: boolean;
+  windowClosed?: string;
+  rolledBack?: { revision: string; wave: number; by: string; at: string };
+  actions: RolloutAction[];
 }

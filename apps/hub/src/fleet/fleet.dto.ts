@@ -40,6 +40,7 @@ export class StateCountsDto implements Record<FleetState, number> {
   @ApiProperty({ type: 'integer' }) Failed!: number;
   @ApiProperty({ type: 'integer' }) Stalled!: number;
   @ApiProperty({ type: 'integer', description: 'reported by an agent that is disconnected now' }) Stale!: number;
+  @ApiProperty({ type: 'integer', description: 'Ready (applied) but without a Healthy=True condition' }) Unhealthy!: number;
   @ApiProperty({ type: 'integer', description: 'Pending or Reconciling' }) Progressing!: number;
   @ApiProperty({ type: 'integer' }) Deleting!: number;
   @ApiProperty({ type: 'integer' }) Suspended!: number;

@@ -5,7 +5,11 @@ import { FleetStream } from './fleet-stream';
 import { StateCountsDto } from './fleet.dto';
 
 const source = { repository: 'oci://127.0.0.1:5000/acme/platform' };
-const stalled = [{ type: 'Stalled', status: 'True', reason: 'InvalidProject', message: 'x', lastTransitionTime: '2026-01-01T00:00:00.000Z' }];
+const condition = (type: string, status: string) => ({ type, status, reason: 'R', message: 'x', lastTransitionTime: '2026-01-01T00:00:00.000Z' });
+const stalled = [condition('Stalled', 'True')];
+const healthy = [condition('Ready', 'True'), condition('Healthy', 'True')];
+// applied, but its Deployment never became available: never counted as Ready
+const unhealthy = [condition('Ready', 'True'), condition('Healthy', 'False')];
 
 describe.each(DATABASE_KINDS)('fleet API on %s', (_label, kind) => {
   let hub: TestHub;
@@ -31,10 +35,11 @@ describe.each(DATABASE_KINDS)('fleet API on %s', (_label, kind) => {
          WHERE p.id = t.project_id AND c.id = t.cluster_id AND p.name = $1 AND c.name = $2`,
         [project, cluster, phase, JSON.stringify(conditions), revision],
       );
-    await set('web', 'eu-1', 'Ready', [], 'latest@sha256:aa');
+    await set('web', 'eu-1', 'Ready', healthy, 'latest@sha256:aa');
     await set('web', 'eu-2', 'Failed', stalled);
     await set('web', 'us-1', 'Failed');
     await set('db', 'eu-1', 'Suspended');
+    await set('db', 'us-1', 'Ready', unhealthy, 'latest@sha256:bb');
     await db.query(`UPDATE clusters SET reachable = false WHERE name = 'eu-2'`);
     // every agent connected but stage-1's: its Target's last report is stale, whatever it said
     await db.query(`UPDATE agent_links al SET connected = true, status_since = now() FROM clusters c WHERE c.id = al.cluster_id AND c.name <> 'stage-1'`);
@@ -49,10 +54,10 @@ describe.each(DATABASE_KINDS)('fleet API on %s', (_label, kind) => {
       clusters: 5,
       projects: 2,
       states: [...FLEET_STATES],
-      targets: { ...zero, Ready: 1, Stalled: 1, Failed: 1, Suspended: 1, Progressing: 2, Stale: 1 },
+      targets: { ...zero, Ready: 1, Unhealthy: 1, Stalled: 1, Failed: 1, Suspended: 1, Progressing: 1, Stale: 1 },
       groups: [
         { group: 'lab', clusters: 1, unreachable: 0, targets: zero },
-        { group: 'production', clusters: 3, unreachable: 1, targets: { ...zero, Ready: 1, Stalled: 1, Failed: 1, Suspended: 1, Progressing: 2 } },
+        { group: 'production', clusters: 3, unreachable: 1, targets: { ...zero, Ready: 1, Unhealthy: 1, Stalled: 1, Failed: 1, Suspended: 1, Progressing: 1 } },
         { group: 'staging', clusters: 1, unreachable: 0, targets: { ...zero, Stale: 1 } },
       ],
     });
@@ -81,7 +86,7 @@ describe.each(DATABASE_KINDS)('fleet API on %s', (_label, kind) => {
     expect(byName.body.items.map((r: { cluster: string }) => r.cluster)).toEqual(['eu-1', 'eu-2']);
     expect(byName.body.items[1].cells.web.state).toBe('Stalled');
     const byLabels = await hub.call('GET', '/api/v1/fleet/matrix?group=production&labelSelector=region%3Dus');
-    expect(byLabels.body).toMatchObject({ total: 1, items: [{ cluster: 'us-1', cells: { web: { state: 'Failed' } } }] });
+    expect(byLabels.body).toMatchObject({ total: 1, items: [{ cluster: 'us-1', cells: { web: { state: 'Failed' }, db: { state: 'Unhealthy', revision: 'latest@sha256:bb' } } }] });
     const oneColumn = await hub.call('GET', '/api/v1/fleet/matrix?projects=1&name=eu-1');
     expect(oneColumn.body).toMatchObject({ projects: ['db'], items: [{ cells: { db: { state: 'Suspended' } } }] });
     expect(oneColumn.body.items[0].cells.web).toBeUndefined();

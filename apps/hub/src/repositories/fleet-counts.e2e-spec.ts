@@ -12,11 +12,15 @@ import { DATABASE_KINDS, startTestHub, type TestHub } from '../../test/hub';
 const RECOUNT_TARGETS = `SELECT t.project_id::text, c.group_name AS cluster_group, t.phase,
     (t.phase = 'Failed' AND t.conditions @> '[{"type": "Stalled", "status": "True"}]') AS stalled,
     (c.mode = 'agent' AND NOT EXISTS (SELECT 1 FROM agent_links al WHERE al.cluster_id = c.id AND al.connected)) AS stale,
+    (t.phase = 'Ready' AND NOT t.conditions @> '[{"type": "Healthy", "status": "True"}]') AS unhealthy,
     count(*)::int AS n
-  FROM targets t JOIN clusters c ON c.id = t.cluster_id GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`;
-const COUNTED_TARGETS = `SELECT project_id::text, cluster_group, phase, stalled, stale, n FROM target_counts WHERE n <> 0 ORDER BY 1, 2, 3, 4, 5`;
+  FROM targets t JOIN clusters c ON c.id = t.cluster_id GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`;
+const COUNTED_TARGETS = `SELECT project_id::text, cluster_group, phase, stalled, stale, unhealthy, n FROM target_counts WHERE n <> 0 ORDER BY 1, 2, 3, 4, 5, 6`;
 const RECOUNT_CLUSTERS = `SELECT group_name, count(*)::int AS clusters, (count(*) FILTER (WHERE reachable IS false))::int AS unreachable FROM clusters GROUP BY 1 ORDER BY 1`;
 const COUNTED_CLUSTERS = `SELECT group_name, clusters, unreachable FROM cluster_group_counts WHERE clusters <> 0 OR unreachable <> 0 ORDER BY 1`;
+
+const HEALTHY = '[{"type": "Ready", "status": "True"}, {"type": "Healthy", "status": "True"}]';
+const UNHEALTHY = '[{"type": "Ready", "status": "True"}, {"type": "Healthy", "status": "False"}]';
 
 interface Query {
   query(sql: string, params?: unknown[]): Promise<unknown>;
@@ -65,7 +69,7 @@ describe.each(DATABASE_KINDS)('fleet counts on %s', (_label, kind) => {
   });
 
   it('follows phase and condition changes, agents connecting and disconnecting, and clusters changing group or reachability', async () => {
-    await sql.query(`UPDATE targets SET phase = 'Ready' WHERE project_id = (SELECT id FROM projects WHERE name = 'fc-all')`);
+    await sql.query(`UPDATE targets SET phase = 'Ready', conditions = '${HEALTHY}' WHERE project_id = (SELECT id FROM projects WHERE name = 'fc-all')`);
     expect(await project('fc-all')).toMatchObject({ targets: 4, ready: 4, phases: { Ready: 4 } });
     await sql.query(`UPDATE agent_links SET connected = true WHERE cluster_id IN (SELECT id FROM clusters WHERE name IN ('fc-a', 'fc-c'))`);
     let s = await summary();
@@ -86,6 +90,24 @@ describe.each(DATABASE_KINDS)('fleet counts on %s', (_label, kind) => {
       expect.objectContaining({ group: 'north', clusters: 1, unreachable: 0, targets: expect.objectContaining({ Ready: 1, Progressing: 1 }) }),
       expect.objectContaining({ group: 'west', clusters: 1, unreachable: 1 }),
     ]);
+    await expectCountsExact(sql);
+  });
+
+  it('counts a Target Ready but not Healthy as Unhealthy until its Healthy condition turns True', async () => {
+    const onFcB = `project_id = (SELECT id FROM projects WHERE name = 'fc-all') AND cluster_id = (SELECT id FROM clusters WHERE name = 'fc-b')`;
+    await sql.query(`UPDATE agent_links SET connected = true WHERE cluster_id = (SELECT id FROM clusters WHERE name = 'fc-b')`);
+    const before = (await summary()).targets;
+    await sql.query(`UPDATE targets SET phase = 'Ready', conditions = '${UNHEALTHY}' WHERE ${onFcB}`);
+    let s = await summary();
+    expect(s.targets.Unhealthy).toBe(before.Unhealthy + 1);
+    expect(s.targets.Ready).toBe(before.Ready - 1);
+    // the Project's phases still say what its Targets' phases are
+    expect(await project('fc-all')).toMatchObject({ phases: { Ready: 3 } });
+    await expectCountsExact(sql);
+    await sql.query(`UPDATE targets SET conditions = '${HEALTHY}' WHERE ${onFcB}`);
+    s = await summary();
+    expect(s.targets).toEqual(before);
+    await sql.query(`UPDATE agent_links SET connected = false WHERE cluster_id = (SELECT id FROM clusters WHERE name = 'fc-b')`);
     await expectCountsExact(sql);
   });
 
@@ -139,7 +161,7 @@ describe.each(DATABASE_KINDS)('fleet counts on %s', (_label, kind) => {
           // a batch of runs finishing: Targets of some clusters change phase, in id order as the scheduler writes
           () => inTransaction(async (c) => {
             const ids = [cluster(), cluster(), cluster()];
-            await c.query(`UPDATE targets t SET phase = $1::text, conditions = CASE WHEN $1::text = 'Failed' AND $3 THEN '[{"type": "Stalled", "status": "True"}]'::jsonb ELSE '[]'::jsonb END
+            await c.query(`UPDATE targets t SET phase = $1::text, conditions = CASE WHEN $1::text = 'Failed' AND $3 THEN '[{"type": "Stalled", "status": "True"}]'::jsonb WHEN $1::text = 'Ready' AND $3 THEN '${HEALTHY}'::jsonb ELSE '[]'::jsonb END
               FROM (SELECT t.id FROM targets t JOIN clusters c ON c.id = t.cluster_id WHERE c.name = ANY($2) ORDER BY t.id FOR UPDATE OF t) l WHERE t.id = l.id`, [phases[random(5)], ids, random(2) === 0]);
           }),
           // a replica's batch of link writes: agents connecting and others disconnecting, a statement each

@@ -18,7 +18,7 @@ export function renderStatus(cli: Cli, project: Project, targets: Target[], wide
     const due = t.nextRunAt === null ? '-' : Date.parse(t.nextRunAt) <= now.getTime() ? 'due now' : ago(t.nextRunAt, now);
     const next = t.phase === 'Suspended' || t.nextRunAt === null ? '-' : t.attempt > 0 ? `retry ${due} (attempt ${t.attempt})` : due;
     const conds = t.conditions.map((c) => `${c.type}=${c.status}`).join(',') || '-';
-    return [t.cluster, t.clusterGroup, phaseColour(cli.io, t.phase), t.lastAppliedRevision ? shortRevision(t.lastAppliedRevision, wide) : '-', conds, ready?.reason ?? '-', next, truncate(ready?.message ?? '', wide ? 200 : 60)];
+    return [t.cluster, t.clusterGroup, phaseOf(cli, t), t.lastAppliedRevision ? shortRevision(t.lastAppliedRevision, wide) : '-', conds, ready?.reason ?? '-', next, truncate(ready?.message ?? '', wide ? 200 : 60)];
   });
   out += table(['CLUSTER', 'GROUP', 'PHASE', 'REVISION', 'CONDITIONS', 'REASON', 'NEXT RUN', 'MESSAGE'], rows);
   if (!wide) return out;
@@ -34,6 +34,16 @@ export function renderStatus(cli: Cli, project: Project, targets: Target[], wide
   );
   if (instances.length) out += `\n${table(['CLUSTER', 'COMPONENT', 'STATUS', 'INSTANCE', 'MODULE', 'ACTION', 'READY', 'CHANGES', 'DURATION', 'ERROR'], instances)}`;
   return out;
+}
+
+/**
+ * The phase, except that Ready without a Healthy=True condition (what was
+ * applied is not healthy) reads `Ready (Unhealthy)` in yellow, never a plain
+ * green Ready: the rule the hub's fleet state Unhealthy follows.
+ */
+function phaseOf(cli: Cli, t: Target): string {
+  if (t.phase === 'Ready' && !t.conditions.some((c) => c.type === 'Healthy' && c.status === 'True')) return painter(cli.io).yellow('Ready (Unhealthy)');
+  return phaseColour(cli.io, t.phase);
 }
 
 /** `tag@sha256:0123456789ab` in tables; the full digest with -o wide. */

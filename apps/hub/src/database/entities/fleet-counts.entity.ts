@@ -4,7 +4,7 @@ import { ProjectEntity } from './project.entity';
 // Counts the read views show, written only by database triggers in the
 // transactions that change what they count (migration 1764830000000 says how).
 
-/** Targets of one Project per cluster group, phase, stalled (Failed with Stalled=True) and stale (agent not connected). */
+/** Targets of one Project per cluster group, phase, stalled (Failed with Stalled=True), stale (agent not connected) and unhealthy (Ready without Healthy=True). */
 @Entity('target_counts')
 export class TargetCountEntity {
   @PrimaryColumn({ name: 'project_id', type: 'uuid', primaryKeyConstraintName: 'pk_target_counts' })
@@ -25,6 +25,10 @@ export class TargetCountEntity {
 
   @PrimaryColumn({ type: 'boolean', primaryKeyConstraintName: 'pk_target_counts' })
   stale!: boolean;
+
+  /** Ready without Healthy=True (migration 1764870000000) */
+  @PrimaryColumn({ type: 'boolean', primaryKeyConstraintName: 'pk_target_counts' })
+  unhealthy!: boolean;
 
   @Column({ type: 'integer', default: 0 })
   n!: number;
@@ -54,6 +58,9 @@ export class TargetCountDeltaEntity {
 
   @Column({ type: 'boolean' })
   stale!: boolean;
+
+  @Column({ type: 'boolean' })
+  unhealthy!: boolean;
 
   @Column({ type: 'integer' })
   n!: number;
