@@ -31,6 +31,7 @@ const WAVE_LABEL: Record<string, string> = {
   failed: 'Failed',
   rolledBack: 'Rolled back',
 };
+const LAB_DENY = { kind: 'deny', schedule: '0 0 * * *', duration: '24h' };
 const [, unpullableRepository, unpullableTag] = /^(.*):([^:]+)$/.exec(UNPULLABLE_IMAGE)!;
 
 interface WaveView {
@@ -139,7 +140,8 @@ describe('the rollout pipeline on the project page, in a real browser', () => {
       const v1 = await publish('v1');
       await createProject(fleet, { name: 'shop', namespace: ns, repository: repo }, {
         targets: { groups: ['staging', 'production', 'lab'] },
-        rollout: { waves: [{ group: 'staging' }, { group: 'production', approval: true, maxFailures: 1 }, { group: 'lab' }] },
+        // lab may take a revision only outside a deny window that is always open, until the window goes
+        rollout: { waves: [{ group: 'staging' }, { group: 'production', approval: true, maxFailures: 1 }, { group: 'lab', windows: [LAB_DENY] }] },
         interval: '1h',
       });
 
@@ -179,7 +181,13 @@ describe('the rollout pipeline on the project page, in a real browser', () => {
       expect(approved.actions).toEqual([expect.objectContaining({ action: 'approve', wave: 1, by: 'ops', revision: v1 })]);
       await ops.getByRole('listitem').filter({ hasText: /Approved wave 1 by ops/ }).waitFor();
       await eventually('prod-1 on v1', async () => ((await target(fleet, 'shop', 'prod-1')).lastAppliedRevision === v1 ? true : undefined), { timeoutMs: 60_000 });
+      // lab's own window holds it: the page says which
+      await pageMatchesApi(ops, ['done', 'done', 'progressing']);
+      await pipeline(ops).getByRole('listitem').nth(2).getByText('Window closed: inside the deny window deny "0 0 * * *" for 24h (UTC). Its clusters start no new revision.').waitFor();
+      await shot(ops, 'wave-window-closed');
+      await fleet.expectCall(200, 'PATCH', '/api/v1/projects/shop', { rollout: { waves: [{ group: 'staging' }, { group: 'production', approval: true, maxFailures: 1 }, { group: 'lab' }] } });
       await pageMatchesApi(ops, ['done', 'done', 'done']);
+      expect(await ops.getByText('Window closed').count()).toBe(0);
       await ops.close();
     }));
 

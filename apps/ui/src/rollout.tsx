@@ -91,6 +91,11 @@ function Wave({ wave, operator, busy, act }: { wave: WaveView; operator: boolean
         <dd>{wave.batchSize ?? 'all'}</dd>
       </dl>
       {wave.message && (wave.state === 'waiting' || wave.state === 'awaitingApproval') && <p class="wave-message">{wave.message}</p>}
+      {wave.windowClosed && (
+        <p class="wave-message">
+          <span aria-hidden="true">◷</span> Window closed: {wave.windowClosed}. Its clusters start no new revision.
+        </p>
+      )}
       {operator && wave.state === 'awaitingApproval' && (
         <button type="button" class="primary" disabled={busy} onClick={() => act('approve', wave.index)} aria-label={`Approve ${waveName(wave)}`}>
           Approve

@@ -154,6 +154,8 @@ export interface WaveView {
   failureBudget: number;
   batchSize: number | null;
   message?: string;
+  /** outside the wave's own windows: which one says so */
+  windowClosed?: string;
 }
 
 export interface RolloutAction {
