@@ -16,7 +16,7 @@ function escaped(s: string): string {
 
 /** The message for `wave` of Project `project` on `revision`. */
 export function slackMessage(project: string, revision: string, wave: RolloutWave): SlackMessage {
-  const groups = wave.groups.length > 0 ? wave.groups.join(', ') : 'no group';
+  const groups = wave.groups.length > 0 ? wave.groups.join(', ') : 'unlisted groups';
   const line1 = `Flotilla project ${project}: wave ${wave.index} (${groups}) is ${stateWords(wave.state)} (was ${stateWords(wave.previous)})`;
   const line2 = `revision ${revision}: ${countsPhrase(wave)}`;
   return { text: escaped(`${line1}\n${line2}`) };

@@ -39,7 +39,7 @@ export function countsPhrase(n: Pick<RolloutWave, 'total' | 'healthy' | 'progres
 export function waveEvent(projectId: string, t: WaveTransition): HubEvent {
   if (t.to === 'waiting') throw new RangeError('a wave falling back to waiting is not announced');
   const wave: RolloutWave = { index: t.wave, groups: t.groups, state: t.to, previous: t.from, total: t.total, healthy: t.healthy, progressing: t.progressing, pending: t.pending, failed: t.failed };
-  const groups = t.groups.length > 0 ? t.groups.join(', ') : 'no group';
+  const groups = t.groups.length > 0 ? t.groups.join(', ') : 'unlisted groups';
   return {
     projectId,
     clusterName: null,

@@ -35,7 +35,8 @@ export const UNSETTLED_STATES: readonly WaveState[] = ['progressing', 'soaking']
  * The transitions from `announced` to `waves` for `revision`, and the states to
  * store. A new revision starts from every wave waiting; nothing announced yet
  * (null, a Project from before notices) takes the present as announced. A wave
- * falling back to waiting (a new wave list) is stored, not told.
+ * falling back to waiting (a new wave list) is stored, not told; so is the
+ * implicit wave of unlisted groups while no cluster is in it.
  */
 export function waveTransitions(announced: AnnouncedWaves | null, revision: string, waves: readonly WaveStatus[]): { next: AnnouncedWaves; transitions: WaveTransition[] } {
   const next: AnnouncedWaves = { revision, states: waves.map((w) => w.state) };
@@ -45,6 +46,8 @@ export function waveTransitions(announced: AnnouncedWaves | null, revision: stri
   for (const w of waves) {
     const from = before[w.index] ?? 'waiting';
     if (from === w.state || w.state === 'waiting') continue;
+    // the implicit last wave of unlisted groups, with nobody in it, is no news
+    if (w.groups.length === 0 && w.total === 0) continue;
     transitions.push({ wave: w.index, groups: w.groups, from, to: w.state, revision, total: w.total, healthy: w.healthy, progressing: w.progressing, pending: w.pending, failed: w.failed });
   }
   return { next, transitions };
