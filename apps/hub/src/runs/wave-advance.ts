@@ -4,15 +4,14 @@ import { Clock } from '../common/clock';
 import type { ProjectEntity } from '../database/entities';
 import { RunWakeup } from '../notify/run-wakeup';
 import { TargetsRepository } from '../repositories/targets.repository';
-import { decideRollout, type RolloutDecision, targetsToAdvance } from '../rollout/rollout';
+import { decideRollout, targetsToAdvance } from '../rollout/rollout';
 import { waveMember } from '../rollout/run-plan';
 import { rolloutOptions } from '../rollout/rollout-options';
 import { waveIndex, wavesOf } from '../rollout/wave-spec';
 import { RolloutProjectsRepository } from '../rollout/rollout-projects.repository';
 import { UnitOfWork } from '../repositories/unit-of-work';
 import { EventsService } from '../events/events.service';
-import { waveEvent } from '../rollout/wave-event';
-import { sameWaves, waveTransitions } from '../rollout/wave-transitions';
+import { WaveAnnouncer } from '../rollout/wave-announcer';
 
 /**
  * After a Target reports on the Project's revision, or when a soak or a
@@ -29,6 +28,7 @@ export class WaveAdvance {
     private readonly rollouts: RolloutProjectsRepository,
     private readonly uow: UnitOfWork,
     private readonly events: EventsService,
+    private readonly announcer: WaveAnnouncer,
   ) {}
 
   async afterSuccess(project: ProjectEntity, _clusterGroup: string, revision: string): Promise<void> {
@@ -44,7 +44,8 @@ export class WaveAdvance {
     const members = all.map((t) => waveMember(t, t.cluster?.groupName ?? ''));
     const options = rolloutOptions(project, revision, this.clock.now());
     const decision = decideRollout(wavesOf(project), revision, members, this.clock.now(), options);
-    await this.announce(project, revision, decision);
+    // told before acted on: the early returns below are transitions too
+    await this.announcer.announce(project, revision, decision);
     const failed = decision.waves.find((w) => w.state === 'failed');
     if (failed && project.rolloutOnFailure === 'rollback' && options.rolledBackWave === undefined) return this.rollBack(project, revision, failed.index, 'flotilla (automatic: past the failure budget)');
     const already = new Set(all.filter((t) => t.advanceToRevision === revision).map((t) => t.id));
@@ -54,24 +55,6 @@ export class WaveAdvance {
     await this.targets.advanceTo(advancing, revision);
     this.wakeup.wake();
     return advancing.length;
-  }
-
-  /**
-   * Tells each wave's change of state since the last announcement, once: the
-   * events and the new states commit together, and only if the states stored
-   * are still those this pass read (another pass or replica that saw the same
-   * change first told it; one that saw less is caught up by the next pass).
-   */
-  private async announce(project: ProjectEntity, revision: string, decision: RolloutDecision): Promise<void> {
-    const announced = project.rolloutWaveStates;
-    const { next, transitions } = waveTransitions(announced, revision, decision.waves);
-    if (sameWaves(announced, next)) return;
-    const won = await this.uow.transaction(async (tx) => {
-      if (!(await tx.projects.announceWaves(project.id, announced, next))) return false;
-      await this.events.recordAll(transitions.map((t) => waveEvent(project.id, t)), tx);
-      return true;
-    });
-    if (won) project.rolloutWaveStates = next;
   }
 
   /**
