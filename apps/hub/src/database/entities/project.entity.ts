@@ -127,7 +127,7 @@ export class ProjectEntity {
   notificationWebhook!: SealedWebhook | null;
 
   /** the wave states last announced for a revision; null (Projects from before notices): what the hub sees first is taken as announced */
-  @Column({ name: 'rollout_wave_states', type: 'jsonb', nullable: true, default: () => `'{"revision": "", "states": []}'` })
+  @Column({ name: 'rollout_wave_states', type: 'jsonb', nullable: true, default: () => `'{"states": [], "revision": ""}'` })
   rolloutWaveStates!: AnnouncedWaves | null;
   /** what happens to the instances on a cluster that leaves the targets: deleted, or left in place */
   @Column({ name: 'target_removal', type: 'varchar', length: 16, default: 'delete' })

@@ -16,7 +16,7 @@ export class RolloutNotices1764860000000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE "projects" ADD "rollout_wave_states" jsonb`);
     // new Projects start with nothing announced: their first wave is told when it opens
-    await q.query(`ALTER TABLE "projects" ALTER COLUMN "rollout_wave_states" SET DEFAULT '{"revision": "", "states": []}'`);
+    await q.query(`ALTER TABLE "projects" ALTER COLUMN "rollout_wave_states" SET DEFAULT '{"states": [], "revision": ""}'`);
     await q.query(`ALTER TABLE "projects" ADD "notification_webhook" jsonb`);
     await q.query(`ALTER TABLE "cdevent_outbox" ADD "format" character varying(16) NOT NULL DEFAULT 'cdevent'`);
     await q.query(`ALTER TABLE "cdevent_outbox" ADD "webhook" jsonb`);
