@@ -43,7 +43,7 @@ describe('postWebhook', () => {
     const before = received.length;
     const err = await postWebhook({ url: `${base}/moved/SECRET-PATH`, shown: `${base}/…` }, { text: 'x' }, { deadlineMs: 5000 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SinkDeliveryError);
-    expect((err as Error).message).toMatch(new RegExp(`^POST ${base.replace(/[.]/g, '\\.')}/…: `));
+    expect((err as Error).message.startsWith(`POST ${base}/…: `)).toBe(true);
     expect((err as Error).message).not.toContain('SECRET-PATH');
     expect(received.slice(before).map((r) => r.url)).toEqual(['/moved/SECRET-PATH']);
   });
