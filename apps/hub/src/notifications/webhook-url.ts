@@ -18,3 +18,8 @@ export function sealWebhook(crypto: CryptoRepository, url: string, projectId: st
 export function openWebhook(crypto: CryptoRepository, sealed: SealedWebhook, projectId: string): string {
   return crypto.open({ keyId: sealed.keyId, envelope: sealed.envelope }, webhookAad(projectId));
 }
+
+/** The same URL sealed with the current key, still bound to its Project (key rotation). */
+export function resealWebhook(crypto: CryptoRepository, sealed: SealedWebhook, projectId: string): SealedWebhook {
+  return { ...sealWebhook(crypto, openWebhook(crypto, sealed, projectId), projectId), shown: sealed.shown };
+}

@@ -155,7 +155,34 @@ export class CdeventOutboxRepository {
     return { seen, resealed };
   }
 
-  /** Rows by state, for the metrics. */
+  /**
+   * Re-seals up to `limit` chat webhooks still under another key than
+   * `currentKeyId`: the Projects' and the outbox rows' copies, each bound to
+   * its Project. One changed meanwhile is left to its writer.
+   */
+  async resealWebhooks(currentKeyId: string, limit: number, reseal: (w: SealedWebhook, projectId: string) => SealedWebhook): Promise<{ seen: number; resealed: number }> {
+    let seen = 0;
+    let resealed = 0;
+    for (const [table, column, project] of [
+      ['projects', 'notification_webhook', 'id'],
+      ['cdevent_outbox', 'webhook', 'project_id'],
+    ] as const) {
+      const rows = (await this.db.query(
+        `SELECT id::text AS id, ${column} AS webhook, ${project}::text AS "projectId" FROM ${table} WHERE ${column} IS NOT NULL AND ${column}->>'keyId' <> $1 ORDER BY id LIMIT $2`,
+        [currentKeyId, limit - seen],
+      )) as Array<{ id: string; webhook: SealedWebhook; projectId: string }>;
+      for (const row of rows) {
+        const sealed = reseal(row.webhook, row.projectId);
+        const res = await this.db.query(`UPDATE ${table} SET ${column} = $1::jsonb WHERE id = $2 AND ${column} = $3::jsonb RETURNING id`, [JSON.stringify(sealed), row.id, JSON.stringify(row.webhook)]);
+        if (returnedRows(res).length === 1) resealed++;
+      }
+      seen += rows.length;
+      if (seen >= limit) break;
+    }
+    return { seen, resealed };
+  }
+
+    /** Rows by state, for the metrics. */
   async countByState(): Promise<Record<DeliveryState, number>> {
     const rows = (await this.db.query(`SELECT state, count(*)::int AS n FROM cdevent_outbox WHERE state <> 'delivered' GROUP BY state`)) as Array<{ state: DeliveryState; n: number }>;
     const counts = { pending: 0, delivered: 0, failed: 0 };
