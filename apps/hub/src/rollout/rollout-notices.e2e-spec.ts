@@ -58,10 +58,10 @@ class Receiver {
     return new Promise((r) => this.server.close(() => r()));
   }
 
-  /** `wave:state` of every wave CDEvent, in arrival order. */
-  waveEvents(): string[] {
+  /** `wave:state` of every wave CDEvent to `path`, in arrival order. */
+  waveEvents(path = '/events'): string[] {
     return this.received
-      .filter((r) => r.path === '/events')
+      .filter((r) => r.path === path)
       .map((r) => JSON.parse(r.body) as { customData: { flotilla: { wave?: { index: number; state: string } } } })
       .filter((e) => e.customData.flotilla.wave)
       .map((e) => `${e.customData.flotilla.wave!.index}:${e.customData.flotilla.wave!.state}`);
@@ -195,6 +195,30 @@ describe('rollout notices', () => {
     expect(await soaks()).toHaveLength(2);
     await told(['0:progressing', '0:soaking', '0:done', '1:awaitingApproval', '1:progressing', '1:done', '0:progressing', '0:soaking', '0:soaking'], 'the soak told again, once');
     expect((await projects.findByName('told'))!.rolloutWaveStates).toEqual({ revision, states: ['soaking', 'waiting', 'waiting'] });
+  });
+
+  it('tells a wave failing past its budget, then its automatic rollback', async () => {
+    const before = resolver.digest;
+    const created = await hub.call('POST', '/api/v1/projects', {
+      body: {
+        name: 'falls', namespace: 'falls', source: { repository: REPO, tag: 'stable' }, targets: { groups: ['staging', 'prod'] },
+        rollout: { waves: [{ group: 'staging' }, { group: 'prod' }], onFailure: 'rollback' }, cdeventsSink: `${receiver.base}/events/falls`,
+      },
+    });
+    expect(created.status).toBe(201);
+    const falls = async (expected: string[], what: string) => {
+      await eventually(what, async () => (receiver.waveEvents('/events/falls').length >= expected.length ? true : undefined), 60_000).catch((err: Error) => {
+        throw new Error(`${err.message}; CDEvents ${JSON.stringify(receiver.waveEvents('/events/falls'))}`);
+      });
+      expect(receiver.waveEvents('/events/falls')).toEqual(expected);
+    };
+    await falls(['0:progressing', '0:done', '1:progressing', '1:done'], `falls done on ${before}`);
+    runner.failing.add(`s1@${digest('c')}`);
+    resolver.digest = digest('c');
+    await falls(['0:progressing', '0:done', '1:progressing', '1:done', '0:progressing', '0:failed', '0:rolledBack'], 'c failing in staging, then rolled back');
+    const failed = receiver.received.filter((r) => r.path === '/events/falls').map((r) => JSON.parse(r.body)).find((e) => e.customData.flotilla.reason === 'WaveFailed');
+    expect(failed.customData.flotilla).toMatchObject({ revision: `stable@${digest('c')}`, wave: { index: 0, state: 'failed', previous: 'progressing', failed: 1, total: 1 }, error: expect.stringContaining('wave 0 (staging) is failed') });
+    expect((await hub.call('DELETE', '/api/v1/projects/falls?instances=orphan')).status).toBe(200);
   });
 
   it('shows the webhook URL to nobody beyond scheme and host', async () => {
