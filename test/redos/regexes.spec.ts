@@ -65,6 +65,11 @@ const UNPROVEN: { file: string; contains: string; reason: string }[] = [
     contains: '^https?://',
     reason: 'HTTP_URL: too many counted repetitions (DNS labels, IPv6 groups, port) for the automaton in time; at most 2048 characters, and 2,050 of the shape fuzzing suggests take 0.4 ms',
   },
+  {
+    file: 'apps/hub/src/common/validators.ts',
+    contains: '^(?:https://',
+    reason: 'SECRET_URL: HTTP_URL with the scheme fixed per host kind (the two alternatives start with different literals, so no input reaches both); the same counted repetitions, at most 2048 characters, and 2,050 of the shapes that stress HTTP_URL take under 0.02 ms',
+  },
 ];
 
 const at = (r: FoundRegex) => `${r.file}:${r.line}`;

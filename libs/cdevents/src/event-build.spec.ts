@@ -58,4 +58,12 @@ describe('buildCdevent', () => {
     expect(schemaErrors(event)).toEqual([]);
     expect(event.subject.content.artifactId).toBe('pkg:generic/shop');
   });
+
+  it('carries a rollout wave change as custom data of a valid environment.modified', () => {
+    const wave = { index: 1, groups: ['prod'], state: 'done', previous: 'soaking', total: 2, healthy: 2, progressing: 0, pending: 0, failed: 0 };
+    const event = buildCdevent(facts({ kind: 'environment.modified', cluster: undefined, instance: undefined, reason: 'WaveDone', message: 'wave 1 (prod) is done', wave }));
+    expect(schemaErrors(event)).toEqual([]);
+    expect(event.subject).toEqual({ id: 'projects/apps/shop', source: '/flotilla/hub', content: { name: 'shop' } });
+    expect(event.customData).toEqual({ flotilla: { project: { name: 'shop', namespace: 'apps' }, repository: facts().repository, revision: facts().revision, reason: 'WaveDone', message: 'wave 1 (prod) is done', wave } });
+  });
 });

@@ -1,6 +1,7 @@
 // Outbound CDEvents of the v0.5 release. The subject carries what the
 // schema has room for (environment, service, artifact); cluster, Project,
-// revision and error travel in full as custom data, which every event allows.
+// revision, error and a rollout wave's change travel in full as custom data,
+// which every event allows.
 import { revisionPurl } from './oci-reference';
 import { type CDEvent, type EventFacts, SPEC_VERSION, SUBJECT_VERSION } from './types';
 
@@ -60,6 +61,7 @@ function customDataOf(f: EventFacts): Record<string, unknown> {
       reason: f.reason,
       message: f.message,
       ...(f.error ? { error: f.error } : {}),
+      ...(f.wave ? { wave: f.wave } : {}),
     },
   };
 }

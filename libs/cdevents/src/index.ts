@@ -12,4 +12,5 @@ export { cdeventsReceiver, defaultReceiverLimits, type MatchedProject, type Rece
 export { instanceHistories, serviceChange, type InstanceHistory, type PastRun, type ServiceChange } from './service-change';
 export { isAuthentic, SIGNATURE_HEADER, signBody } from './signature';
 export { defaultSinkPostOptions, postCdevent, type SinkPostOptions, type SinkTarget } from './sink-post';
+export { postWebhook, type WebhookPostOptions, type WebhookTarget } from './webhook-post';
 export * from './types';

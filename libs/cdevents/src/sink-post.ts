@@ -53,7 +53,7 @@ export async function postCdevent(sink: SinkTarget, event: CDEvent, options: Sin
 }
 
 /** Reads at most `limit` bytes of the body, then cancels the rest; errors end the read quietly. */
-async function drainBounded(res: Response, limit: number): Promise<void> {
+export async function drainBounded(res: Response, limit: number): Promise<void> {
   const reader = res.body?.getReader();
   if (!reader) return;
   let read = 0;
@@ -78,7 +78,7 @@ function parseUrl(url: string): URL | undefined {
 }
 
 /** `fetch failed: connect ECONNREFUSED …`: the error and its cause (checked by shape: errors may come from another realm). */
-function describe(err: unknown): string {
+export function describe(err: unknown): string {
   const text = (e: unknown) => (typeof e === 'object' && e !== null && 'message' in e ? String((e as { message: unknown }).message) : String(e));
   const cause = typeof err === 'object' && err !== null && 'cause' in err && (err as { cause: unknown }).cause !== undefined ? `: ${text((err as { cause: unknown }).cause)}` : '';
   return `${text(err)}${cause}`;

@@ -62,6 +62,23 @@ export interface EventFacts {
   message: string;
   /** for incidents and failures */
   error?: string;
+  /** a rollout wave that changed state (environment.modified) */
+  wave?: RolloutWave;
+}
+
+/** A rollout wave's new state and its Targets' counts when it changed: custom data `flotilla.wave`. */
+export interface RolloutWave {
+  index: number;
+  groups: string[];
+  /** waiting, awaitingApproval, progressing, soaking, done, failed or rolledBack */
+  state: string;
+  /** the state announced before */
+  previous: string;
+  total: number;
+  healthy: number;
+  progressing: number;
+  pending: number;
+  failed: number;
 }
 
 /** An OCI repository named by an inbound event, normalised for matching: `host[:port]/path`, lower case, no scheme, tag or digest. */

@@ -46,6 +46,8 @@ export interface Project {
   cdeventsSink: string | null;
   /** the secret header's name only */
   cdeventsSinkHeader: string | null;
+  /** the chat webhook's scheme and host only */
+  notificationWebhook: string | null;
   targetRemoval: string;
   overwriteOwnership: boolean;
   bootstrap: { serviceAccountRole: string } | null;

@@ -1,4 +1,4 @@
-import { type CDEvent, postCdevent, retryDelayMs, type SinkTarget } from '@flotilla/cdevents';
+import { type CDEvent, postCdevent, postWebhook, retryDelayMs, type SinkTarget } from '@flotilla/cdevents';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { HUB_CONFIG } from '../config/config.module';
@@ -10,6 +10,7 @@ import { CdeventOutboxRepository, type ClaimedDelivery } from '../repositories/c
 import { CdeventsMetrics } from './cdevents.metrics';
 import { DeliveryWakeup } from './delivery-wakeup';
 import { openSinkHeader } from './sink-header';
+import { openWebhook } from '../notifications/webhook-url';
 
 
 /** Deliveries claimed per pass: one per Project (the head of its queue), sent in parallel. */
@@ -27,7 +28,8 @@ export interface DeliveryPass {
 }
 
 /**
- * Sends the outbox to the Project sinks, beside the reconciles (a sink never
+ * Sends the outbox to the Project sinks (CDEvents) and chat webhooks (rollout
+ * notices, Slack-compatible), beside the reconciles (a sink never
  * holds a run up). Each pass leases the oldest pending event of every Project
  * that is due, posts them, and records the outcome; a delivered one lets the
  * Project's next event go in the following pass, right away. A replica that
@@ -108,8 +110,14 @@ export class CdeventsDelivery implements OnApplicationBootstrap, OnApplicationSh
   private async deliver(row: ClaimedDelivery, owner: string, pass: DeliveryPass): Promise<void> {
     const { backoff, deadlineMs, mode } = this.config.cdevents;
     try {
-      const sink = this.sinkOf(row);
-      await postCdevent(sink, row.payload as unknown as CDEvent, { mode, deadlineMs, fetch: sink.header ? this.egress.credentialFetch : this.egress.fetch });
+      if (row.format === 'slack') {
+        // the URL is the credential: opened for this request only, sent where credentials may go
+        if (!row.webhook) throw new Error('a chat notification without its webhook');
+        await postWebhook({ url: openWebhook(this.crypto, row.webhook, row.projectId), shown: row.sinkUrl }, row.payload, { deadlineMs, fetch: this.egress.credentialFetch });
+      } else {
+        const sink = this.sinkOf(row);
+        await postCdevent(sink, row.payload as unknown as CDEvent, { mode, deadlineMs, fetch: sink.header ? this.egress.credentialFetch : this.egress.fetch });
+      }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const state = await this.outbox.attemptFailed(row.id, owner, message, retryDelayMs(backoff, row.attempts + 1), backoff.maxAttempts);

@@ -147,7 +147,7 @@ export function NestedObject(type: () => new () => object): PropertyDecorator {
   return applyDecorators(IsObject({ message: 'must be an object' }), ValidateNested(), Type(type));
 }
 
-function hasUserInfo(url: string): boolean {
+export function hasUserInfo(url: string): boolean {
   try {
     const parsed = new URL(url);
     return parsed.username !== '' || parsed.password !== '';
@@ -206,6 +206,15 @@ const QUERY_CHARS = "[-A-Za-z0-9._~!$&'()*+,;=:@%/?]";
  */
 export const HTTP_URL = new RegExp(`^https?://(?:${DNS_HOST}|(?:${OCTET}\\.){3}${OCTET}|\\[(?:${IPV6})\\])(?::${PORT})?(?:/${PATH_CHARS}*)?(?:\\?${QUERY_CHARS}*)?$`);
 export const HTTP_URL_MESSAGE = 'must be an http(s) URL';
+
+/**
+ * A URL that is itself a secret (a chat webhook's): as HTTP_URL, but plain
+ * http only to a loopback host (localhost, 127.0.0.0/8, [::1]), so it never
+ * crosses a network in clear. Also the OpenAPI pattern.
+ */
+export const SECRET_URL = new RegExp(
+  `^(?:https://(?:${DNS_HOST}|(?:${OCTET}\\.){3}${OCTET}|\\[(?:${IPV6})\\])|http://(?:localhost|127(?:\\.${OCTET}){3}|\\[::1\\]))(?::${PORT})?(?:/${PATH_CHARS}*)?(?:\\?${QUERY_CHARS}*)?$`,
+);
 
 /** An http(s) URL field (see HTTP_URL): a string; user info gets its own message. */
 export function IsHttpUrl(): PropertyDecorator {

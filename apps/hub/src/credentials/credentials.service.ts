@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { CryptoRepository } from '../crypto/crypto.repository';
 import { HUB_LOGGER } from '../logging/logging.module';
 import { resealSinkHeader } from '../cdevents/sink-header';
+import { resealWebhook } from '../notifications/webhook-url';
 import { CdeventOutboxRepository } from '../repositories/cdevent-outbox.repository';
 import { type CredentialSummary, CredentialsRepository } from '../repositories/credentials.repository';
 
@@ -43,7 +44,7 @@ export class CredentialsService implements OnModuleInit {
   /**
    * Re-seals every credential still under an older key with the current one,
    * keeping its binding: the credentials store's and the Projects' CDEvents
-   * sink headers (also those waiting in the outbox). Values sealed before
+   * sink headers and chat webhooks (also those waiting in the outbox). Values sealed before
    * bindings existed are bound to their owner's endpoint on the way.
    */
   async rotate(): Promise<RotationResult> {
@@ -62,6 +63,11 @@ export class CredentialsService implements OnModuleInit {
       const batch = await this.outbox.resealSinkHeaders(this.crypto.currentKeyId, 100, (h, to) => resealSinkHeader(this.crypto, h, to));
       resealed += batch.resealed;
       // none re-sealed: each changed under us (its writer sealed it with the current key)
+      if (batch.seen === 0 || batch.resealed === 0) break;
+    }
+    for (;;) {
+      const batch = await this.outbox.resealWebhooks(this.crypto.currentKeyId, 100, (w, projectId) => resealWebhook(this.crypto, w, projectId));
+      resealed += batch.resealed;
       if (batch.seen === 0 || batch.resealed === 0) break;
     }
     return { currentKeyId: this.crypto.currentKeyId, resealed };

@@ -38,6 +38,17 @@ export function sinkProblems(sink: string, withHeader: boolean, egress: EgressPo
   return policyProblems('cdeventsSink', url.hostname, egress);
 }
 
+/** A Project's chat webhook: its host, by the egress policy (the DTO already refused plain http beyond loopback). */
+export function webhookProblems(webhook: string, egress: EgressPolicy): string[] {
+  let url: URL;
+  try {
+    url = new URL(webhook);
+  } catch {
+    return []; // the DTO reports a malformed URL
+  }
+  return policyProblems('notificationWebhook', url.hostname, egress);
+}
+
 /** A Project's `oci://host[:port]/repository`: the registry host. */
 export function repositoryProblems(repository: string, egress: EgressPolicy): string[] {
   const rest = repository.startsWith('oci://') ? repository.slice('oci://'.length) : repository;

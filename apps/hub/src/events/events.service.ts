@@ -63,7 +63,7 @@ export class EventsService implements OnApplicationShutdown {
   async record(event: HubEvent, tx?: Transaction): Promise<void> {
     if (tx) return this.recordAll([event], tx);
     // a CDEvent goes to the outbox in the transaction of its history row, never one without the other
-    if (outboundKindOf(event)) return this.uow.transaction((own) => this.recordAll([event], own));
+    if (outboundKindOf(event) || event.wave) return this.uow.transaction((own) => this.recordAll([event], own));
     const recorded: RecordedEvent = { ...event, time: this.clock.now() };
     await this.rows.add(rowOf(recorded));
     this.publish(recorded);
@@ -80,7 +80,8 @@ export class EventsService implements OnApplicationShutdown {
     let outboxed = false;
     for (const r of recorded) {
       const cdevent = outboundKindOf(r);
-      if (cdevent && (await this.outbox.enqueue(cdevent, r, tx.cdevents))) outboxed = true;
+      // a rollout wave's change may also go to the Project's chat webhook
+      if ((cdevent || r.wave) && (await this.outbox.enqueue(cdevent, r, tx.cdevents))) outboxed = true;
     }
     if (outboxed) tx.afterCommit(() => this.deliveryWakeup.wake());
     tx.afterCommit(() => recorded.forEach((r) => this.publish(r)));

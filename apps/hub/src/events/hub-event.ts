@@ -1,4 +1,4 @@
-import type { OutboundKind } from '@flotilla/cdevents';
+import type { OutboundKind, RolloutWave } from '@flotilla/cdevents';
 import { FAILURE_REASONS, INSTANCE_EVENT_REASONS } from '@flotilla/engine';
 
 /** Every reason a hub event may carry: the Project's lifecycle, its Targets', and what runs report. */
@@ -16,6 +16,12 @@ export const HUB_EVENT_REASONS = [
   'NewRevision',
   'RolloutWaiting',
   'RolledBack',
+  'WaveProgressing',
+  'WaveAwaitingApproval',
+  'WaveSoaking',
+  'WaveDone',
+  'WaveFailed',
+  'WaveRolledBack',
   'SourceResolveFailed',
   'InstancesDeleted',
   'InstancesOrphaned',
@@ -43,6 +49,8 @@ export interface HubEvent {
   namespace?: string;
   /** the CDEvent it also is, when its recorder decided one (service and incident events); lifecycle reasons map by themselves */
   cdevent?: OutboundKind;
+  /** a rollout wave's change of state: told to CDEvents sinks (custom data) and the Project's chat webhook */
+  wave?: RolloutWave;
   /** already a core/v1 Event in its cluster (the agent records its own there): no sink writes it again */
   inCluster?: boolean;
 }

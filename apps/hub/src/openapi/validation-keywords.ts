@@ -15,6 +15,7 @@ function keywordsOf(m: ValidationMetadata): Keywords | undefined {
   switch (m.name) {
     case 'matches':
     case 'isHttpUrl':
+    case 'isWebhookUrl':
     case 'isLabelKey':
       return { pattern: (first as RegExp).source };
     case 'isLabelSelectorQuery':

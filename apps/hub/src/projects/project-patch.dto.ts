@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 import type { CrossFieldChecks } from '../common/validation.pipe';
 import { SinkHeaderDto } from '../cdevents/sink-header.dto';
+import { IsWebhookUrl } from '../notifications/webhook-url.validator';
 import { TARGET_REMOVALS, type TargetRemoval } from '../database/entities';
 import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMapPatch, IsHttpUrl, IsLabelMapPatch, NestedObject, Optional, OptionalOrNull } from '../common/validators';
 import {
@@ -19,6 +20,7 @@ import {
   RegistryCredentialsDto,
   RolloutDto,
   specProblems,
+  NOTIFICATION_WEBHOOK_DESCRIPTION,
 } from './projects.dto';
 
 // PATCH of a Project is a JSON merge patch (RFC 7396): members left out keep
@@ -139,6 +141,11 @@ export class UpdateProjectDto implements CrossFieldChecks {
   @OptionalOrNull()
   @NestedObject(() => SinkHeaderDto)
   cdeventsSinkHeader?: SinkHeaderDto | null;
+
+  @ApiPropertyOptional({ type: String, maxLength: 2048, nullable: true, description: `${NOTIFICATION_WEBHOOK_DESCRIPTION}; replaced whole; null removes it` })
+  @OptionalOrNull()
+  @IsWebhookUrl()
+  notificationWebhook?: string | null;
   @ApiPropertyOptional({ enum: TARGET_REMOVALS, nullable: true, description: `${TARGET_REMOVAL_DESCRIPTION}; null puts back delete` })
   @OptionalOrNull()
   @IsIn(TARGET_REMOVALS, { message: 'must be delete or orphan' })

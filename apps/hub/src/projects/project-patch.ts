@@ -28,7 +28,7 @@ function asJson(dto: object): Json {
  * merged (they are never shown): the service replaces them whole.
  */
 export function patchedSpec(p: ProjectEntity, dto: UpdateProjectDto): ProjectSpec {
-  const { registryCredentials: _secret, cdeventsSinkHeader: _header, ...rest } = asJson(dto) as Record<string, Json>;
+  const { registryCredentials: _secret, cdeventsSinkHeader: _header, notificationWebhook: _webhook, ...rest } = asJson(dto) as Record<string, Json>;
   const current = {
     source: { repository: p.sourceRepository, tag: p.sourceTag, path: p.sourcePath },
     targets: p.targetSelector as Json,

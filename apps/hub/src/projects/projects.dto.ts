@@ -9,8 +9,13 @@ import { DNS_LABEL, DNS_LABEL_MESSAGE, IsAnnotationMap, IsHttpUrl, IsLabelKey, I
 import { TARGET_PHASES, TARGET_REMOVALS, type TargetPhase, type TargetRemoval } from '../database/entities';
 import { IsLabelSelectorQuery } from '../targeting/label-selector-query';
 import { SinkHeaderDto } from '../cdevents/sink-header.dto';
+import { IsWebhookUrl } from '../notifications/webhook-url.validator';
 import { BOOTSTRAP_ROLES, type BootstrapRole } from '@flotilla/engine';
 import { RolloutDto, rolloutProblems } from '../rollout/rollout-spec.dto';
+
+/** The chat webhook field, as the API describes it. */
+export const NOTIFICATION_WEBHOOK_DESCRIPTION =
+  'a chat webhook (Slack-compatible incoming webhook) told of every rollout wave transition; https:// (http:// only to loopback). A secret: stored sealed, shown to nobody beyond scheme and host';
 
 export { RolloutDto };
 
@@ -186,6 +191,11 @@ abstract class ProjectSpecFields {
   @Optional()
   @NestedObject(() => SinkHeaderDto)
   cdeventsSinkHeader?: SinkHeaderDto;
+
+  @ApiPropertyOptional({ maxLength: 2048, description: NOTIFICATION_WEBHOOK_DESCRIPTION })
+  @Optional()
+  @IsWebhookUrl()
+  notificationWebhook?: string;
   @ApiPropertyOptional({ enum: TARGET_REMOVALS, default: 'delete', description: TARGET_REMOVAL_DESCRIPTION })
   @Optional()
   @IsIn(TARGET_REMOVALS, { message: 'must be delete or orphan' })

@@ -8,7 +8,7 @@ import { projectRefusals, type ProjectUse } from '../tenancy/tenant-rules';
 import { DEFAULT_TENANT } from '../tenancy/default-tenant';
 import { requireTenant, tenantsAllowed } from '../tenancy/tenant-scope';
 import { registryHostBinding, registryHostOf } from '../credentials/credential-binding';
-import { repositoryProblems, sinkProblems } from '../egress/address-checks';
+import { repositoryProblems, sinkProblems, webhookProblems } from '../egress/address-checks';
 import type { Page } from '../common/paging';
 import type { ProjectEntity, TargetSelector, TenantEntity } from '../database/entities';
 import { EventsService } from '../events/events.service';
@@ -18,6 +18,7 @@ import { MembershipService } from '../targeting/membership.service';
 import { RunTriggers } from '../scheduler/run-triggers';
 import { CryptoRepository } from '../crypto/crypto.repository';
 import { sealSinkHeader } from '../cdevents/sink-header';
+import { sealWebhook } from '../notifications/webhook-url';
 import type { CreateProjectDto, ProjectQuery, RegistryCredentialsDto, TargetsDto } from './projects.dto';
 import type { UpdateProjectDto } from './project-patch.dto';
 import { DEFAULT_INTERVAL_S, patchedSpec, type ProjectSpec } from './project-patch';
@@ -44,8 +45,8 @@ export class ProjectsService {
   ) {}
 
   /** ForbiddenError when the hub's policy refuses the registry or sink (egress policy, a header in clear). */
-  private checkAddresses(repository: string, sink: string | null, sinkHeader: boolean): void {
-    const problems = [...repositoryProblems(repository, this.egress), ...(sink ? sinkProblems(sink, sinkHeader, this.egress) : [])];
+  private checkAddresses(repository: string, sink: string | null, sinkHeader: boolean, webhook?: string | null): void {
+    const problems = [...repositoryProblems(repository, this.egress), ...(sink ? sinkProblems(sink, sinkHeader, this.egress) : []), ...(webhook ? webhookProblems(webhook, this.egress) : [])];
     if (problems.length) throw new ForbiddenError(problems.join('; '));
   }
 
@@ -55,7 +56,7 @@ export class ProjectsService {
    * checked under its row's lock, so a narrowing of them is not outrun.
    */
   async create(dto: CreateProjectDto, caller?: Principal): Promise<ProjectDto> {
-    this.checkAddresses(dto.source.repository, dto.cdeventsSink ?? null, !!dto.cdeventsSinkHeader);
+    this.checkAddresses(dto.source.repository, dto.cdeventsSink ?? null, !!dto.cdeventsSinkHeader, dto.notificationWebhook);
     const tenantName = tenantForCreation(dto.tenant, caller);
     const id = await this.uow.transaction(async (tx) => {
       const tenant = await tx.tenants.lock(tenantName);
@@ -81,6 +82,7 @@ export class ProjectsService {
         registryCredentialId: credential ?? null,
         cdeventsSink: dto.cdeventsSink ?? null,
         cdeventsSinkHeader: dto.cdeventsSinkHeader ? sealSinkHeader(this.crypto, dto.cdeventsSinkHeader, { projectId, sinkUrl: dto.cdeventsSink ?? '' }) : null,
+        notificationWebhook: dto.notificationWebhook ? sealWebhook(this.crypto, dto.notificationWebhook, projectId) : null,
         targetRemoval: dto.targetRemoval ?? 'delete',
         overwriteOwnership: dto.overwriteOwnership ?? false,
         bootstrapRole: dto.bootstrap?.serviceAccountRole ?? null,
@@ -120,7 +122,7 @@ export class ProjectsService {
       const spec = patchedSpec(p, dto);
       const tenant = await tx.tenants.lock(p.tenant);
       refuseOutsideTenant(tenant!, { ...spec, bootstrapRole: spec.bootstrapRole });
-      this.checkAddresses(spec.sourceRepository, spec.cdeventsSink, dto.cdeventsSinkHeader === null ? false : !!dto.cdeventsSinkHeader || !!p.cdeventsSinkHeader);
+      this.checkAddresses(spec.sourceRepository, spec.cdeventsSink, dto.cdeventsSinkHeader === null ? false : !!dto.cdeventsSinkHeader || !!p.cdeventsSinkHeader, dto.notificationWebhook);
       const patch: Partial<ProjectEntity> = {};
       for (const key of Object.keys(spec) as Array<keyof ProjectSpec>) {
         if (JSON.stringify(p[key]) !== JSON.stringify(spec[key])) (patch as Record<string, unknown>)[key] = spec[key];
@@ -139,6 +141,9 @@ export class ProjectsService {
       }
       if (dto.cdeventsSinkHeader === null && p.cdeventsSinkHeader) patch.cdeventsSinkHeader = null;
       else if (dto.cdeventsSinkHeader) patch.cdeventsSinkHeader = sealSinkHeader(this.crypto, dto.cdeventsSinkHeader, { projectId: p.id, sinkUrl: spec.cdeventsSink ?? '' });
+      // never compared with the stored one (it is sealed): sent is changed
+      if (dto.notificationWebhook === null && p.notificationWebhook) patch.notificationWebhook = null;
+      else if (dto.notificationWebhook) patch.notificationWebhook = sealWebhook(this.crypto, dto.notificationWebhook, p.id);
       if (Object.keys(patch).length === 0 && !credentialsChanged) return undefined;
       const generation = p.generation + 1;
       // A new source or new credentials: the poller resolves the tag again before any Target uses it.
@@ -229,6 +234,7 @@ function toProjectDto(p: ProjectViewRow): ProjectDto {
     registryCredentials: p.credentialKind !== null && p.credentialFingerprint !== null ? { kind: p.credentialKind, fingerprint: p.credentialFingerprint } : null,
     cdeventsSink: p.cdeventsSink,
     cdeventsSinkHeader: p.cdeventsSinkHeader,
+    notificationWebhook: p.notificationWebhook,
     targetRemoval: p.targetRemoval,
     overwriteOwnership: p.overwriteOwnership,
     bootstrap: p.bootstrapRole ? { serviceAccountRole: p.bootstrapRole } : null,

@@ -50,6 +50,7 @@ export class ProjectDto {
   @ApiPropertyOptional({ type: CredentialSummaryDto, nullable: true }) registryCredentials!: CredentialSummaryDto | null;
   @ApiPropertyOptional({ nullable: true, type: String }) cdeventsSink!: string | null;
   @ApiPropertyOptional({ nullable: true, type: String, description: 'the name of the secret header sent to the sink (its value is never returned)' }) cdeventsSinkHeader!: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'the chat webhook told of rollout wave transitions: its scheme and host only, to every role (the URL is a secret)' }) notificationWebhook!: string | null;
   @ApiProperty({ enum: TARGET_REMOVALS, description: TARGET_REMOVAL_DESCRIPTION }) targetRemoval!: TargetRemoval;
   @ApiProperty({ description: OVERWRITE_OWNERSHIP_DESCRIPTION }) overwriteOwnership!: boolean;
   @ApiPropertyOptional({ type: BootstrapDto, nullable: true, description: BOOTSTRAP_DESCRIPTION }) bootstrap!: BootstrapDto | null;

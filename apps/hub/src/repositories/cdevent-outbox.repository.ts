@@ -1,6 +1,6 @@
 import type { PastRun } from '@flotilla/cdevents';
 import type { EntityManager } from 'typeorm';
-import type { DeliveryState, SealedSinkHeader } from '../database/entities';
+import type { DeliveryState, OutboxFormat, SealedSinkHeader, SealedWebhook } from '../database/entities';
 import { isoTime, returnedRows } from './sql';
 
 /** What an outbound event needs of its Project; null sink: the Project sends no events. */
@@ -10,6 +10,8 @@ export interface ProjectSink {
   repository: string;
   sinkUrl: string | null;
   sinkHeader: SealedSinkHeader | null;
+  /** the chat webhook told of rollout waves, sealed */
+  webhook: SealedWebhook | null;
 }
 
 export interface OutboxInsert {
@@ -20,6 +22,9 @@ export interface OutboxInsert {
   payload: object;
   sinkUrl: string;
   sinkHeader: SealedSinkHeader | null;
+  /** default cdevent; a slack row carries its sealed webhook and, as sinkUrl, only the webhook's scheme and host */
+  format?: OutboxFormat;
+  webhook?: SealedWebhook | null;
 }
 
 /** A row claimed for delivery. */
@@ -32,6 +37,8 @@ export interface ClaimedDelivery {
   payload: Record<string, unknown>;
   sinkUrl: string;
   sinkHeader: SealedSinkHeader | null;
+  format: OutboxFormat;
+  webhook: SealedWebhook | null;
   attempts: number;
 }
 
@@ -57,7 +64,8 @@ export class CdeventOutboxRepository {
 
   async sinkOf(projectId: string): Promise<ProjectSink | null> {
     const rows = await this.db.query(
-      `SELECT name, namespace, source_repository AS repository, cdevents_sink AS "sinkUrl", cdevents_sink_header AS "sinkHeader" FROM projects WHERE id = $1`,
+      `SELECT name, namespace, source_repository AS repository, cdevents_sink AS "sinkUrl", cdevents_sink_header AS "sinkHeader",
+         notification_webhook AS webhook FROM projects WHERE id = $1`,
       [projectId],
     );
     return (rows as ProjectSink[])[0] ?? null;
@@ -65,8 +73,8 @@ export class CdeventOutboxRepository {
 
   async insert(row: OutboxInsert): Promise<void> {
     await this.db.query(
-      `INSERT INTO cdevent_outbox (event_id, project_id, project_name, type, payload, sink_url, sink_header) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb)`,
-      [row.eventId, row.projectId, row.projectName, row.type, JSON.stringify(row.payload), row.sinkUrl, row.sinkHeader ? JSON.stringify(row.sinkHeader) : null],
+      `INSERT INTO cdevent_outbox (event_id, project_id, project_name, type, payload, sink_url, sink_header, format, webhook) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, $8, $9::jsonb)`,
+      [row.eventId, row.projectId, row.projectName, row.type, JSON.stringify(row.payload), row.sinkUrl, row.sinkHeader ? JSON.stringify(row.sinkHeader) : null, row.format ?? 'cdevent', row.webhook ? JSON.stringify(row.webhook) : null],
     );
   }
 
@@ -84,7 +92,7 @@ export class CdeventOutboxRepository {
          ORDER BY h.id LIMIT $3)
        AND o.state = 'pending' AND (o.lease_expires_at IS NULL OR o.lease_expires_at < now())
        RETURNING o.id::text AS id, o.event_id AS "eventId", o.project_id AS "projectId", o.project_name AS "projectName", o.type, o.payload,
-         o.sink_url AS "sinkUrl", o.sink_header AS "sinkHeader", o.attempts`,
+         o.sink_url AS "sinkUrl", o.sink_header AS "sinkHeader", o.format, o.webhook, o.attempts`,
       [owner, leaseMs, limit],
     );
     return returnedRows<ClaimedDelivery>(res).sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
@@ -147,7 +155,34 @@ export class CdeventOutboxRepository {
     return { seen, resealed };
   }
 
-  /** Rows by state, for the metrics. */
+  /**
+   * Re-seals up to `limit` chat webhooks still under another key than
+   * `currentKeyId`: the Projects' and the outbox rows' copies, each bound to
+   * its Project. One changed meanwhile is left to its writer.
+   */
+  async resealWebhooks(currentKeyId: string, limit: number, reseal: (w: SealedWebhook, projectId: string) => SealedWebhook): Promise<{ seen: number; resealed: number }> {
+    let seen = 0;
+    let resealed = 0;
+    for (const [table, column, project] of [
+      ['projects', 'notification_webhook', 'id'],
+      ['cdevent_outbox', 'webhook', 'project_id'],
+    ] as const) {
+      const rows = (await this.db.query(
+        `SELECT id::text AS id, ${column} AS webhook, ${project}::text AS "projectId" FROM ${table} WHERE ${column} IS NOT NULL AND ${column}->>'keyId' <> $1 ORDER BY id LIMIT $2`,
+        [currentKeyId, limit - seen],
+      )) as Array<{ id: string; webhook: SealedWebhook; projectId: string }>;
+      for (const row of rows) {
+        const sealed = reseal(row.webhook, row.projectId);
+        const res = await this.db.query(`UPDATE ${table} SET ${column} = $1::jsonb WHERE id = $2 AND ${column} = $3::jsonb RETURNING id`, [JSON.stringify(sealed), row.id, JSON.stringify(row.webhook)]);
+        if (returnedRows(res).length === 1) resealed++;
+      }
+      seen += rows.length;
+      if (seen >= limit) break;
+    }
+    return { seen, resealed };
+  }
+
+    /** Rows by state, for the metrics. */
   async countByState(): Promise<Record<DeliveryState, number>> {
     const rows = (await this.db.query(`SELECT state, count(*)::int AS n FROM cdevent_outbox WHERE state <> 'delivered' GROUP BY state`)) as Array<{ state: DeliveryState; n: number }>;
     const counts = { pending: 0, delivered: 0, failed: 0 };

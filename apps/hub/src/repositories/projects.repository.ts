@@ -7,8 +7,9 @@ import type { RolloutOnFailure } from '../rollout/on-failure';
 import type { RolloutAction } from '../rollout/rollout-actions';
 import type { WindowSpec } from '../rollout/rollout-windows';
 import type { WaveSpec } from '../rollout/wave-spec';
+import type { AnnouncedWaves } from '../rollout/wave-transitions';
 import { isUniqueViolation } from './database-errors';
-import { isoTime, queryPrepared, SqlParams, whereAll } from './sql';
+import { isoTime, queryPrepared, returnedRows, SqlParams, whereAll } from './sql';
 
 /**
  * What the API shows of a Project, read in one statement with its credential summary and its Target counts
@@ -39,6 +40,8 @@ export interface ProjectViewRow {
   cdeventsSink: string | null;
   /** the sink header's name only */
   cdeventsSinkHeader: string | null;
+  /** the chat webhook's scheme and host only */
+  notificationWebhook: string | null;
   targetRemoval: TargetRemoval;
   overwriteOwnership: boolean;
   bootstrapRole: BootstrapRole | null;
@@ -133,6 +136,19 @@ export class ProjectsRepository {
   async delete(id: string): Promise<void> {
     await this.repo.delete({ id });
   }
+
+  /**
+   * Stores `next` as the Project's announced wave states if they are still
+   * `expected`: of two passes or replicas that saw the same change, one wins
+   * (the row lock orders them; the second finds the first's states).
+   */
+  async announceWaves(id: string, expected: AnnouncedWaves | null, next: AnnouncedWaves): Promise<boolean> {
+    const res: unknown = await this.db.query(
+      `UPDATE projects SET rollout_wave_states = $2::jsonb WHERE id = $1 AND rollout_wave_states IS NOT DISTINCT FROM $3::jsonb RETURNING id`,
+      [id, JSON.stringify(next), expected === null ? null : JSON.stringify(expected)],
+    );
+    return returnedRows(res).length === 1;
+  }
 }
 
 /** The view of the Projects `rows` yields (whole rows), chosen before any per-row work is done. */
@@ -140,7 +156,7 @@ function projectView(rows: string): string {
   return `SELECT p.name, p.namespace, p.tenant, p.outside_destinations AS "outsideDestinations", p.source_repository AS "sourceRepository", p.source_tag AS "sourceTag",
     p.source_path AS "sourcePath", p.service_account_name AS "serviceAccountName", p.target_selector AS "targetSelector",
     p.rollout_groups AS "rolloutGroups", p.rollout_waves AS "rolloutWaves", p.rollout_on_failure AS "rolloutOnFailure", p.rollout_actions AS "rolloutActions", p.rollout_windows AS "rolloutWindows", p.source_digest AS "sourceDigest", p.interval_seconds AS "intervalSeconds", p.suspend, p.annotations,
-    cr.kind AS "credentialKind", cr.fingerprint AS "credentialFingerprint", p.cdevents_sink AS "cdeventsSink", p.cdevents_sink_header->>'name' AS "cdeventsSinkHeader",
+    cr.kind AS "credentialKind", cr.fingerprint AS "credentialFingerprint", p.cdevents_sink AS "cdeventsSink", p.cdevents_sink_header->>'name' AS "cdeventsSinkHeader", p.notification_webhook->>'shown' AS "notificationWebhook",
     p.target_removal AS "targetRemoval", p.overwrite_ownership AS "overwriteOwnership", p.bootstrap_role AS "bootstrapRole", p.generation, p.deletion_requested_at IS NOT NULL AS deleting,
     COALESCE((SELECT jsonb_object_agg(x.phase, x.n) FROM (SELECT tc.phase, sum(tc.n) AS n FROM target_counts tc WHERE tc.project_id = p.id GROUP BY tc.phase HAVING sum(tc.n) > 0) x), '{}') AS phases,
     COALESCE((SELECT jsonb_agg(jsonb_build_object('group', c.group_name, 'message', cond->>'message', 'since', cond->>'lastTransitionTime'))

@@ -11,6 +11,7 @@ import { waveIndex, wavesOf } from '../rollout/wave-spec';
 import { RolloutProjectsRepository } from '../rollout/rollout-projects.repository';
 import { UnitOfWork } from '../repositories/unit-of-work';
 import { EventsService } from '../events/events.service';
+import { WaveAnnouncer } from '../rollout/wave-announcer';
 
 /**
  * After a Target reports on the Project's revision, or when a soak or a
@@ -27,6 +28,7 @@ export class WaveAdvance {
     private readonly rollouts: RolloutProjectsRepository,
     private readonly uow: UnitOfWork,
     private readonly events: EventsService,
+    private readonly announcer: WaveAnnouncer,
   ) {}
 
   async afterSuccess(project: ProjectEntity, _clusterGroup: string, revision: string): Promise<void> {
@@ -42,6 +44,8 @@ export class WaveAdvance {
     const members = all.map((t) => waveMember(t, t.cluster?.groupName ?? ''));
     const options = rolloutOptions(project, revision, this.clock.now());
     const decision = decideRollout(wavesOf(project), revision, members, this.clock.now(), options);
+    // told before acted on: the early returns below are transitions too
+    await this.announcer.announce(project, revision, decision);
     const failed = decision.waves.find((w) => w.state === 'failed');
     if (failed && project.rolloutOnFailure === 'rollback' && options.rolledBackWave === undefined) return this.rollBack(project, revision, failed.index, 'flotilla (automatic: past the failure budget)');
     const already = new Set(all.filter((t) => t.advanceToRevision === revision).map((t) => t.id));

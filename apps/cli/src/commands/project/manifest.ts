@@ -15,12 +15,13 @@ export const SPEC_FIELDS = [
   'registryCredentials',
   'cdeventsSink',
   'cdeventsSinkHeader',
+  'notificationWebhook',
   'targetRemoval',
   'overwriteOwnership',
   'bootstrap',
 ] as const;
 /** Sealed on the hub and never returned whole: they cannot be compared, so a file that has them always sends them. */
-export const WRITE_ONLY_FIELDS: ReadonlySet<string> = new Set(['registryCredentials', 'cdeventsSinkHeader']);
+export const WRITE_ONLY_FIELDS: ReadonlySet<string> = new Set(['registryCredentials', 'cdeventsSinkHeader', 'notificationWebhook']);
 /** Every field of the body of POST /api/v1/projects (the CLI-against-hub suite holds this to the hub's OpenAPI document). */
 export const PROJECT_FILE_FIELDS: readonly string[] = ['name', 'tenant', 'suspend', ...SPEC_FIELDS];
 const KNOWN = new Set<string>(PROJECT_FILE_FIELDS);

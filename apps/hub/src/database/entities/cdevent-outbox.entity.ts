@@ -3,6 +3,18 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
+/** What an outbox row's body is: a CDEvent to a sink, or a Slack-compatible message to a chat webhook. */
+export const OUTBOX_FORMATS = ['cdevent', 'slack'] as const;
+export type OutboxFormat = (typeof OUTBOX_FORMATS)[number];
+
+/** A chat webhook's URL, sealed for its Project (the URL is the credential); `shown` is what anyone may see of it. */
+export interface SealedWebhook {
+  /** scheme and host only */
+  shown: string;
+  keyId: string;
+  envelope: string;
+}
+
 /** A sink's secret header, sealed like every credential (the value never leaves sealed except into the request). */
 export interface SealedSinkHeader {
   name: string;
@@ -48,6 +60,14 @@ export class CdeventOutboxEntity {
 
   @Column({ name: 'sink_header', type: 'jsonb', nullable: true })
   sinkHeader!: SealedSinkHeader | null;
+
+  /** the body's format; `slack` rows go to `webhook`, and `sinkUrl` holds only its scheme and host */
+  @Column({ type: 'varchar', length: 16, default: 'cdevent' })
+  format!: OutboxFormat;
+
+  /** the chat webhook of a `slack` row, sealed as its Project held it */
+  @Column({ type: 'jsonb', nullable: true })
+  webhook!: SealedWebhook | null;
 
   @Column({ type: 'varchar', length: 16, default: 'pending' })
   state!: DeliveryState;

@@ -28,7 +28,7 @@ export { ACTOR_KINDS } from './audit-entry.entity';
 export type { Condition, TargetPhase } from './target.entity';
 export { TARGET_PHASES } from './target.entity';
 export type { RunResultKind } from './run.entity';
-export type { DeliveryState, SealedSinkHeader } from './cdevent-outbox.entity';
+export type { DeliveryState, OutboxFormat, SealedSinkHeader, SealedWebhook } from './cdevent-outbox.entity';
 export { DELIVERY_STATES } from './cdevent-outbox.entity';
 export type { LabelSelector, LabelSelectorRequirement, OutsideDestinations, TargetRemoval, TargetSelector } from './project.entity';
 export { TARGET_REMOVALS } from './project.entity';

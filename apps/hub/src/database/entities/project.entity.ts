@@ -1,4 +1,5 @@
-import type { SealedSinkHeader } from './cdevent-outbox.entity';
+import type { SealedSinkHeader, SealedWebhook } from './cdevent-outbox.entity';
+import type { AnnouncedWaves } from '../../rollout/wave-transitions';
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique, UpdateDateColumn } from 'typeorm';
 import type { BootstrapRole } from '@flotilla/engine';
 import type { RolloutOnFailure } from '../../rollout/on-failure';
@@ -120,6 +121,14 @@ export class ProjectEntity {
   /** a secret header sent with every event to the sink, sealed */
   @Column({ name: 'cdevents_sink_header', type: 'jsonb', nullable: true })
   cdeventsSinkHeader!: SealedSinkHeader | null;
+
+  /** a chat webhook (Slack-compatible) told of every rollout wave transition, sealed: its URL is the credential */
+  @Column({ name: 'notification_webhook', type: 'jsonb', nullable: true })
+  notificationWebhook!: SealedWebhook | null;
+
+  /** the wave states last announced for a revision; null (Projects from before notices): what the hub sees first is taken as announced */
+  @Column({ name: 'rollout_wave_states', type: 'jsonb', nullable: true, default: () => `'{"states": [], "revision": ""}'` })
+  rolloutWaveStates!: AnnouncedWaves | null;
   /** what happens to the instances on a cluster that leaves the targets: deleted, or left in place */
   @Column({ name: 'target_removal', type: 'varchar', length: 16, default: 'delete' })
   targetRemoval!: TargetRemoval;

@@ -22,6 +22,7 @@ import { Limiter } from '@flotilla/engine';
 import { type DueSource, SourcesRepository } from './sources.repository';
 import { TAG_RESOLVER, type TagResolver } from './tag-resolver';
 import { RunWakeup } from '../../notify/run-wakeup';
+import { WaveAnnouncer } from '../../rollout/wave-announcer';
 
 /** Projects checked per poll; the rest wait for the next one. */
 const SOURCES_PER_POLL = 500;
@@ -80,6 +81,7 @@ export class SourcePoller {
     private readonly wakeup: RunWakeup,
     private readonly egress: EgressPolicy,
     private readonly clock: Clock,
+    private readonly announcer: WaveAnnouncer,
   ) {
     this.limiter = new Limiter(config.scheduler.sourceConcurrency);
   }
@@ -263,6 +265,8 @@ export class SourcePoller {
       const members = targets.map((t) => waveMember(t, t.cluster?.groupName ?? ''));
       const waves = wavesOf(project);
       const decision = decideRollout(waves, revision, members, this.clock.now(), rolloutOptions(project, revision, this.clock.now()));
+      // the first wave opens now: told before any of its Targets can report a later state
+      await this.announcer.announce(project, revision, decision);
       await this.targets.advanceTo(targetsToAdvance(decision, members), revision);
       held = heldBack(waves, decision, members);
     }
