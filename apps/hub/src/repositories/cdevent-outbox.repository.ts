@@ -79,15 +79,16 @@ export class CdeventOutboxRepository {
   }
 
   /**
-   * Leases up to `limit` deliveries: the oldest pending row of each Project,
-   * when it is due and nobody else holds it. Two replicas claiming at once
+   * Leases up to `limit` deliveries: the oldest pending row of each Project
+   * and destination (its CDEvents sink, its chat webhook), when it is due and
+   * nobody else holds it: one failing destination never holds the other back. Two replicas claiming at once
    * cannot both win a row: the UPDATE re-checks the lease on the locked row.
    */
   async claim(owner: string, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
     const res = await this.db.query(
       `UPDATE cdevent_outbox o SET lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond'
        WHERE o.id IN (
-         SELECT h.id FROM (SELECT DISTINCT ON (project_id) id, next_attempt_at, lease_expires_at FROM cdevent_outbox WHERE state = 'pending' ORDER BY project_id, id) h
+         SELECT h.id FROM (SELECT DISTINCT ON (project_id, format) id, next_attempt_at, lease_expires_at FROM cdevent_outbox WHERE state = 'pending' ORDER BY project_id, format, id) h
          WHERE h.next_attempt_at <= now() AND (h.lease_expires_at IS NULL OR h.lease_expires_at < now())
          ORDER BY h.id LIMIT $3)
        AND o.state = 'pending' AND (o.lease_expires_at IS NULL OR o.lease_expires_at < now())

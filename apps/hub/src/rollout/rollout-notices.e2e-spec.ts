@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestHub, type TestHub } from '../../test/hub';
 import { OffsetClock } from '../../test/offset-clock';
@@ -31,15 +31,21 @@ interface Received {
   status: number;
 }
 
-/** A real HTTP receiver: CDEvents at /events, the chat webhook at /hooks/…; the webhook's first answer is a 503. */
+/**
+ * A real HTTP receiver: CDEvents at /events, the chat webhook at /hooks/…;
+ * the webhook's first answer is a 503. A webhook at /down/… never answers.
+ */
 class Receiver {
   readonly received: Received[] = [];
+  /** requests to /down/…, held open */
+  readonly hanging: ServerResponse[] = [];
   private server!: Server;
   private webhookAnswers = 0;
   base = '';
 
   async start(): Promise<void> {
     this.server = createServer((req, res) => {
+      if ((req.url ?? '').startsWith('/down/')) return void this.hanging.push(res);
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -55,6 +61,7 @@ class Receiver {
   }
 
   close(): Promise<void> {
+    this.server.closeAllConnections();
     return new Promise((r) => this.server.close(() => r()));
   }
 
@@ -219,6 +226,24 @@ describe('rollout notices', () => {
     const failed = receiver.received.filter((r) => r.path === '/events/falls').map((r) => JSON.parse(r.body)).find((e) => e.customData.flotilla.reason === 'WaveFailed');
     expect(failed.customData.flotilla).toMatchObject({ revision: `stable@${digest('c')}`, wave: { index: 0, state: 'failed', previous: 'progressing', failed: 1, total: 1 }, error: expect.stringContaining('wave 0 (staging) is failed') });
     expect((await hub.call('DELETE', '/api/v1/projects/falls?instances=orphan')).status).toBe(200);
+  });
+
+  it("keeps a Project's CDEvents going while its chat webhook does not answer", async () => {
+    const created = await hub.call('POST', '/api/v1/projects', {
+      body: {
+        name: 'loud', namespace: 'loud', source: { repository: REPO, tag: 'stable' }, targets: { groups: ['staging'] },
+        rollout: { waves: [{ group: 'staging' }] }, cdeventsSink: `${receiver.base}/events/loud`, notificationWebhook: `${receiver.base}/down/T1/B1/x`,
+      },
+    });
+    expect(created.status).toBe(201);
+    // staging fails on the current revision (c): the wave opens, then fails
+    await eventually('both CDEvents of loud', async () => (receiver.waveEvents('/events/loud').length >= 2 ? true : undefined), 60_000);
+    expect(receiver.waveEvents('/events/loud')).toEqual(['0:progressing', '0:failed']);
+    // meanwhile the webhook's first message is still being tried: it waits for its deadline on every attempt
+    expect(receiver.hanging.length).toBeGreaterThanOrEqual(1);
+    const chat = ((await hub.call('GET', '/api/v1/projects/loud/deliveries?limit=100')).body.items as Array<{ type: string; state: string }>).filter((d) => d.type.startsWith('chat.'));
+    expect(chat.map((d) => [d.type, d.state])).toEqual(expect.arrayContaining([['chat.WaveProgressing', 'pending']]));
+    expect((await hub.call('DELETE', '/api/v1/projects/loud?instances=orphan')).status).toBe(200);
   });
 
   it('shows the webhook URL to nobody beyond scheme and host', async () => {

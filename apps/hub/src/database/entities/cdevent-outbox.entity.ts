@@ -31,7 +31,7 @@ export interface SealedSinkHeader {
  * later change of sink does not reroute events already decided.
  */
 @Entity('cdevent_outbox')
-@Index('idx_cdevent_outbox_pending', ['projectId', 'id'], { where: `"state" = 'pending'` })
+@Index('idx_cdevent_outbox_pending', ['projectId', 'format', 'id'], { where: `"state" = 'pending'` })
 @Index('idx_cdevent_outbox_project_name', ['projectName', 'id'])
 export class CdeventOutboxEntity {
   /** the order of delivery within a Project */
