@@ -119,7 +119,8 @@ describe('flotilla against a hub', () => {
 
       const watch = user.spawn(['project', 'status', 'shop', '--watch', '--interval', '0.5']);
       const done = collect(watch, 'project status --watch', 90_000);
-      const seen = await waitForOutput(watch, new RegExp(`spoke-1\\s+staging\\s+Ready\\s+latest@${digest!.slice(0, 19)}\\s`), 60_000);
+      // the suite never releases the webapp's pods: applied, its Deployments are not available, and the CLI says so
+      const seen = await waitForOutput(watch, new RegExp(`spoke-1\\s+staging\\s+Ready \\(Unhealthy\\)\\s+latest@${digest!.slice(0, 19)}\\s`), 60_000);
       watch.kill('SIGINT');
       expect((await done).code).toBe(0);
       expect(seen).toMatch(/^Project shop {2}namespace /);
