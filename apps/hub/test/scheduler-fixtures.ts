@@ -103,6 +103,15 @@ export class RecordingRunner implements TargetRunner {
   }
 }
 
+/** A tag that points where the test says: `digest`, or no digest yet (the resolve fails). */
+export class SettableResolver implements TagResolver {
+  digest = '';
+  async resolve(): Promise<string> {
+    if (!this.digest) throw new Error('no digest yet');
+    return this.digest;
+  }
+}
+
 /** The real libs/oci resolver, counting its registry round trips per repository:tag. */
 export class CountingResolver implements TagResolver {
   readonly counts = new Map<string, number>();

@@ -4,9 +4,8 @@ import { startTcpProxy } from '../../../agent/test/tcp-proxy';
 import { HubProcess } from '../../../../test/e2e/support/hub-process';
 import { createTempDataDir, createTestDatabase, type TestDatabase } from '../../test/databases';
 import { launch } from '../../test/hub';
-import { eventually, RecordingRunner, schedulerHubConfig } from '../../test/scheduler-fixtures';
+import { eventually, RecordingRunner, schedulerHubConfig, SettableResolver } from '../../test/scheduler-fixtures';
 import { SimulatedAgent } from '../../test/simulated-agent';
-import type { TagResolver } from '../../test/scheduler-fixtures';
 import { AgentCa } from './agent-ca.service';
 import { AgentGrpcServer } from './agent-grpc.server';
 
@@ -19,14 +18,6 @@ import { AgentGrpcServer } from './agent-grpc.server';
 // dials (a proxy standing in for the Service) and loses nothing.
 
 jest.setTimeout(120_000);
-
-class SettableResolver implements TagResolver {
-  digest = '';
-  async resolve(): Promise<string> {
-    if (!this.digest) throw new Error('no digest yet');
-    return this.digest;
-  }
-}
 
 const encryptionKeys = `k1:${randomBytes(32).toString('base64')}`;
 const adminToken = `adm_${randomBytes(16).toString('hex')}`;

@@ -1,7 +1,6 @@
 import { startTestHub, type TestHub } from '../../test/hub';
-import { addFakeClusters, eventually, fastScheduler, RecordingRunner } from '../../test/scheduler-fixtures';
+import { addFakeClusters, eventually, fastScheduler, RecordingRunner, SettableResolver } from '../../test/scheduler-fixtures';
 import { SimulatedAgent } from '../../test/simulated-agent';
-import type { TagResolver } from '../../test/scheduler-fixtures';
 import { AgentCa } from './agent-ca.service';
 import { AgentGrpcServer } from './agent-grpc.server';
 
@@ -11,14 +10,6 @@ import { AgentGrpcServer } from './agent-grpc.server';
 // in-process; the agent speaks the real protocol over a real connection.
 
 jest.setTimeout(120_000);
-
-class SettableResolver implements TagResolver {
-  digest = '';
-  async resolve(): Promise<string> {
-    if (!this.digest) throw new Error('no digest yet');
-    return this.digest;
-  }
-}
 
 const digest = (c: string) => `sha256:${c.repeat(64)}`;
 

@@ -2,21 +2,13 @@ import { CliUser } from '../../../cli/test/run-cli';
 import { startTestHub, type TestHub } from '../../test/hub';
 import { ProjectsRepository } from '../repositories/projects.repository';
 import { RolloutProjectsRepository } from './rollout-projects.repository';
-import { addFakeClusters, eventually, fastScheduler, RecordingRunner, type TagResolver } from '../../test/scheduler-fixtures';
+import { addFakeClusters, eventually, fastScheduler, RecordingRunner, SettableResolver } from '../../test/scheduler-fixtures';
 
 // Approvals, holds and retries of a rollout through the API, on the real hub
 // and PostgreSQL (the push runs are recorded in-process): who may act, what
 // is recorded, and that the waves follow.
 
 jest.setTimeout(120_000);
-
-class SettableResolver implements TagResolver {
-  digest = '';
-  async resolve(): Promise<string> {
-    if (!this.digest) throw new Error('no digest yet');
-    return this.digest;
-  }
-}
 
 const digest = (c: string) => `sha256:${c.repeat(64)}`;
 const REPO = 'oci://registry.example/team-a/gated';

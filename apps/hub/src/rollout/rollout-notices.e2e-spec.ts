@@ -5,7 +5,7 @@ import { OffsetClock } from '../../test/offset-clock';
 import { defaultCdeventsConfig } from '../config/cdevents-config';
 import { ProjectsRepository } from '../repositories/projects.repository';
 import { WaveAdvance } from '../runs/wave-advance';
-import { addFakeClusters, eventually, fastScheduler, RecordingRunner, type TagResolver } from '../../test/scheduler-fixtures';
+import { addFakeClusters, eventually, fastScheduler, RecordingRunner, SettableResolver } from '../../test/scheduler-fixtures';
 
 // Rollout notices on the real hub and PostgreSQL (push runs recorded
 // in-process, the soak driven by the hub's clock): every wave transition
@@ -15,14 +15,6 @@ import { addFakeClusters, eventually, fastScheduler, RecordingRunner, type TagRe
 // is shown to nobody whole; bad input is refused and changes nothing.
 
 jest.setTimeout(120_000);
-
-class SettableResolver implements TagResolver {
-  digest = '';
-  async resolve(): Promise<string> {
-    if (!this.digest) throw new Error('no digest yet');
-    return this.digest;
-  }
-}
 
 interface Received {
   path: string;
