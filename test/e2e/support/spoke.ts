@@ -94,6 +94,8 @@ export class DeploymentReadiness {
   private stopped = false;
   /** names (namespace/name@generation) released so far, in order */
   readonly marked: string[] = [];
+  /** released pods not yet Ready: since when they are seen so (or last nudged) */
+  private readonly released = new Map<string, number>();
 
   constructor(
     private readonly client: ObjectClient,
@@ -128,8 +130,14 @@ export class DeploymentReadiness {
         const selector = Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',');
         // every pod not yet released, also those a later rollout creates
         for (const pod of await this.client.list('v1', 'Pod', { namespace: ns, labelSelector: selector })) {
-          const conditions = ((pod.status ?? {}) as { conditions?: { type: string }[] }).conditions ?? [];
-          if (pod.metadata.deletionTimestamp || conditions.some((c) => c.type === RELEASE_GATE)) continue;
+          const status = (pod.status ?? {}) as { phase?: string; conditions?: { type: string; status?: string }[] };
+          const conditions = status.conditions ?? [];
+          if (pod.metadata.deletionTimestamp) continue;
+          const gate = conditions.findIndex((c) => c.type === RELEASE_GATE);
+          if (gate >= 0) {
+            await this.nudge(ns, pod.metadata.name, status.phase, conditions, gate);
+            continue;
+          }
           const condition = { type: RELEASE_GATE, status: 'True', reason: 'ReleasedByTest', message: 'released by the e2e suite', lastTransitionTime: new Date().toISOString() };
           await this.client.patch(
             { apiVersion: 'v1', kind: 'Pod', namespace: ns, name: pod.metadata.name },
@@ -143,4 +151,30 @@ export class DeploymentReadiness {
       }
     }
   }
+
+  /**
+   * kwok can miss the update that released a running pod (it was busy with
+   * the pod's previous stage) and leave it not Ready for good: a pod released
+   * a while ago and still not Ready gets its gate written again, which kwok
+   * sees as a new update.
+   */
+  private async nudge(ns: string, name: string, phase: string | undefined, conditions: { type: string; status?: string }[], gate: number): Promise<void> {
+    const key = `${ns}/${name}`;
+    if (phase !== 'Running' || conditions.some((c) => c.type === 'Ready' && c.status === 'True')) return void this.released.delete(key);
+    const since = this.released.get(key);
+    if (since === undefined) return void this.released.set(key, Date.now());
+    if (Date.now() - since < NUDGE_AFTER_MS) return;
+    this.released.set(key, Date.now());
+    const condition = { type: RELEASE_GATE, status: 'True', reason: 'ReleasedByTest', message: 'released by the e2e suite (again)', lastTransitionTime: new Date().toISOString() };
+    await this.client.patch(
+      { apiVersion: 'v1', kind: 'Pod', namespace: ns, name },
+      // only if the gate is still where it was read
+      [{ op: 'test', path: `/status/conditions/${gate}/type`, value: RELEASE_GATE }, { op: 'replace', path: `/status/conditions/${gate}`, value: condition }],
+      'json',
+      { subresource: 'status' },
+    );
+  }
 }
+
+/** How long a released, running pod may stay not Ready before its gate is written again. */
+const NUDGE_AFTER_MS = 3000;
