@@ -147,7 +147,7 @@ export function NestedObject(type: () => new () => object): PropertyDecorator {
   return applyDecorators(IsObject({ message: 'must be an object' }), ValidateNested(), Type(type));
 }
 
-export function hasUserInfo(url: string): boolean {
+function hasUserInfo(url: string): boolean {
   try {
     const parsed = new URL(url);
     return parsed.username !== '' || parsed.password !== '';
@@ -216,22 +216,26 @@ export const SECRET_URL = new RegExp(
   `^(?:https://(?:${DNS_HOST}|(?:${OCTET}\\.){3}${OCTET}|\\[(?:${IPV6})\\])|http://(?:localhost|127(?:\\.${OCTET}){3}|\\[::1\\]))(?::${PORT})?(?:/${PATH_CHARS}*)?(?:\\?${QUERY_CHARS}*)?$`,
 );
 
-/** An http(s) URL field (see HTTP_URL): a string; user info gets its own message. */
-export function IsHttpUrl(): PropertyDecorator {
+/**
+ * An http(s) URL field (see HTTP_URL): a string; user info gets its own
+ * message. `rule` narrows it (SECRET_URL): the pattern is both the check and
+ * the OpenAPI pattern, and `message` may say which part a value broke.
+ */
+export function IsHttpUrl(rule: { name: string; pattern: RegExp; message: (value: unknown) => string } = { name: 'isHttpUrl', pattern: HTTP_URL, message: () => HTTP_URL_MESSAGE }): PropertyDecorator {
   return applyDecorators(
     IsString({ message: 'must be a string' }),
     MaxLength(2048, { message: 'must be at most 2048 characters' }),
     NoUrlCredentials(),
     (target: object, propertyName: string | symbol) =>
       registerDecorator({
-        name: 'isHttpUrl',
+        name: rule.name,
         target: target.constructor,
         propertyName: String(propertyName),
-        constraints: [HTTP_URL],
-        options: { message: HTTP_URL_MESSAGE },
+        constraints: [rule.pattern],
+        options: { message: (args) => rule.message(args.value) },
         validator: {
           // a URL with user info is reported by NoUrlCredentials alone
-          validate: (value: unknown) => typeof value !== 'string' || HTTP_URL.test(value) || hasUserInfo(value),
+          validate: (value: unknown) => typeof value !== 'string' || rule.pattern.test(value) || hasUserInfo(value),
         },
       }),
   );
