@@ -17,6 +17,8 @@ export type HubNotice =
   | { topic: 'agent-upgrade'; clusterId: string }
   /** API tokens revoked: every replica forgets them and closes their live streams */
   | { topic: 'tokens-revoked'; tokenIds: string[] }
+  /** a tenant's rules changed or it was deleted: every replica drops the tenant reaches it keeps */
+  | { topic: 'tenants-changed' }
   /** single sign-on bindings changed: every replica drops its cached copy, so a removal ends access at once */
   | { topic: 'oidc-bindings-changed' };
 

@@ -63,6 +63,7 @@ export class TenantsService {
         tx.afterCommit(() => this.triggers.runsDue());
       }
     });
+    this.bus.publish({ topic: 'tenants-changed' });
     return toTenantDto((await this.tenants.findByName(name))!);
   }
 
@@ -79,6 +80,7 @@ export class TenantsService {
       return tokenIds;
     });
     this.auth.forget(revoked);
+    this.bus.publish({ topic: 'tenants-changed' });
     // its claim bindings went with it (foreign key): every replica reads them again
     this.bus.publish({ topic: 'oidc-bindings-changed' });
   }
