@@ -35,7 +35,6 @@ export class AuthGuard implements CanActivate {
     }
     if (principal.tenants && !this.reflector.getAllAndOverride<boolean>(TENANT_ROUTE, targets)) requireGlobal(principal, `${req.method} ${(req.originalUrl ?? req.url ?? '').split('?')[0]}`);
     req.principal = principal;
-    req.log = req.log?.child({ tokenName: principal.name });
     return true;
   }
 }

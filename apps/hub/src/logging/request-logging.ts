@@ -7,7 +7,8 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** What this middleware adds to a request (Express keeps the original URL). */
 export interface LoggedRequest extends IncomingMessage {
   id?: string;
-  log?: Logger;
+  /** read-only: this request's logger, naming its token once one is known */
+  readonly log?: Logger;
   originalUrl?: string;
   /** set by Express when a route matched */
   route?: { path?: string };
@@ -27,17 +28,32 @@ export function requestLogging(logger: Logger, observe?: RequestObserver): (req:
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     const started = process.hrtime.bigint();
-    const log = logger.child({ requestId: id });
     req.id = id;
-    req.log = log;
+    // made on first use (most requests log nothing at the configured level),
+    // naming the caller's token once authentication has found it
+    let log: Logger | undefined;
+    let named: string | undefined;
+    Object.defineProperty(req, 'log', {
+      configurable: true,
+      enumerable: false,
+      get: () => {
+        const tokenName = (req as { principal?: { name?: string } }).principal?.name;
+        if (!log || named !== tokenName) {
+          log = logger.child(tokenName === undefined ? { requestId: id } : { requestId: id, tokenName });
+          named = tokenName;
+        }
+        return log;
+      },
+    });
     res.setHeader('X-Request-Id', id);
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const path = (req.originalUrl ?? req.url ?? '').split('?')[0];
       const level = res.statusCode >= 500 ? 'error' : 'info';
       const route = req.route?.path ? `${req.baseUrl ?? ''}${req.route.path}` : 'unmatched';
       observe?.(req.method ?? 'GET', route, res.statusCode, ms / 1000);
-      (req.log ?? log)[level]({ method: req.method, path, status: res.statusCode, durationMs: Math.round(ms * 10) / 10 }, 'request');
+      if (!logger.isLevelEnabled(level)) return;
+      const path = (req.originalUrl ?? req.url ?? '').split('?')[0];
+      req.log![level]({ method: req.method, path, status: res.statusCode, durationMs: Math.round(ms * 10) / 10 }, 'request');
     });
     next();
   };
