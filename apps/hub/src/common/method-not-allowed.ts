@@ -4,8 +4,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 interface RouteLayer {
-  route?: { methods: Record<string, boolean> };
+  route?: { path?: unknown; methods: Record<string, boolean> };
   match(path: string): boolean;
+}
+
+const literalPrefixes = new WeakMap<RouteLayer, string>();
+
+/**
+ * The route's path up to its first parameter, lower-cased (Express matches
+ * paths case-insensitively): a path without it cannot match, and startsWith
+ * is cheaper than the route's regex.
+ */
+function literalPrefix(layer: RouteLayer): string {
+  let prefix = literalPrefixes.get(layer);
+  if (prefix === undefined) {
+    const path = layer.route?.path;
+    prefix = typeof path === 'string' ? path.split(/[:*({]/)[0].toLowerCase() : '';
+    literalPrefixes.set(layer, prefix);
+  }
+  return prefix;
 }
 
 export interface MethodNotAllowedOptions {
@@ -18,9 +35,10 @@ export function methodNotAllowed(options: MethodNotAllowedOptions): (req: Incomi
     const method = (req.method ?? 'GET').toLowerCase();
     if (method === 'options') return next();
     const path = (req.url ?? '/').split('?')[0];
+    const lower = path.toLowerCase();
     const allowed = new Set<string>();
     for (const layer of options.layers()) {
-      if (!layer.route || !layer.match(path)) continue;
+      if (!layer.route || !lower.startsWith(literalPrefix(layer)) || !layer.match(path)) continue;
       const methods = Object.keys(layer.route.methods).filter((m) => layer.route!.methods[m]);
       if (methods.includes(method) || methods.includes('_all') || (method === 'head' && methods.includes('get'))) return next();
       for (const m of methods) allowed.add(m.toUpperCase());
