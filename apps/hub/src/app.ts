@@ -47,6 +47,10 @@ export async function createHubApp(config: HubConfig, options: HubAppOptions = {
     abortOnError: false,
     bodyParser: false,
   });
+  // API answers are not cached by clients: hashing every body for an ETag costs CPU on each read
+  app.set('etag', false);
+  // nothing tells a caller which framework answers
+  app.disable('x-powered-by');
   const metrics = app.get(MetricsRegistry);
   const outage = new DatabaseOutage(logger);
   app.use(

@@ -2,6 +2,7 @@
 // run one statement each and map plain rows, skipping the ORM's query
 // building and entity hydration, which dominated their cost.
 import { createHash } from 'node:crypto';
+import { Pool } from 'pg';
 import type { EntityManager } from 'typeorm';
 import type { KnownTotal, ListTotals } from './list-totals';
 
@@ -39,11 +40,29 @@ export interface Statement {
  * (label selectors) must not come here: each name stays prepared on every
  * connection for its lifetime.
  */
-export function queryPrepared<T>(db: EntityManager, statement: Statement, options: { prepare: boolean } = { prepare: true }): Promise<T[]> {
-  if (!options.prepare) return db.query(statement.text, statement.values);
-  const name = `flotilla_${createHash('sha1').update(statement.text).digest('hex').slice(0, 20)}`;
+export async function queryPrepared<T>(db: EntityManager, statement: Statement, options: { prepare: boolean } = { prepare: true }): Promise<T[]> {
+  const name = options.prepare ? statementName(statement.text) : undefined;
+  // Outside a transaction, straight to pg's pool: TypeORM's query runner
+  // (made, connected, broadcast to, released per call) cost more than the
+  // small reads it carried. The embedded database's driver has no pg pool.
+  const pool = db.queryRunner ? undefined : (db.connection.driver as { master?: unknown }).master;
+  if (pool instanceof Pool) return (await pool.query({ name, text: statement.text, values: statement.values })).rows as T[];
+  if (!name) return db.query(statement.text, statement.values);
   // pg takes a query config ({ name, text }) where TypeORM passes its query string through
   return db.query({ name, text: statement.text } as unknown as string, statement.values);
+}
+
+// Statement texts of fixed shape are few; their names are hashed once.
+const names = new Map<string, string>();
+
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (!name) {
+    if (names.size >= 1000) names.clear();
+    name = `flotilla_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    names.set(text, name);
+  }
+  return name;
 }
 
 /**
