@@ -43,6 +43,20 @@ function supportedRange(hub: Release): string {
  * with a suffix) is `unknown`: not supported, and said so.
  */
 export function agentSkew(hubVersion: string, agentVersion: string | null): AgentSkew {
+  // every cluster view asks; a fleet runs a handful of versions
+  const key = `${hubVersion.length}:${hubVersion}${agentVersion ?? ''}`;
+  let skew = decided.get(key);
+  if (!skew) {
+    if (decided.size >= 256) decided.clear();
+    skew = Object.freeze(decideSkew(hubVersion, agentVersion));
+    decided.set(key, skew);
+  }
+  return skew;
+}
+
+const decided = new Map<string, AgentSkew>();
+
+function decideSkew(hubVersion: string, agentVersion: string | null): AgentSkew {
   const hub = parseRelease(hubVersion);
   if (!hub) return { status: 'unknown', supported: false, message: `this hub (${hubVersion}) is not a release: no skew policy applies` };
   const range = supportedRange(hub);
