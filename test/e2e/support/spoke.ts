@@ -135,7 +135,8 @@ export class DeploymentReadiness {
           if (pod.metadata.deletionTimestamp) continue;
           const gate = conditions.findIndex((c) => c.type === RELEASE_GATE);
           if (gate >= 0) {
-            await this.nudge(ns, pod.metadata.name, status.phase, conditions, gate);
+            // a conflict (the pod changed since it was read) is retried at the next pass
+            await this.nudge(ns, pod.metadata.name, status.phase, conditions, gate).catch(() => undefined);
             continue;
           }
           const condition = { type: RELEASE_GATE, status: 'True', reason: 'ReleasedByTest', message: 'released by the e2e suite', lastTransitionTime: new Date().toISOString() };
@@ -154,22 +155,24 @@ export class DeploymentReadiness {
 
   /**
    * kwok can miss the update that released a running pod (it was busy with
-   * the pod's previous stage) and leave it not Ready for good: a pod released
-   * a while ago and still not Ready gets its gate written again, which kwok
-   * sees as a new update.
+   * the pod's previous stage) and leave it not Ready for good; writing the
+   * gate again did not always wake it. A pod released a while ago, running
+   * and still not Ready, is marked Ready here, as kwok's
+   * pod-readiness-gates-met stage would have.
    */
   private async nudge(ns: string, name: string, phase: string | undefined, conditions: { type: string; status?: string }[], gate: number): Promise<void> {
     const key = `${ns}/${name}`;
-    if (phase !== 'Running' || conditions.some((c) => c.type === 'Ready' && c.status === 'True')) return void this.released.delete(key);
+    const ready = conditions.findIndex((c) => c.type === 'Ready');
+    if (phase !== 'Running' || ready < 0 || conditions[ready].status === 'True' || conditions[gate].status !== 'True') return void this.released.delete(key);
     const since = this.released.get(key);
     if (since === undefined) return void this.released.set(key, Date.now());
     if (Date.now() - since < NUDGE_AFTER_MS) return;
     this.released.set(key, Date.now());
-    const condition = { type: RELEASE_GATE, status: 'True', reason: 'ReleasedByTest', message: 'released by the e2e suite (again)', lastTransitionTime: new Date().toISOString() };
+    const condition = { type: 'Ready', status: 'True', reason: 'ReleasedByTest', message: 'made Ready by the e2e suite: kwok missed its gate', lastTransitionTime: new Date().toISOString() };
     await this.client.patch(
       { apiVersion: 'v1', kind: 'Pod', namespace: ns, name },
-      // only if the gate is still where it was read
-      [{ op: 'test', path: `/status/conditions/${gate}/type`, value: RELEASE_GATE }, { op: 'replace', path: `/status/conditions/${gate}`, value: condition }],
+      // only if the condition is still where it was read
+      [{ op: 'test', path: `/status/conditions/${ready}/type`, value: 'Ready' }, { op: 'replace', path: `/status/conditions/${ready}`, value: condition }],
       'json',
       { subresource: 'status' },
     );
@@ -178,3 +181,28 @@ export class DeploymentReadiness {
 
 /** How long a released, running pod may stay not Ready before its gate is written again. */
 const NUDGE_AFTER_MS = 3000;
+
+/**
+ * What a failed wait for health should print: each Deployment's and Pod's
+ * state in `namespace`, and each node's readiness and taints (a node the
+ * lifecycle controller found silent is tainted, and its pods stop being Ready).
+ */
+export async function describeWorkloads(client: ObjectClient, namespace: string): Promise<string> {
+  const lines: string[] = [];
+  const brief = (conditions: unknown) => ((conditions ?? []) as { type: string; status: string; reason?: string }[]).map((c) => `${c.type}=${c.status}${c.reason ? `(${c.reason})` : ''}`).join(' ');
+  for (const d of await client.list('apps/v1', 'Deployment', { namespace })) {
+    const s = (d.status ?? {}) as { replicas?: number; readyReplicas?: number; availableReplicas?: number; conditions?: unknown };
+    lines.push(`Deployment ${d.metadata.name} gen ${d.metadata.generation}: replicas ${s.replicas ?? 0}, ready ${s.readyReplicas ?? 0}, available ${s.availableReplicas ?? 0}; ${brief(s.conditions)}`);
+  }
+  for (const p of await client.list('v1', 'Pod', { namespace })) {
+    const s = (p.status ?? {}) as { phase?: string; conditions?: unknown };
+    const node = ((p.spec ?? {}) as { nodeName?: string }).nodeName ?? '(unscheduled)';
+    lines.push(`Pod ${p.metadata.name} on ${node}${p.metadata.deletionTimestamp ? ' (deleting)' : ''}: ${s.phase}; ${brief(s.conditions)}`);
+  }
+  for (const n of await client.list('v1', 'Node', {})) {
+    const taints = (((n.spec ?? {}) as { taints?: { key: string; effect: string }[] }).taints ?? []).map((t) => `${t.key}:${t.effect}`);
+    const ready = (((n.status ?? {}) as { conditions?: { type: string; status: string; lastHeartbeatTime?: string }[] }).conditions ?? []).find((c) => c.type === 'Ready');
+    lines.push(`Node ${n.metadata.name}: Ready=${ready?.status} (heartbeat ${ready?.lastHeartbeatTime}); taints ${taints.join(', ') || 'none'}`);
+  }
+  return lines.join('\n');
+}

@@ -3,7 +3,7 @@ import { harnessEnv } from '../../../../test/harness/env';
 import { UNPULLABLE_IMAGE } from '../../../../test/harness/kube-nodes';
 import { shopProjectFiles, type ShopRevision } from '../../../../test/e2e/fixtures/projects';
 import { projectRepository, publishProject, publishWebapp } from '../../../../test/e2e/support/publish';
-import { adminClient, deleteNamespaces, DeploymentReadiness, prepareTenant, uniqueName } from '../../../../test/e2e/support/spoke';
+import { adminClient, deleteNamespaces, DeploymentReadiness, describeWorkloads, prepareTenant, uniqueName } from '../../../../test/e2e/support/spoke';
 import { startTestHub, type TestHub } from '../../test/hub';
 import { OffsetClock } from '../../test/offset-clock';
 import { eventually, fastScheduler } from '../../test/scheduler-fixtures';
@@ -47,7 +47,8 @@ describe('rollout waves gated on health and soak', () => {
       const t = await target(cluster);
       return t.lastAppliedRevision === revision && condition(t, 'Ready') === 'True' && condition(t, 'Healthy') === 'True' ? true : undefined;
     }, 120_000).catch(async (err: Error) => {
-      throw new Error(`${err.message}; ${cluster} is ${JSON.stringify(await target(cluster))}`);
+      const workloads = await describeWorkloads(kube, `${ns}-${cluster}`).catch((e: Error) => `(not listed: ${e.message})`);
+      throw new Error(`${err.message}; ${cluster} is ${JSON.stringify(await target(cluster))}\n${workloads}`);
     });
   }
 
