@@ -90,7 +90,8 @@ function Wave({ wave, operator, busy, act }: { wave: WaveView; operator: boolean
         <dt>Batch size</dt>
         <dd>{wave.batchSize ?? 'all'}</dd>
       </dl>
-      {wave.message && (wave.state === 'waiting' || wave.state === 'awaitingApproval') && <p class="wave-message">{wave.message}</p>}
+      {/* a closed window says itself below, once */}
+      {wave.message && !wave.windowClosed && (wave.state === 'waiting' || wave.state === 'awaitingApproval') && <p class="wave-message">{wave.message}</p>}
       {wave.windowClosed && (
         <p class="wave-message">
           <span aria-hidden="true">◷</span> Window closed: {wave.windowClosed}. Its clusters start no new revision.

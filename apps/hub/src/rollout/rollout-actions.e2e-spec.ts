@@ -116,7 +116,8 @@ describe('rollout approvals, holds and retries', () => {
       const v = await rollout();
       return v.revision === `stable@${digest('c')}` && v.waves[0].message ? v : undefined;
     });
-    expect(view.waves[0]).toMatchObject({ state: 'progressing', counts: { pending: 1 }, message: `revision stable@${digest('c')} waits for group staging to be released: the rollout is on hold` });
+    // none of its clusters moved: the paused wave has not started
+    expect(view.waves[0]).toMatchObject({ state: 'waiting', counts: { pending: 1 }, message: `revision stable@${digest('c')} waits for group staging to be released: the rollout is on hold` });
     expect((await target('s1')).lastAppliedRevision).toBe(`stable@${digest('b')}`);
 
     const retried = await hub.call('POST', '/api/v1/projects/gated/rollout/retry', { token: token['a-op'] });

@@ -29,6 +29,8 @@ describe('rollout actions', () => {
     expect(d.movable.has('a')).toBe(true);
     expect(d.waves[0].hold).toBe(`revision ${R2} waits for group staging to be released: the rollout is on hold`);
     expect(d.waves[1].hold).toBe(`revision ${R2} waits for group staging to be released: the rollout is on hold`);
+    // staging had started; prod none of whose clusters moved waits
+    expect(d.waves.map((w) => w.state)).toEqual(['progressing', 'waiting', 'waiting']);
     expect(targetsToAdvance(decideRollout(waves, R2, members, new Date(1000)), members)).toEqual(['b']);
   });
 

@@ -138,7 +138,8 @@ describe('rollout waves gated on health', () => {
     expect(targetsToAdvance(decideRollout(w, R2, members, T0), members)).toEqual(['s']);
     members[0] = member('s', 'staging', healthyOn2(60));
     const closed = decideRollout(w, R2, members, at(120));
-    expect(closed.waves.map((x) => x.state)).toEqual(['done', 'progressing', 'waiting', 'waiting']);
+    // prod has not started: none of its clusters moved before its window closed
+    expect(closed.waves.map((x) => x.state)).toEqual(['done', 'waiting', 'waiting', 'waiting']);
     expect(closed.waves[1].windowClosed).toBe('outside every allow window (allow "0 12 * * 1-5" for 2h (UTC))');
     expect(targetsToAdvance(closed, members)).toEqual([]);
     expect(rolloutGate(closed, 'p').message).toBe(`revision ${R2} waits for group prod to be in its rollout window: outside every allow window (allow "0 12 * * 1-5" for 2h (UTC))`);
@@ -154,6 +155,8 @@ describe('rollout waves gated on health', () => {
     const members = [member('p1', 'prod', healthyOn2(0)), member('p2', 'prod')];
     const d = decideRollout(w, R2, members, at(60));
     expect(d.waves[0].windowClosed).toMatch(/^inside the deny window/);
+    // started before the window closed: it stays progressing
+    expect(d.waves[0].state).toBe('progressing');
     expect(rolloutGate(d, 'p1')).toEqual({ open: true });
     expect(rolloutGate(d, 'p2').open).toBe(false);
   });

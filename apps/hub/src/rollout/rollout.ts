@@ -139,8 +139,11 @@ export function decideRollout(waves: readonly Wave[], revision: string, members:
       if (wavePaused && pending.length > 0) status.hold = `revision ${revision} waits for group ${groupName} to ${wavePaused}`;
       else if (pending.length > slots) status.hold = `revision ${revision} waits for group ${groupName} to free a batch slot: ${status.progressing} of ${status.batchSize} moving`;
       if (status.pending + status.progressing > 0) {
-        status.state = 'progressing';
-        status.since = opened ?? earliest(onRevision);
+        // paused before any of its clusters moved, the wave has not started: it waits
+        if (!(wavePaused && status.pending === status.total)) {
+          status.state = 'progressing';
+          status.since = opened ?? earliest(onRevision);
+        }
         blocked = wavePaused ? `revision ${revision} waits for group ${holder(wave, states)} to ${wavePaused}` : `revision ${revision} waits for group ${holder(wave, states)} to be Ready and Healthy on it`;
       } else {
         const healthySince = states.filter((x) => x.s === 'healthy').map((x) => x.m.healthySince!.getTime());
