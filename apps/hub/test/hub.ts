@@ -114,6 +114,8 @@ export async function launch(config: HubConfig, options: Pick<HubAppOptions, 'sc
       const res = await fetch(`${url}${path}`, { method, headers, body });
       const text = await res.text();
       responses.push(text);
+      // an unexpected failure: say why where CI shows it (the hub's log stays in memory otherwise)
+      if (res.status === 500) console.error(`${method} ${path} answered 500; the hub's errors:\n${logs.filter((l) => /"level":(50|60)/.test(l)).slice(-5).join('\n')}`);
       let parsed: unknown;
       try {
         parsed = text ? JSON.parse(text) : undefined;
