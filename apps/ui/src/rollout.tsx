@@ -90,8 +90,8 @@ function Wave({ wave, operator, busy, act }: { wave: WaveView; operator: boolean
         <dt>Batch size</dt>
         <dd>{wave.batchSize ?? 'all'}</dd>
       </dl>
-      {/* a closed window says itself below, once */}
-      {wave.message && !wave.windowClosed && (wave.state === 'waiting' || wave.state === 'awaitingApproval') && <p class="wave-message">{wave.message}</p>}
+      {/* a message about the closed window is said below, once */}
+      {wave.message && !(wave.windowClosed && wave.message.endsWith(wave.windowClosed)) && (wave.state === 'waiting' || wave.state === 'awaitingApproval') && <p class="wave-message">{wave.message}</p>}
       {wave.windowClosed && (
         <p class="wave-message">
           <span aria-hidden="true">◷</span> Window closed: {wave.windowClosed}. Its clusters start no new revision.
