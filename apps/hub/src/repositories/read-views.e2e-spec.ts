@@ -93,4 +93,17 @@ describe.each(DATABASE_KINDS)('read views on %s', (_label, kind) => {
     }
     expect((await hub.call('GET', '/api/v1/projects/rv-one/targets/rv-a/runs')).body).toEqual({ items: [], limit: 50, continue: null });
   });
+
+  it("orders Targets by their cluster's name as the cluster has it now", async () => {
+    // the API cannot rename a cluster; a rename by hand reaches the Targets' copy of the name
+    const db = hub.app.get(DataSource);
+    await db.query(`UPDATE clusters SET name = 'rv-0' WHERE name = 'rv-e'`);
+    try {
+      expect((await walk('/api/v1/projects/rv-two/targets', 2)).names).toEqual(['rv-0', 'rv-a', 'rv-b', 'rv-c', 'rv-d']);
+      expect((await hub.call('GET', '/api/v1/projects/rv-two/targets/rv-0')).body.cluster).toBe('rv-0');
+    } finally {
+      await db.query(`UPDATE clusters SET name = 'rv-e' WHERE name = 'rv-0'`);
+    }
+    expect((await walk('/api/v1/projects/rv-two/targets', 5)).names).toEqual(CLUSTERS);
+  });
 });

@@ -42,7 +42,8 @@ export interface TargetViewRow {
 }
 
 /** Target rows with their cluster's name and group, for the view to pick from. */
-const WITH_CLUSTER = `SELECT t.*, c.name AS cluster_name, c.group_name AS cluster_group, c.mode AS cluster_mode,
+// t.cluster_name is the cluster's name, copied by a trigger (migration 1764880000000)
+const WITH_CLUSTER = `SELECT t.*, c.group_name AS cluster_group, c.mode AS cluster_mode,
     (c.mode = 'agent' AND NOT COALESCE(al.connected, false)) AS stale, al.status_since AS stale_since
   FROM targets t JOIN clusters c ON c.id = t.cluster_id LEFT JOIN agent_links al ON al.cluster_id = c.id`;
 
@@ -128,7 +129,7 @@ export class TargetsRepository {
         text: `SELECT lv.version::text AS "listVersion", n.total, v.*
           FROM projects p
           CROSS JOIN ${membershipTotal(`SELECT count(*) FROM targets t ${byCluster ? 'JOIN clusters c ON c.id = t.cluster_id' : ''} ${where}`, params.add(sent?.version ?? null))}
-          LEFT JOIN LATERAL (${targetView(`${WITH_CLUSTER} ${where} ORDER BY c.name LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`)}) AS v ON true
+          LEFT JOIN LATERAL (${targetView(`${WITH_CLUSTER} ${where} ORDER BY t.cluster_name LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`)}) AS v ON true
           WHERE p.name = ${params.add(projectName)} AND ${MEMBERSHIP_ROW}
           ORDER BY v.cluster`,
         values: params.values,

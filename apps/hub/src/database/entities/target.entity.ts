@@ -15,6 +15,7 @@ export type TargetPhase = (typeof TARGET_PHASES)[number];
 @Index('idx_targets_cluster', ['clusterId'])
 @Index('idx_targets_project_phase', ['projectId', 'phase'])
 @Index('idx_targets_next_run_at', ['nextRunAt'])
+@Index('idx_targets_project_cluster_name', ['projectId', 'clusterName'])
 // partial, on a JSON containment: written in migration 1764830000000
 @Index('idx_targets_rollout_waiting', { synchronize: false })
 export class TargetEntity {
@@ -55,6 +56,10 @@ export class TargetEntity {
   /** the cluster group this Target is counted under in target_counts: derived by a trigger, never written by the hub */
   @Column({ name: 'count_group', type: 'varchar', length: 63, default: '', select: false, insert: false, update: false })
   countGroup!: string;
+
+  /** its cluster's name, copied by a trigger so a Project's Targets are listed in index order; never written by the hub */
+  @Column({ name: 'cluster_name', type: 'varchar', length: 63, default: '', select: false, insert: false, update: false })
+  clusterName!: string;
 
   /** counted as stale (agent cluster, agent not connected): derived by a trigger, never written by the hub */
   @Column({ name: 'count_stale', type: 'boolean', default: false, select: false, insert: false, update: false })
