@@ -179,7 +179,7 @@ export class DeploymentReadiness {
   }
 }
 
-/** How long a released, running pod may stay not Ready before its gate is written again. */
+/** How long a released, running pod may stay not Ready before the suite marks it Ready. */
 const NUDGE_AFTER_MS = 3000;
 
 /**
