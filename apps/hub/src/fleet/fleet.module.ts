@@ -1,7 +1,7 @@
-import { TenantReaches } from '../tenancy/tenant-reach';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { RepositoriesModule } from '../repositories/repositories.module';
+import { TenancyModule } from '../tenancy/tenancy.module';
 import { FleetController } from './fleet.controller';
 import { FleetService } from './fleet.service';
 import { FleetStream } from './fleet-stream';
@@ -9,9 +9,9 @@ import { SessionController } from './session.controller';
 
 /** The status page's aggregate reads and its live stream. */
 @Module({
-  imports: [RepositoriesModule, AuthModule],
+  imports: [RepositoriesModule, AuthModule, TenancyModule],
   controllers: [FleetController, SessionController],
-  providers: [TenantReaches, FleetService, FleetStream],
+  providers: [FleetService, FleetStream],
   exports: [FleetStream],
 })
 export class FleetModule {}
