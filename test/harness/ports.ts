@@ -8,7 +8,15 @@ import { createServer } from 'node:net';
 const FLOOR = 10_000;
 const handedOut = new Set<number>();
 
+let ephemeralLowCached: number | undefined;
+
+/** The bottom of the kernel's ephemeral range, read once (0: unknown). */
 function ephemeralLow(): number {
+  ephemeralLowCached ??= readEphemeralLow();
+  return ephemeralLowCached;
+}
+
+function readEphemeralLow(): number {
   try {
     const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
     return Number.isInteger(low) ? low : 0;
