@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../auth/roles';
 import type { Clock } from '../common/clock';
 import { loggableError } from '../common/http-exception.filter';
+import { mayMatch } from '../common/route-prefix';
 import type { LoggedRequest } from '../logging/request-logging';
 import { auditEntryOf, isAudited, type FinishedRequest } from './audit-entry';
 import type { AuditEntry } from './audit-entry';
@@ -74,9 +75,10 @@ function soleTenant(p: Principal | undefined): string | null {
 /** The route answering `method` on `path`, else the first route of that path (a 405); undefined when none matches. */
 function routeOf(layers: RouteLayer[], method: string, path: string): FinishedRequest['route'] {
   const m = method.toLowerCase();
+  const lower = path.toLowerCase();
   let fallback: FinishedRequest['route'];
   for (const layer of layers) {
-    if (!layer.route) continue;
+    if (!layer.route || !mayMatch(layer, lower)) continue;
     let params: Record<string, string>;
     try {
       const match = layer.match(path);

@@ -2,27 +2,11 @@
 // not 404: the path exists, the method does not. Read from the router's own
 // route table, so it always agrees with the routes declared.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { mayMatch } from './route-prefix';
 
 interface RouteLayer {
   route?: { path?: unknown; methods: Record<string, boolean> };
   match(path: string): boolean;
-}
-
-const literalPrefixes = new WeakMap<RouteLayer, string>();
-
-/**
- * The route's path up to its first parameter, lower-cased (Express matches
- * paths case-insensitively): a path without it cannot match, and startsWith
- * is cheaper than the route's regex.
- */
-function literalPrefix(layer: RouteLayer): string {
-  let prefix = literalPrefixes.get(layer);
-  if (prefix === undefined) {
-    const path = layer.route?.path;
-    prefix = typeof path === 'string' ? path.split(/[:*({]/)[0].toLowerCase() : '';
-    literalPrefixes.set(layer, prefix);
-  }
-  return prefix;
 }
 
 export interface MethodNotAllowedOptions {
@@ -38,7 +22,7 @@ export function methodNotAllowed(options: MethodNotAllowedOptions): (req: Incomi
     const lower = path.toLowerCase();
     const allowed = new Set<string>();
     for (const layer of options.layers()) {
-      if (!layer.route || !lower.startsWith(literalPrefix(layer)) || !layer.match(path)) continue;
+      if (!layer.route || !mayMatch(layer, lower) || !layer.match(path)) continue;
       const methods = Object.keys(layer.route.methods).filter((m) => layer.route!.methods[m]);
       if (methods.includes(method) || methods.includes('_all') || (method === 'head' && methods.includes('get'))) return next();
       for (const m of methods) allowed.add(m.toUpperCase());
