@@ -159,7 +159,7 @@ async function applyOne(
     );
     record.changes.push(...res.pruned.entries);
     // without `wait` the health is still assessed, once: dependents do not wait for it, the status tells it
-    if (!wait) record.notReady = await notHealthy(manager, res.inventory);
+    if (!wait) record.notReady = await notHealthy(manager, res.inventory, res.observed);
   } catch (err) {
     if (err instanceof InstanceOwnershipError) {
       const current = `${err.owner[PROJECT_NAMESPACE_LABEL] ?? ''}/${err.owner[PROJECT_NAME_LABEL] ?? ''}`;
@@ -177,10 +177,10 @@ async function applyOne(
   }
 }
 
-/** Objects of `inventory` that are not Current now, one check without waiting; a failed check says so. */
-async function notHealthy(manager: ResourceManager, inventory: Parameters<ResourceManager['status']>[0]): Promise<string[]> {
+/** Objects of the inventory not Current now, one check without waiting (from the apply's answers); a failed check says so. */
+async function notHealthy(manager: ResourceManager, ...args: Parameters<ResourceManager['status']>): Promise<string[]> {
   try {
-    return (await manager.status(inventory)).filter((h) => h.status !== 'Current').map((h) => `${h.subject} ${h.status}${h.message ? `: ${h.message}` : ''}`);
+    return (await manager.status(...args)).filter((h) => h.status !== 'Current').map((h) => `${h.subject} ${h.status}${h.message ? `: ${h.message}` : ''}`);
   } catch (err) {
     return [`health could not be read: ${messageOf(err)}`];
   }

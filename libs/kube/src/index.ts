@@ -22,6 +22,7 @@ export * from './kubeconfig';
 export * from './in-cluster';
 export * from './discovery';
 export * from './object-client';
+export * from './object-observations';
 export * from './line-splitter';
 export * from './watch-list';
 export * from './watch';

@@ -43,6 +43,24 @@ describe('applyInstance (real API server)', () => {
     expect(state?.record.images).toEqual(['busybox:1']);
   });
 
+  it("without a wait, hands back every object's answer, so its status check reads none of them", async () => {
+    const ns = await createNamespace(client, 'inst-nowait');
+    const objects = [configMap(ns, 'cfg', {}), deployment(ns, 'web')];
+    const res = await applyInstance(manager, { ...input(ns, objects), steps: [{ name: 'first', objects: [objects[0]] }, { name: 'second', objects: [objects[1]] }] }, { ...options(), wait: false });
+    expect(res.observed.size).toBe(2);
+    const fresh = manager.withSignal(new AbortController().signal);
+    let reads = 0;
+    const get = fresh.client.getOptional.bind(fresh.client);
+    fresh.client.getOptional = (a) => (reads++, get(a));
+    const health = await fresh.status(res.inventory, res.observed);
+    expect(reads).toBe(0);
+    // the Deployment's answer is the one its apply got: created, not rolled out
+    expect(health.map((h) => [h.subject, h.status])).toEqual([
+      [`ConfigMap/${ns}/cfg`, 'Current'],
+      [`Deployment/${ns}/web`, 'InProgress'],
+    ]);
+  });
+
   it('on a readiness error still prunes, returns the error and leaves the upgrade pending', async () => {
     const ns = await createNamespace(client, 'inst-ready');
     await applyInstance(manager, input(ns, [configMap(ns, 'old', {})]), options());

@@ -6,6 +6,7 @@ import type { HealthCheckEvaluator } from './health/health-registry';
 import { buildInstanceRecord, recordObjects, sameInventory, staleObjects, type ModuleReference } from './instance-state';
 import type { StoredInstance } from './inventory-storage';
 import { formatSubject, objectRef } from './object-id';
+import { ObservedObjects } from './object-observations';
 import { sortForApply } from './object-sort';
 import type { ResourceManager } from './resource-manager';
 import { defaultApplyOptions, type ApplyOptions } from './resources-apply';
@@ -64,6 +65,8 @@ export interface InstanceApplyResult {
   /** the inventory now stored */
   inventory: VersionedObjectRef[];
   installed: boolean;
+  /** the server's answers for objects no wait looked at (all of them without `wait`), for a status check that follows */
+  observed: ObservedObjects;
 }
 
 export async function applyInstance(manager: ResourceManager, input: InstanceApplyInput, options: InstanceApplyOptions = defaultInstanceApplyOptions()): Promise<InstanceApplyResult> {
@@ -82,11 +85,13 @@ export async function applyInstance(manager: ResourceManager, input: InstanceApp
   else if (!sameInventory(stored.record, record(options.clock()))) await manager.storage.writePending(record(options.clock()));
 
   const applied: ChangeSet = { entries: [] };
+  // each step's wait takes its first look from the apply's answers
+  const observed = new ObservedObjects();
   let readiness: { step: string; error: unknown } | undefined;
   for (const step of steps) {
     let cs: ChangeSet;
     try {
-      cs = await manager.applyAllStaged(step.objects, options.apply);
+      cs = await manager.applyAllStaged(step.objects, options.apply, observed);
     } catch (err) {
       // The inventory (or its pending record) already lists these objects; the caller counts them.
       if (err instanceof StagedApplyError && err.changeSet.entries.length) {
@@ -100,7 +105,7 @@ export async function applyInstance(manager: ResourceManager, input: InstanceApp
     if (!options.wait) continue;
     options.onWaiting?.(step.name, step.objects.map((o) => formatSubject(objectRef(o))));
     try {
-      await manager.wait(step.objects, { ...options.waitOptions, evaluator: options.evaluator ?? options.waitOptions.evaluator });
+      await manager.wait(step.objects, { ...options.waitOptions, evaluator: options.evaluator ?? options.waitOptions.evaluator, observed });
     } catch (error) {
       readiness = { step: step.name, error };
       break;
@@ -111,7 +116,7 @@ export async function applyInstance(manager: ResourceManager, input: InstanceApp
   if (readiness) throw new ReadinessError(`${input.namespace}/${input.name}`, readiness.step, applied, pruned, { cause: readiness.error });
 
   await manager.storage.write(record(options.clock()));
-  return { applied, pruned, inventory: desired, installed: !stored };
+  return { applied, pruned, inventory: desired, installed: !stored, observed };
 }
 
 /** §3.4 ownership, from the stored Secret's labels; see InstanceApplyOptions.owner. */

@@ -7,6 +7,7 @@ import { KubeError } from './errors';
 import { listInventories, type InventoryRef } from './inventory-list';
 import { InstanceStorage } from './inventory-storage';
 import { ObjectClient } from './object-client';
+import type { ObservedObjects } from './object-observations';
 import { normalizeNamespaces, stampInstanceLabels, type InstanceIdentity } from './object-normalize';
 import { applyAllStaged, defaultApplyOptions, type ApplyOptions } from './resources-apply';
 import { deleteObjects } from './resources-delete';
@@ -60,8 +61,9 @@ export class ResourceManager {
     return normalizeNamespaces(this.client, stampInstanceLabels(objects, instance));
   }
 
-  applyAllStaged(objects: readonly KubeObject[], options: ApplyOptions = defaultApplyOptions()): Promise<ChangeSet> {
-    return applyAllStaged(this.client, objects, options);
+  /** `observed` receives the server's answer for each object, for a wait that follows. */
+  applyAllStaged(objects: readonly KubeObject[], options: ApplyOptions = defaultApplyOptions(), observed?: ObservedObjects): Promise<ChangeSet> {
+    return applyAllStaged(this.client, objects, options, observed);
   }
 
   diff(objects: readonly KubeObject[]): Promise<DiffEntry[]> {
@@ -73,9 +75,9 @@ export class ResourceManager {
     return waitForSet(this.client, waitTargets(objects), { health: this.health, ...options });
   }
 
-  /** Live status of inventory entries (what `bundle status` prints). */
-  status(refs: readonly VersionedObjectRef[]): Promise<ObjectHealth[]> {
-    return checkHealth(this.client, refs.map(targetOfRef), { health: this.health });
+  /** Live status of inventory entries (what `bundle status` prints); an entry `observed` holds is not read again. */
+  status(refs: readonly VersionedObjectRef[], observed?: ObservedObjects): Promise<ObjectHealth[]> {
+    return checkHealth(this.client, refs.map(targetOfRef), { health: this.health, observed });
   }
 
   /** Prunes stale inventory entries; with `wait`, waits for them to be gone. */

@@ -7,6 +7,7 @@ import { ApplyError, DryRunError, KubeApiError, StagedApplyError } from './error
 import { hasDrifted } from './object-drift';
 import { addressOf, type ObjectClient } from './object-client';
 import { objectRef } from './object-id';
+import { ObservedObjects } from './object-observations';
 import { waitForServedKinds } from './discovery-wait';
 import { stageObjects } from './object-sort';
 import { ownershipTakeoverPatch } from './ownership-takeover';
@@ -51,6 +52,8 @@ interface Planned {
   entry: ChangeSetEntry;
   /** apply for real */
   apply: boolean;
+  /** the server's latest answer for the object: the dry run's, or the live object when it is left alone */
+  answer?: KubeObject;
 }
 
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
@@ -79,7 +82,7 @@ async function plan(client: ObjectClient, obj: KubeObject, options: ApplyOptions
   const subject = changeSetEntry(ref, 'unchanged').subject;
   const address = addressOf(obj);
   let live = await client.getOptional(address);
-  if (live && isOneOff(obj)) return { obj, entry: changeSetEntry(ref, 'skipped', 'one-off object exists'), apply: false };
+  if (live && isOneOff(obj)) return { obj, entry: changeSetEntry(ref, 'skipped', 'one-off object exists'), apply: false, answer: live };
 
   if (live && options.takeOwnership) {
     const patch = ownershipTakeoverPatch(live);
@@ -109,7 +112,7 @@ async function plan(client: ObjectClient, obj: KubeObject, options: ApplyOptions
     return { obj, entry: changeSetEntry(ref, 'created', 'recreated: immutable field changed'), apply: true };
   }
   if (!live) return { obj, entry: changeSetEntry(ref, 'created'), apply: true };
-  if (!hasDrifted(live, dryRun)) return { obj, entry: changeSetEntry(ref, 'unchanged'), apply: false };
+  if (!hasDrifted(live, dryRun)) return { obj, entry: changeSetEntry(ref, 'unchanged'), apply: false, answer: dryRun };
   return { obj, entry: changeSetEntry(ref, 'configured'), apply: true };
 }
 
@@ -117,15 +120,22 @@ async function plan(client: ObjectClient, obj: KubeObject, options: ApplyOptions
  * Applies one set of objects (already normalized): dry runs in parallel, then the drifted ones
  * in order. The change set lists every object; untouched ones keep their resourceVersion.
  */
-export async function applyAll(client: ObjectClient, objects: readonly KubeObject[], options: ApplyOptions = defaultApplyOptions()): Promise<ChangeSet> {
-  return { entries: await applyObjects(client, objects, options, []) };
+export async function applyAll(client: ObjectClient, objects: readonly KubeObject[], options: ApplyOptions = defaultApplyOptions(), observed?: ObservedObjects): Promise<ChangeSet> {
+  return { entries: await applyObjects(client, objects, options, [], observed) };
 }
 
 /**
  * applyAll; when an apply fails, `settled` receives (in plan order) the entries of the objects
- * already applied or found unchanged, before the error is thrown.
+ * already applied or found unchanged, before the error is thrown. `observed` receives the
+ * server's answer for each object left alone or applied.
  */
-async function applyObjects(client: ObjectClient, objects: readonly KubeObject[], options: ApplyOptions, settled: ChangeSetEntry[]): Promise<ChangeSetEntry[]> {
+async function applyObjects(
+  client: ObjectClient,
+  objects: readonly KubeObject[],
+  options: ApplyOptions,
+  settled: ChangeSetEntry[],
+  observed: ObservedObjects | undefined,
+): Promise<ChangeSetEntry[]> {
   const planned = await mapLimit(objects, options.concurrency, async (o) => {
     try {
       return await plan(client, o, options);
@@ -136,9 +146,12 @@ async function applyObjects(client: ObjectClient, objects: readonly KubeObject[]
     }
   });
   for (const [i, p] of planned.entries()) {
-    if (!p.apply) continue;
+    if (!p.apply) {
+      if (p.answer) observed?.record(addressOf(p.obj), p.answer);
+      continue;
+    }
     try {
-      await client.apply(p.obj, { dryRun: false, force: true, fieldManager: FIELD_MANAGER });
+      observed?.record(addressOf(p.obj), await client.apply(p.obj, { dryRun: false, force: true, fieldManager: FIELD_MANAGER }));
     } catch (err) {
       settled.push(...planned.filter((q, j) => !q.apply || j < i).map((q) => q.entry));
       throw new ApplyError(p.entry.subject, { cause: err });
@@ -152,18 +165,23 @@ async function applyObjects(client: ObjectClient, objects: readonly KubeObject[]
  * then Roles, then the rest. After CRDs, discovery is refreshed until their kinds resolve.
  * A failing stage throws StagedApplyError carrying what was applied before it.
  */
-export async function applyAllStaged(client: ObjectClient, objects: readonly KubeObject[], options: ApplyOptions = defaultApplyOptions()): Promise<ChangeSet> {
+export async function applyAllStaged(
+  client: ObjectClient,
+  objects: readonly KubeObject[],
+  options: ApplyOptions = defaultApplyOptions(),
+  observed: ObservedObjects = new ObservedObjects(),
+): Promise<ChangeSet> {
   const result: ChangeSet = { entries: [] };
   for (const stage of stageObjects(objects)) {
     const settled: ChangeSetEntry[] = [];
     try {
-      result.entries.push(...(await applyObjects(client, stage.objects, options, settled)));
+      result.entries.push(...(await applyObjects(client, stage.objects, options, settled, observed)));
     } catch (err) {
       throw new StagedApplyError(stage.name, { entries: [...result.entries, ...settled] }, { cause: err });
     }
     if (stage.wait) {
       try {
-        await waitForSet(client, waitTargets(stage.objects), options.stageWait);
+        await waitForSet(client, waitTargets(stage.objects), { ...options.stageWait, observed });
         const crds = stage.objects.filter((o) => o.kind === 'CustomResourceDefinition');
         if (crds.length) {
           client.discovery.invalidate();

@@ -2,6 +2,7 @@ import { getEventListeners } from 'node:events';
 import { configMap, createNamespace, deployment, job, testCluster } from '../testdata/cluster';
 import { eventually } from '../testdata/eventually';
 import { objectRef } from './object-id';
+import { ObservedObjects } from './object-observations';
 import { WaitFailedError, WaitTimeoutError } from './errors';
 import { defaultApplyOptions } from './resources-apply';
 import { defaultWaitOptions, waitForTermination, type WaitOptions } from './resources-wait';
@@ -71,6 +72,42 @@ describe('wait (real API server)', () => {
   it('waiting for the termination of nothing is done at once, also past the deadline', async () => {
     const signal = AbortSignal.abort(new Error('deadline'));
     await expect(waitForTermination(client, [], { ...quick(1_000), signal })).resolves.toBeUndefined();
+  });
+
+  it("takes its first look from the apply's answers: objects Current at once cost no read", async () => {
+    const ns = await createNamespace(client, 'wait-observed');
+    const counting = manager.withSignal(new AbortController().signal);
+    const get = counting.client.getOptional.bind(counting.client);
+    let reads = 0;
+    const set = await counting.prepare([configMap(ns, 'a', { a: '1' }), configMap(ns, 'b', { b: '1' })], { name: 'app', namespace: ns });
+    for (const round of ['created', 'unchanged']) {
+      const observed = new ObservedObjects();
+      const changes = await counting.applyAllStaged(set, defaultApplyOptions(), observed);
+      expect(changes.entries.map((e) => e.action)).toEqual([round, round]);
+      expect(observed.size).toBe(2);
+      counting.client.getOptional = (a) => (reads++, get(a));
+      const result = await counting.wait(set, { ...quick(5_000), observed });
+      counting.client.getOptional = get;
+      expect(result.map((h) => h.status)).toEqual(['Current', 'Current']);
+      expect(reads).toBe(0);
+    }
+  });
+
+  it('reads every object from the cluster from its second poll on', async () => {
+    const ns = await createNamespace(client, 'wait-observed-later');
+    const counting = manager.withSignal(new AbortController().signal);
+    const set = await counting.prepare([configMap(ns, 'cfg', { a: '1' }), deployment(ns, 'web')], { name: 'app', namespace: ns });
+    const observed = new ObservedObjects();
+    await counting.applyAllStaged(set, defaultApplyOptions(), observed);
+    const reads = new Map<string, number>();
+    const get = counting.client.getOptional.bind(counting.client);
+    counting.client.getOptional = (a) => (reads.set(a.kind, (reads.get(a.kind) ?? 0) + 1), get(a));
+    // the new Deployment's answer is not rolled out, so the wait polls the cluster until its time is up
+    const err = await counting.wait(set, { ...quick(1_000), observed }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect(observed.size).toBe(0);
+    expect(reads.get('Deployment')).toBeGreaterThanOrEqual(1);
+    expect(reads.get('ConfigMap')).toBe(reads.get('Deployment'));
   });
 
   it('succeeds once the controllers have rolled the Deployment out', async () => {

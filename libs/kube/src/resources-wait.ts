@@ -5,6 +5,7 @@ import type { HealthCheckEvaluator, HealthRegistry } from './health/health-regis
 import { defaultHealthRegistry } from './health/health-registry';
 import { addressOf, type ObjectAddress, type ObjectClient } from './object-client';
 import { formatSubject, objectRef } from './object-id';
+import type { ObservedObjects } from './object-observations';
 import type { KubeObject, ObjectHealth, VersionedObjectRef } from './types';
 
 export interface WaitOptions {
@@ -22,6 +23,8 @@ export interface WaitOptions {
   evaluator?: HealthCheckEvaluator;
   /** stops waiting early (e.g. the reconcile's deadline) */
   signal?: AbortSignal;
+  /** the apply's answers: the first poll reads an object from here instead of GETting it */
+  observed?: ObservedObjects;
 }
 
 export function defaultWaitOptions(): WaitOptions {
@@ -61,12 +64,12 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', done, { once: true });
   });
 
-/** Health of every target now (missing objects are NotFound). */
-export async function checkHealth(client: ObjectClient, targets: readonly WaitTarget[], options: Pick<WaitOptions, 'health' | 'evaluator'> = {}): Promise<ObjectHealth[]> {
+/** Health of every target now (missing objects are NotFound); an object `observed` holds is taken from there. */
+export async function checkHealth(client: ObjectClient, targets: readonly WaitTarget[], options: Pick<WaitOptions, 'health' | 'evaluator' | 'observed'> = {}): Promise<ObjectHealth[]> {
   const health = options.health ?? defaultHealthRegistry();
   return Promise.all(
     targets.map(async (t): Promise<ObjectHealth> => {
-      const live = await client.getOptional(t.address);
+      const live = options.observed?.take(t.address) ?? (await client.getOptional(t.address));
       if (!live) return { ref: t.ref, subject: t.subject, status: 'NotFound', message: 'object not found' };
       const r = await health.computeWithChecks({ ...live, apiVersion: live.apiVersion ?? t.address.apiVersion, kind: live.kind ?? t.address.kind }, options.evaluator);
       return { ref: t.ref, subject: t.subject, status: r.status, message: r.message };
@@ -87,7 +90,8 @@ export async function waitForSet(client: ObjectClient, targets: readonly WaitTar
     // Stopped from outside (e.g. the component deadline): report what was last seen, not the aborted GET.
     if (options.signal?.aborted) throw new WaitTimeoutError(options.timeoutMs, notReady(targets, last));
     try {
-      last = await checkHealth(client, targets, { health, evaluator: options.evaluator });
+      // the apply's answers serve the first poll only (taking them empties the set)
+      last = await checkHealth(client, targets, { health, evaluator: options.evaluator, observed: options.observed });
     } catch (err) {
       if (options.signal?.aborted) throw new WaitTimeoutError(options.timeoutMs, notReady(targets, last));
       throw err;
