@@ -170,6 +170,7 @@ export class ProjectsService {
     const result = await this.uow.transaction(async (tx): Promise<DeletionDto> => {
       const p = await findIn(tx, name);
       if (instances === 'orphan' || (await tx.targets.forProject(p.id)).length === 0) {
+        await tx.targets.lockForProject(p.id);
         await this.note(tx, p, null, 'ProjectDeleted', instances === 'orphan' ? 'Project deleted; its applied objects were left in place' : 'Project deleted');
         await tx.projects.delete(p.id);
         if (p.registryCredentialId) await tx.credentials.delete(p.registryCredentialId);

@@ -183,6 +183,16 @@ export class TargetsRepository {
     return (res.affected ?? 0) === 1;
   }
 
+  /**
+   * Locks the Project's Targets in id order, as the batched run writes do,
+   * before the Project's row is deleted: the delete's cascade would otherwise
+   * take them in its own order while a batch holding one waits for the
+   * Project's row (a run's events reference it).
+   */
+  async lockForProject(projectId: string): Promise<void> {
+    await this.repo.query('SELECT id FROM targets WHERE project_id = $1 ORDER BY id FOR UPDATE', [projectId]);
+  }
+
   /** A new generation makes every Target due now. */
   async setGeneration(projectId: string, generation: number): Promise<void> {
     await this.updateInIdOrder('project_id = $1', [projectId], 'generation = $2, next_run_at = now()', [generation]);
