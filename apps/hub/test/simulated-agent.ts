@@ -150,22 +150,19 @@ export class SimulatedAgent {
     this.received.push(m);
     const body = m.body;
     if (body?.$case === 'assignments') {
+      const held = new Map(this.assignments);
       this.assignments.clear();
-      for (const a of body.value.assignments) this.assignments.set(a.targetId, a);
+      for (const a of body.value.assignments) {
+        this.assignments.set(a.targetId, a);
+        // as the real agent: a Target it held whose generation moved while it was away is reconciled
+        if (a.generation > (held.get(a.targetId)?.generation ?? Infinity)) this.run(a);
+      }
     } else if (body?.$case === 'change' && body.value.change?.$case === 'assignment') {
       const a = body.value.change.value;
       this.assignments.set(a.targetId, a);
       this.send({ body: { $case: 'ack', value: { targetId: a.targetId, generation: a.generation } } });
       this.acked.add(`${a.targetId}@${a.generation}`);
-      if (this.answer) {
-        const answer = () => {
-          const r = this.reportFor(a, !this.failing.has(a.digest));
-          this.unacked.set(r.reportId, r);
-          this.send({ body: { $case: 'report', value: r } });
-        };
-        if (this.applyMs) setTimeout(answer, this.applyMs());
-        else answer();
-      }
+      this.run(a);
     } else if (body?.$case === 'change' && body.value.change?.$case === 'removedTargetId') {
       this.assignments.delete(body.value.change.value);
     } else if (body?.$case === 'reportAck') {
@@ -175,6 +172,18 @@ export class SimulatedAgent {
       this.send({ body: { $case: 'diff', value: answer } });
     }
     this.notify();
+  }
+
+  /** Answers an assignment with its report, at once or after `applyMs`. */
+  private run(a: Assignment): void {
+    if (!this.answer) return;
+    const answer = () => {
+      const r = this.reportFor(a, !this.failing.has(a.digest));
+      this.unacked.set(r.reportId, r);
+      this.send({ body: { $case: 'report', value: r } });
+    };
+    if (this.applyMs) setTimeout(answer, this.applyMs());
+    else answer();
   }
 
   private notify(): void {
