@@ -129,7 +129,9 @@ describe('flotilla against a hub', () => {
       // the module's pods stay gated (never released here) and no component waits: applied, not ready, and Healthy=False says so
       for (const instance of ['db', 'cache', 'web']) expect(wide).toMatch(new RegExp(`spoke-1\\s+(infra|app)\\s+Succeeded\\s+${ns}/${instance}\\s+\\S+@1\\.0\\.0\\s+applied\\s+false\\s+\\+2 ~0 =0 -0`));
       expect(wide).toContain('Ready=True,Healthy=False');
-      expect(await user.ok(['project', 'list'])).toMatch(new RegExp(`^NAME\\s+NAMESPACE\\s+STATE\\s+READY\\s+SOURCE\\s+UPDATED\\nshop\\s+${ns}\\s+Ready\\s+1/1\\s+${repo.replace(/[.]/g, '\\.')}:latest\\s`));
+      expect(wide).toMatch(/^Targets: 1\/1 ready, 1 unhealthy$/m);
+      // applied everywhere but not healthy: the list says so, not a green Ready
+      expect(await user.ok(['project', 'list'])).toMatch(new RegExp(`^NAME\\s+NAMESPACE\\s+STATE\\s+READY\\s+SOURCE\\s+UPDATED\\nshop\\s+${ns}\\s+Unhealthy\\s+1/1\\s+${repo.replace(/[.]/g, '\\.')}:latest\\s`));
       expect(await user.ok(['project', 'events', 'shop'])).toMatch(/spoke-1\s+Normal\s+InstanceApplied\s+/);
       const history = await user.ok(['project', 'history', 'shop']);
       expect(history).toMatch(new RegExp(`^CLUSTER\\s+STARTED\\s+TRIGGER\\s+RESULT\\s+REVISION\\s+DURATION\\s+ERROR\\nspoke-1\\s+\\S+ ago\\s+Created\\s+Succeeded\\s+latest@${digest}`));

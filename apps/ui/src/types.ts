@@ -59,7 +59,7 @@ export interface Project {
   interval: string;
   suspend: boolean;
   generation: number;
-  status: { targets: number; ready: number; phases: Record<string, number>; deleting: boolean };
+  status: { targets: number; ready: number; unhealthy: number; phases: Record<string, number>; deleting: boolean };
 }
 
 export interface InstanceReport {

@@ -52,7 +52,8 @@ export interface Project {
   overwriteOwnership: boolean;
   bootstrap: { serviceAccountRole: string } | null;
   generation: number;
-  status: { targets: number; ready: number; phases: Record<string, number>; deleting: boolean };
+  /** `unhealthy`: of the Ready Targets, those not healthy (absent from hubs before it) */
+  status: { targets: number; ready: number; unhealthy?: number; phases: Record<string, number>; deleting: boolean };
   createdAt: string;
   updatedAt: string;
 }

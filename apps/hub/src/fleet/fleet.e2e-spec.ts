@@ -63,6 +63,13 @@ describe.each(DATABASE_KINDS)('fleet API on %s', (_label, kind) => {
     });
   });
 
+  it("counts a Project's Ready Targets that are not healthy apart, as the fleet state does", async () => {
+    expect((await hub.call('GET', '/api/v1/projects/db')).body.status).toMatchObject({ targets: 3, ready: 1, unhealthy: 1, phases: { Ready: 1, Suspended: 1 } });
+    expect((await hub.call('GET', '/api/v1/projects/web')).body.status).toMatchObject({ ready: 1, unhealthy: 0 });
+    const listed = (await hub.call('GET', '/api/v1/projects')).body.items;
+    expect(listed.map((p: { name: string; status: { unhealthy: number } }) => [p.name, p.status.unhealthy])).toEqual([['db', 1], ['web', 0]]);
+  });
+
   it('documents one count per state', () => {
     const documented = Object.keys(Reflect.getMetadata('swagger/apiModelPropertiesArray', StateCountsDto.prototype) as string[]).length;
     expect((Reflect.getMetadata('swagger/apiModelPropertiesArray', StateCountsDto.prototype) as string[]).map((p) => p.slice(1)).sort()).toEqual([...FLEET_STATES].sort());

@@ -240,7 +240,7 @@ function toProjectDto(p: ProjectViewRow): ProjectDto {
     overwriteOwnership: p.overwriteOwnership,
     bootstrap: p.bootstrapRole ? { serviceAccountRole: p.bootstrapRole } : null,
     generation: p.generation,
-    status: { conditions: projectConditions(p), targets: Object.values(p.phases).reduce((a, b) => a + b, 0), ready: p.phases.Ready ?? 0, phases: p.phases, deleting: p.deleting },
+    status: { conditions: projectConditions(p), targets: Object.values(p.phases).reduce((a, b) => a + b, 0), ready: p.phases.Ready ?? 0, unhealthy: p.unhealthy, phases: p.phases, deleting: p.deleting },
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
   };

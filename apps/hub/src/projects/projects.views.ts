@@ -31,7 +31,8 @@ export class ProjectStatusDto {
   })
   conditions!: ProjectConditionDto[];
   @ApiProperty({ description: 'number of Targets' }) targets!: number;
-  @ApiProperty({ description: 'Targets in phase Ready' }) ready!: number;
+  @ApiProperty({ description: 'Targets in phase Ready, the unhealthy ones included' }) ready!: number;
+  @ApiProperty({ description: 'of the Ready Targets, those whose applied objects are not healthy (no Healthy=True condition): the fleet state Unhealthy' }) unhealthy!: number;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, example: { Ready: 3, Failed: 1 } }) phases!: Record<string, number>;
   @ApiProperty({ description: 'true while a deletion with instances=delete is in progress' }) deleting!: boolean;
 }

@@ -51,6 +51,8 @@ export interface ProjectViewRow {
   held: Array<{ group: string; message: string; since: string }>;
   /** Target counts by phase; phases without Targets are absent */
   phases: Record<string, number>;
+  /** of the Ready Targets, those whose applied objects are not healthy */
+  unhealthy: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -159,6 +161,7 @@ function projectView(rows: string): string {
     cr.kind AS "credentialKind", cr.fingerprint AS "credentialFingerprint", p.cdevents_sink AS "cdeventsSink", p.cdevents_sink_header->>'name' AS "cdeventsSinkHeader", p.notification_webhook->>'shown' AS "notificationWebhook",
     p.target_removal AS "targetRemoval", p.overwrite_ownership AS "overwriteOwnership", p.bootstrap_role AS "bootstrapRole", p.generation, p.deletion_requested_at IS NOT NULL AS deleting,
     COALESCE((SELECT jsonb_object_agg(x.phase, x.n) FROM (SELECT tc.phase, sum(tc.n) AS n FROM target_counts tc WHERE tc.project_id = p.id GROUP BY tc.phase HAVING sum(tc.n) > 0) x), '{}') AS phases,
+    COALESCE((SELECT sum(tc.n) FROM target_counts tc WHERE tc.project_id = p.id AND tc.unhealthy), 0)::int AS unhealthy,
     COALESCE((SELECT jsonb_agg(jsonb_build_object('group', c.group_name, 'message', cond->>'message', 'since', cond->>'lastTransitionTime'))
       FROM targets t JOIN clusters c ON c.id = t.cluster_id CROSS JOIN LATERAL jsonb_array_elements(t.conditions) AS cond
       WHERE t.project_id = p.id AND t.removal_requested_at IS NULL AND t.conditions @> '[{"reason": "RolloutWaiting"}]' AND cond->>'reason' = 'RolloutWaiting'), '[]') AS held,

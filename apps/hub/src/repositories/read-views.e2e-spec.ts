@@ -64,7 +64,7 @@ describe.each(DATABASE_KINDS)('read views on %s', (_label, kind) => {
     const cluster = (await hub.call('GET', '/api/v1/clusters/rv-c')).body;
     expect(cluster).toMatchObject({ targets: 3, credentials: null, endpoint: null, status: { reachable: null, lastChecked: null, warnings: [] } });
     const project = (await hub.call('GET', '/api/v1/projects/rv-one')).body;
-    expect(project.status).toEqual({ conditions: [], targets: 5, ready: 0, phases: { Pending: 5 }, deleting: false });
+    expect(project.status).toEqual({ conditions: [], targets: 5, ready: 0, unhealthy: 0, phases: { Pending: 5 }, deleting: false });
     const target = (await hub.call('GET', '/api/v1/projects/rv-one/targets/rv-c')).body;
     // an agent cluster's Target runs when its agent says: this one has reported nothing yet
     expect(target.nextRunAt).toBeNull();

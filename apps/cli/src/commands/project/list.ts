@@ -24,7 +24,16 @@ export function registerProjectList(parent: Command, cli: Cli): void {
       const now = cli.io.now();
       const rows = items.map((x) => {
         const ready = `${x.status.ready}/${x.status.targets}`;
-        const state = x.status.deleting ? p.yellow('Deleting') : x.suspend ? p.yellow('Suspended') : x.status.ready === x.status.targets ? p.green('Ready') : p.yellow('Progressing');
+        const state = x.status.deleting
+          ? p.yellow('Deleting')
+          : x.suspend
+            ? p.yellow('Suspended')
+            : x.status.ready !== x.status.targets
+              ? p.yellow('Progressing')
+              : // every Target applied, but not every one healthy: never a green Ready
+                x.status.unhealthy
+                ? p.yellow('Unhealthy')
+                : p.green('Ready');
         const phases = Object.entries(x.status.phases).map(([k, v]) => `${k}=${v}`).join(',') || '-';
         return [x.name, x.namespace, state, ready, `${x.source.repository}:${x.source.tag}`, ago(x.updatedAt, now), ...(wide ? [phases, x.interval, String(x.generation)] : [])];
       });

@@ -22,4 +22,11 @@ describe('renderStatus', () => {
     expect(coloured).toContain('\x1b[32mReady\x1b[39m');
     expect(coloured).toContain('\x1b[33mReady (Unhealthy)\x1b[39m');
   });
+
+  it("says how many of the Project's Ready Targets are unhealthy, and nothing when none is (or an older hub does not say)", () => {
+    const sick = { ...project, status: { ...project.status, unhealthy: 1 } };
+    expect(renderStatus(cli(false), sick, [target('ok-1', 'True'), target('sick-1', 'False')], false)).toContain('Targets: 2/2 ready, 1 unhealthy\n');
+    expect(renderStatus(cli(false), { ...project, status: { ...project.status, unhealthy: 0 } }, [target('ok-1', 'True')], false)).toContain('Targets: 2/2 ready\n');
+    expect(renderStatus(cli(false), project, [target('ok-1', 'True')], false)).toContain('Targets: 2/2 ready\n');
+  });
 });

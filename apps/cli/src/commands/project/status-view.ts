@@ -11,7 +11,8 @@ export function renderStatus(cli: Cli, project: Project, targets: Target[], wide
   const now = cli.io.now();
   const state = project.status.deleting ? 'deleting' : project.suspend ? 'suspended' : 'active';
   let out = `${p.bold(`Project ${project.name}`)}  namespace ${project.namespace}  source ${project.source.repository}:${project.source.tag}  generation ${project.generation}  ${state}\n`;
-  out += `Targets: ${project.status.ready}/${project.status.targets} ready\n\n`;
+  const unhealthy = project.status.unhealthy ? `, ${p.yellow(`${project.status.unhealthy} unhealthy`)}` : '';
+  out += `Targets: ${project.status.ready}/${project.status.targets} ready${unhealthy}\n\n`;
   if (!targets.length) return `${out}no targets: no registered cluster matches the Project's targets\n`;
   const rows = targets.map((t) => {
     const ready = t.conditions.find((c) => c.type === 'Ready');
