@@ -63,7 +63,8 @@ const configuration: Configuration = {
     const user = 'accountId' in token && typeof token.accountId === 'string' ? users.get(token.accountId) : undefined;
     return user ? { groups: user.groups, email: user.email, preferred_username: user.username } : undefined;
   },
-  ttl: { AccessToken: 300, IdToken: 300, RefreshToken: 3600, DeviceCode: 300, Interaction: 600, Session: 3600, Grant: 3600 },
+  // an access token lives as long as its resource says (OidcProviderOptions.accessTokenTtlSeconds)
+  ttl: { AccessToken: (_ctx: KoaContextWithOIDC, token: { resourceServer?: { accessTokenTTL?: number } }) => token.resourceServer?.accessTokenTTL ?? 300, IdToken: 300, RefreshToken: 3600, DeviceCode: 300, Interaction: 600, Session: 3600, Grant: 3600 },
   issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
 };
 

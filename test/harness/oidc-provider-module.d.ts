@@ -49,7 +49,8 @@ declare module 'oidc-provider' {
     interactions: { url(ctx: KoaContextWithOIDC, interaction: Interaction): string };
     features: Record<string, Record<string, unknown>>;
     extraTokenClaims(ctx: KoaContextWithOIDC, token: Record<string, unknown>): Record<string, unknown> | undefined;
-    ttl: Record<string, number>;
+    /** seconds, or a function of the token (its resource server, for access tokens) */
+    ttl: Record<string, number | ((ctx: KoaContextWithOIDC, token: { resourceServer?: { accessTokenTTL?: number } }) => number)>;
     issueRefreshToken(ctx: KoaContextWithOIDC, client: Client): boolean;
   }
 

@@ -86,7 +86,7 @@ describe('flotilla login --oidc', () => {
     const after = parse(readFileSync(path, 'utf8'));
     expect(after.contexts[0].token).not.toBe(before.contexts[0].token);
     expect(after.contexts[0].oidc['expires-at']).toBeGreaterThan(Math.floor(Date.now() / 1000));
-    expect((await hub.call('GET', '/api/v1/session', { token: after.contexts[0].token })).body).toEqual({ name: 'carol@example.test', role: 'viewer' });
+    expect((await hub.call('GET', '/api/v1/session', { token: after.contexts[0].token })).body).toEqual({ name: 'carol@example.test', role: 'viewer', expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/), singleSignOn: true });
 
     // a refresh token the provider no longer honours: a clear message, no stack
     after.contexts[0].oidc['refresh-token'] = 'revoked-or-made-up';

@@ -5,7 +5,7 @@ import { ClusterPage } from './cluster';
 import { followFleet, type LiveState } from './live';
 import { Overview } from './overview';
 import { ProjectPage } from './project';
-import { forgetToken, storedToken, storeToken } from './session';
+import { forgetToken, rememberView, storedToken, storeToken, takeView } from './session';
 import { TargetPage } from './target';
 import type { Session } from './types';
 
@@ -100,7 +100,7 @@ export function App() {
       (t) => {
         storeToken(t);
         setToken(t);
-        location.hash = '#/';
+        location.hash = takeView();
       },
       (err: Error) => {
         setProblem(`Single sign-on did not complete: ${err.message}`);
@@ -131,6 +131,24 @@ export function App() {
       () => undefined,
     );
   }, [token, signingIn]);
+
+  // a single sign-on token is renewed before it expires: with the provider's session still open the round
+  // trip asks nothing, and the page comes back to the same view (never sooner than 20 s, so a provider
+  // handing out very short tokens cannot send the page round in a loop)
+  useEffect(() => {
+    if (!token || !session?.singleSignOn || !session.expiresAt) return;
+    const left = Date.parse(session.expiresAt) - Date.now();
+    const renew = () => {
+      rememberView(location.hash);
+      forgetToken();
+      location.assign('/auth/oidc/login');
+    };
+    const delay = Math.max(20_000, left - Math.min(60_000, left / 4));
+    // past what a timer can hold (24.8 days) it would fire at once
+    if (delay > 2_147_483_647) return;
+    const timer = setTimeout(renew, delay);
+    return () => clearTimeout(timer);
+  }, [token, session]);
 
   useEffect(() => {
     if (token === null || !session) return;

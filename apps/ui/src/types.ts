@@ -8,6 +8,10 @@ export interface Session {
   role: Role;
   /** a tenant member: its tenants and its role in each */
   tenants?: Record<string, 'viewer' | 'operator'>;
+  /** when the token stops being accepted (absent: never) */
+  expiresAt?: string;
+  /** signed in through OpenID Connect */
+  singleSignOn?: boolean;
 }
 
 export interface GroupSummary {

@@ -55,7 +55,7 @@ describe('bearer tokens from the OpenID provider (real provider, real PostgreSQL
     const alice = await provider.tokensFor(OIDC_TEST_USERS.alice);
     const session = await hub.call('GET', '/api/v1/session', { token: alice.access_token });
     expect(session.status).toBe(200);
-    expect(session.body).toEqual({ name: 'alice@example.test', role: 'operator', tenants: { 'team-a': 'operator', 'team-b': 'viewer' } });
+    expect(session.body).toEqual({ name: 'alice@example.test', role: 'operator', tenants: { 'team-a': 'operator', 'team-b': 'viewer' }, expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/), singleSignOn: true });
     // the tenants her groups give are all she reaches: a Project in team-a she may create, one in default not
     const project = (name: string, tenant: string) => ({ name, tenant, namespace: tenant, source: { repository: `oci://127.0.0.1:5000/${tenant}/app` } });
     expect((await hub.call('POST', '/api/v1/projects', { token: alice.access_token, body: project('alice-app', 'team-a') })).status).toBe(201);
@@ -67,13 +67,13 @@ describe('bearer tokens from the OpenID provider (real provider, real PostgreSQL
     expect((await hub.call('GET', '/api/v1/oidc-bindings', { token: alice.access_token })).status).toBe(403);
 
     const carol = await provider.tokensFor(OIDC_TEST_USERS.carol);
-    expect((await hub.call('GET', '/api/v1/session', { token: carol.access_token })).body).toEqual({ name: 'carol@example.test', role: 'admin' });
+    expect((await hub.call('GET', '/api/v1/session', { token: carol.access_token })).body).toEqual({ name: 'carol@example.test', role: 'admin', expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/), singleSignOn: true });
     const bindings = await hub.call('GET', '/api/v1/oidc-bindings', { token: carol.access_token });
     expect(bindings.status).toBe(200);
     expect(bindings.body.total).toBe(4);
 
     const bob = await provider.tokensFor(OIDC_TEST_USERS.bob);
-    expect((await hub.call('GET', '/api/v1/session', { token: bob.access_token })).body).toEqual({ name: 'bob@example.test', role: 'viewer', tenants: { 'team-b': 'viewer' } });
+    expect((await hub.call('GET', '/api/v1/session', { token: bob.access_token })).body).toEqual({ name: 'bob@example.test', role: 'viewer', tenants: { 'team-b': 'viewer' }, expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/), singleSignOn: true });
     expect((await hub.call('POST', '/api/v1/oidc-bindings', { token: bob.access_token, body: { claim: 'subject', value: 'bob', role: 'admin' } })).status).toBe(403);
   });
 

@@ -26,7 +26,10 @@ describe('tokens that expire', () => {
     expect(listed.body.items.find((t: { id: string }) => t.id === created.body.id).expiresAt).toBe(expiresAt);
 
     clock.advance(HOUR - 1); // the last millisecond it holds: this answer puts it in the cache
-    expect((await hub.call('GET', '/api/v1/session', { token: created.body.token })).status).toBe(200);
+    const last = await hub.call('GET', '/api/v1/session', { token: created.body.token });
+    // the session says when it ends; a static token is no single sign-on
+    expect(last).toMatchObject({ status: 200, body: { name: 'ci-short', expiresAt } });
+    expect(last.body.singleSignOn).toBeUndefined();
     clock.advance(1);
     const expired = await hub.call('GET', '/api/v1/session', { token: created.body.token });
     expect(expired.status).toBe(401);
