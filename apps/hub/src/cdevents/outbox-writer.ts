@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { buildCdevent, type OutboundKind } from '@flotilla/cdevents';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { HUB_CONFIG } from '../config/config.module';
+import type { HubConfig } from '../config/hub-config';
+import { projectPageUrl } from '../config/public-url';
 import type { RecordedEvent } from '../events/hub-event';
 import { slackMessage } from '../notifications/slack-message';
 import type { CdeventOutboxRepository, ProjectSink } from '../repositories/cdevent-outbox.repository';
@@ -17,6 +20,8 @@ export const HUB_SOURCE = '/flotilla/hub';
  */
 @Injectable()
 export class OutboxWriter {
+  constructor(@Inject(HUB_CONFIG) private readonly config: HubConfig) {}
+
   /** True when a row was written (the caller wakes the delivery after commit). */
   async enqueue(kind: OutboundKind | null, event: RecordedEvent, outbox: CdeventOutboxRepository): Promise<boolean> {
     if (!kind && !event.wave) return false;
@@ -28,7 +33,8 @@ export class OutboxWriter {
       written = true;
     }
     if (event.wave && event.revision && project.webhook) {
-      const message = slackMessage(project.name, event.revision, event.wave);
+      const page = this.config.publicUrl ? projectPageUrl(this.config.publicUrl, project.name) : undefined;
+      const message = slackMessage(project.name, event.revision, event.wave, page);
       await outbox.insert({
         eventId: randomUUID(), projectId: event.projectId, projectName: project.name, type: `chat.${event.reason}`, payload: message,
         sinkUrl: project.webhook.shown, sinkHeader: null, format: 'slack', webhook: project.webhook,

@@ -150,6 +150,12 @@ describe('parseHubConfig', () => {
     }
   });
 
+  it("reads the page's public address, and names it when it is none", () => {
+    expect(parseHubConfig({ FLOTILLA_PUBLIC_URL: 'https://flotilla.example.com/' }, '/x', unlimited).publicUrl).toBe('https://flotilla.example.com');
+    expect(parseHubConfig({}, '/x', unlimited).publicUrl).toBeUndefined();
+    expect(() => parseHubConfig({ FLOTILLA_PUBLIC_URL: 'https://u:p@flotilla.example.com' }, '/x', unlimited)).toThrow(/FLOTILLA_PUBLIC_URL="https:\/\/u:p@flotilla.example.com": expected the status page's http\(s\) address/);
+  });
+
   it('treats empty values as unset', () => {
     expect(parseHubConfig({ PORT: '', DATABASE_URL: ' ' }, '/x').port).toBe(8080);
   });

@@ -10,6 +10,7 @@ import { HUB_VERSION } from '../common/hub-version';
 import { type CdeventsConfig, defaultCdeventsConfig, parseCdeventsConfig } from './cdevents-config';
 import { defaultEgressConfig, type EgressConfig, parseEgressConfig } from './egress-config';
 import { type OidcConfig, parseOidcConfig } from './oidc-config';
+import { parsePublicUrl } from './public-url';
 
 /** Hub settings, parsed once at boot from the environment. */
 export interface HubConfig {
@@ -51,6 +52,8 @@ export interface HubConfig {
   audit: AuditConfig;
   /** Single sign-on (FLOTILLA_OIDC_*); absent: static tokens only. */
   oidc?: OidcConfig;
+  /** The status page's address as people reach it (FLOTILLA_PUBLIC_URL), for links in chat notices; absent: they carry none. */
+  publicUrl?: string;
 }
 
 export interface AuthConfig {
@@ -301,6 +304,12 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
   config.audit = parseAuditConfig(value, problems);
   const oidc = parseOidcConfig(value, problems, cwd);
   if (oidc) config.oidc = oidc;
+  const publicUrl = value('FLOTILLA_PUBLIC_URL');
+  if (publicUrl !== undefined) {
+    const parsed = parsePublicUrl(publicUrl);
+    if ('url' in parsed) config.publicUrl = parsed.url;
+    else problems.push(parsed.problem);
+  }
   parseAgentServerConfig(value, config, problems, cwd);
   parseCueConfig(value, config, problems, machine);
 

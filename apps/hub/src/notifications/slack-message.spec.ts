@@ -16,6 +16,11 @@ describe('the Slack-compatible message of a wave transition', () => {
     expect(slackMessage('shop', 'v1', { ...wave, state: 'awaitingApproval', previous: 'waiting' }).text).toContain('is awaiting approval (was waiting)');
   });
 
+  it("adds the Project's page on a third line when the hub knows its address", () => {
+    const text = slackMessage('shop', 'v1@sha256:2222', wave, 'https://flotilla.example.com/#/projects/shop').text;
+    expect(text.split('\n')).toEqual([expect.stringMatching(/^Flotilla project shop: /), expect.stringMatching(/^revision /), 'https://flotilla.example.com/#/projects/shop']);
+  });
+
   it('escapes what Slack reads as markup, so no text becomes a link or a mention', () => {
     const text = slackMessage('shop', 'x<!channel>&<https://evil.example|click>', wave).text;
     expect(text).toContain('x&lt;!channel&gt;&amp;&lt;https://evil.example|click&gt;');

@@ -107,7 +107,8 @@ describe('rollout notices', () => {
   beforeAll(async () => {
     await receiver.start();
     const cdevents = { ...defaultCdeventsConfig(), backoff: { initialMs: 200, factor: 1, maxMs: 200, maxAttempts: 10 }, deadlineMs: 5000, delivery: true };
-    hub = await startTestHub('postgres', { scheduler: fastScheduler({ tickMs: 250, sourcePollMs: 200, hubId: 'hub-notices' }), cdevents }, { scheduler: { targetRunner: runner, tagResolver: resolver }, clock });
+    // the page's address as people reach it: the chat message links to the Project there
+    hub = await startTestHub('postgres', { scheduler: fastScheduler({ tickMs: 250, sourcePollMs: 200, hubId: 'hub-notices' }), cdevents, publicUrl: 'https://flotilla.example.com' }, { scheduler: { targetRunner: runner, tagResolver: resolver }, clock });
     await addFakeClusters(hub, [['s1', 'staging'], ['p1', 'prod']]);
     const res = await hub.call('POST', '/api/v1/tokens', { body: { name: 'watcher', role: 'viewer' } });
     expect(res.status).toBe(201);
@@ -155,7 +156,7 @@ describe('rollout notices', () => {
     expect(hooks[1].body).toBe(hooks[0].body);
     expect(hooks[0].headers['content-type']).toBe('application/json');
     expect(JSON.parse(hooks[0].body)).toEqual({
-      text: `Flotilla project told: wave 0 (staging) is progressing (was waiting)\nrevision ${revision}: 0 of 1 healthy, 0 moving, 1 waiting, 0 failed`,
+      text: `Flotilla project told: wave 0 (staging) is progressing (was waiting)\nrevision ${revision}: 0 of 1 healthy, 0 moving, 1 waiting, 0 failed\nhttps://flotilla.example.com/#/projects/told`,
     });
     const first = JSON.parse(receiver.received.find((r) => r.path === '/events' && r.body.includes('"wave"'))!.body);
     expect(first.context.type).toBe('dev.cdevents.environment.modified.0.3.0');
