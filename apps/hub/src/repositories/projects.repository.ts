@@ -160,11 +160,13 @@ function projectView(rows: string): string {
     p.rollout_groups AS "rolloutGroups", p.rollout_waves AS "rolloutWaves", p.rollout_on_failure AS "rolloutOnFailure", p.rollout_actions AS "rolloutActions", p.rollout_windows AS "rolloutWindows", p.source_digest AS "sourceDigest", p.interval_seconds AS "intervalSeconds", p.suspend, p.annotations,
     cr.kind AS "credentialKind", cr.fingerprint AS "credentialFingerprint", p.cdevents_sink AS "cdeventsSink", p.cdevents_sink_header->>'name' AS "cdeventsSinkHeader", p.notification_webhook->>'shown' AS "notificationWebhook",
     p.target_removal AS "targetRemoval", p.overwrite_ownership AS "overwriteOwnership", p.bootstrap_role AS "bootstrapRole", p.generation, p.deletion_requested_at IS NOT NULL AS deleting,
-    COALESCE((SELECT jsonb_object_agg(x.phase, x.n) FROM (SELECT tc.phase, sum(tc.n) AS n FROM target_counts tc WHERE tc.project_id = p.id GROUP BY tc.phase HAVING sum(tc.n) > 0) x), '{}') AS phases,
-    COALESCE((SELECT sum(tc.n) FROM target_counts tc WHERE tc.project_id = p.id AND tc.unhealthy), 0)::int AS unhealthy,
+    counted.phases, counted.unhealthy,
     COALESCE((SELECT jsonb_agg(jsonb_build_object('group', c.group_name, 'message', cond->>'message', 'since', cond->>'lastTransitionTime'))
       FROM targets t JOIN clusters c ON c.id = t.cluster_id CROSS JOIN LATERAL jsonb_array_elements(t.conditions) AS cond
       WHERE t.project_id = p.id AND t.removal_requested_at IS NULL AND t.conditions @> '[{"reason": "RolloutWaiting"}]' AND cond->>'reason' = 'RolloutWaiting'), '[]') AS held,
     ${isoTime('p.created_at')} AS "createdAt", ${isoTime('p.updated_at')} AS "updatedAt"
-  FROM (${rows}) AS p LEFT JOIN credentials cr ON cr.id = p.registry_credential_id`;
+  FROM (${rows}) AS p LEFT JOIN credentials cr ON cr.id = p.registry_credential_id
+  -- one pass over the Project's counters for both: Targets by phase, and the Ready ones not healthy
+  CROSS JOIN LATERAL (SELECT COALESCE(jsonb_object_agg(x.phase, x.n) FILTER (WHERE x.n > 0), '{}') AS phases, COALESCE(sum(x.unhealthy), 0)::int AS unhealthy
+    FROM (SELECT tc.phase, sum(tc.n) AS n, sum(tc.n) FILTER (WHERE tc.unhealthy) AS unhealthy FROM target_counts tc WHERE tc.project_id = p.id GROUP BY tc.phase) x) AS counted`;
 }
