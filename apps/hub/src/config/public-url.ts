@@ -13,7 +13,10 @@ export function parsePublicUrl(raw: string): { url: string } | { problem: string
   }
   // it is copied into messages people click: nothing in it may carry a secret or a second meaning
   if ((u.protocol !== 'https:' && u.protocol !== 'http:') || u.username || u.password || u.search || u.hash || raw.length > 512) return { problem };
-  return { url: `${u.origin}${u.pathname.replace(/\/+$/, '')}` };
+  // trailing slashes trimmed in one backward scan: /\/+$/ is quadratic on a run of slashes
+  let end = u.pathname.length;
+  while (end > 0 && u.pathname[end - 1] === '/') end--;
+  return { url: `${u.origin}${u.pathname.slice(0, end)}` };
 }
 
 /** Where the page shows Project `name`. */
