@@ -38,7 +38,9 @@ describe('single sign-on on the status page', () => {
     await provider?.stop();
   });
 
-  async function signIn(page: Page, user: OidcTestUser, at: TestHub = hub, idp: TestOidcProvider = provider, tabs: Browser = browser): Promise<void> {
+  /** Signs `user` in on the page of `on.hub` (default: the suite's hub, provider and browser). */
+  async function signIn(page: Page, user: OidcTestUser, on: { hub: TestHub; provider: TestOidcProvider; browser: Browser } = { hub, provider, browser }): Promise<void> {
+    const { hub: at, provider: idp, browser: tabs } = on;
     // each person starts without the provider's session of the one before (one browser profile serves all tabs)
     await tabs.context.clearCookies();
     await page.goto(at.url);
@@ -92,7 +94,7 @@ describe('single sign-on on the status page', () => {
       expect((await shortHub.call('POST', '/api/v1/oidc-bindings', { body: { claim: 'group', value: 'platform-admins', role: 'admin' } })).status).toBe(201);
       expect((await shortHub.call('POST', '/api/v1/clusters', { body: { name: 'edge-1', mode: 'agent' } })).status).toBe(201);
       const page = await shortBrowser.tab();
-      await signIn(page, OIDC_TEST_USERS.carol, shortHub, shortIdp, shortBrowser);
+      await signIn(page, OIDC_TEST_USERS.carol, { hub: shortHub, provider: shortIdp, browser: shortBrowser });
       await page.getByText('carol@example.test (admin)').waitFor();
       await page.evaluate("location.hash = '#/clusters/edge-1'");
       await page.getByRole('heading', { name: 'Cluster edge-1' }).waitFor();

@@ -120,8 +120,8 @@ async function plan(client: ObjectClient, obj: KubeObject, options: ApplyOptions
  * Applies one set of objects (already normalized): dry runs in parallel, then the drifted ones
  * in order. The change set lists every object; untouched ones keep their resourceVersion.
  */
-export async function applyAll(client: ObjectClient, objects: readonly KubeObject[], options: ApplyOptions = defaultApplyOptions(), observed?: ObservedObjects): Promise<ChangeSet> {
-  return { entries: await applyObjects(client, objects, options, [], observed) };
+export async function applyAll(client: ObjectClient, objects: readonly KubeObject[], options: ApplyOptions = defaultApplyOptions()): Promise<ChangeSet> {
+  return { entries: await applyObjects(client, objects, options, [], undefined) };
 }
 
 /**

@@ -1,11 +1,12 @@
 import { Client } from 'pg';
 import { startTestHub, type TestHub } from '../../test/hub';
+import { eventually } from '../../test/scheduler-fixtures';
 
 // A run's batched result write locks its Target, then records events that
-// reference the Project. Deleting the Project at that moment
-// must wait for the batch, not lock the row the batch needs and then wait for
-// its Target: PostgreSQL would end one of the two as a deadlock (a 500, or a
-// lost run result).
+// reference the Project. Deleting the Project at that moment must wait for
+// the batch, not lock the row the batch needs and then wait for its Target:
+// PostgreSQL would end one of the two as a deadlock (a 500, or a lost run
+// result).
 describe('deleting a Project while a run writes its result (PostgreSQL)', () => {
   let hub: TestHub;
   let batch: Client;
@@ -19,17 +20,12 @@ describe('deleting a Project while a run writes its result (PostgreSQL)', () => 
     await hub?.close();
   });
 
-  /** Rows of hub transactions waiting for a lock, with their statements. */
-  const waitingForLocks = async (): Promise<string[]> =>
-    (await batch.query<{ query: string }>(`SELECT query FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`)).rows.map((r) => r.query);
-
-  const blocked = async (what: string): Promise<void> => {
-    const deadline = Date.now() + 20_000;
-    while ((await waitingForLocks()).length === 0) {
-      if (Date.now() > deadline) throw new Error(`${what} never waited for the batch's lock`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
+  /** Resolves once a hub transaction waits for a lock (the batch's): the positive signal, polled. */
+  const blocked = (what: string) =>
+    eventually(`${what} to wait for the batch's lock`, async () => {
+      const { rows } = await batch.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`);
+      return rows[0].n > 0 ? true : undefined;
+    }, 20_000);
 
   /** As a batch does: the Target locked, then an event of its Project written, in one transaction left open until `commit`. */
   const batchHolding = async (project: string, cluster: string) => {

@@ -24,20 +24,19 @@ export function registerProjectList(parent: Command, cli: Cli): void {
       const now = cli.io.now();
       const rows = items.map((x) => {
         const ready = `${x.status.ready}/${x.status.targets}`;
-        const state = x.status.deleting
-          ? p.yellow('Deleting')
-          : x.suspend
-            ? p.yellow('Suspended')
-            : x.status.ready !== x.status.targets
-              ? p.yellow('Progressing')
-              : // every Target applied, but not every one healthy: never a green Ready
-                x.status.unhealthy
-                ? p.yellow('Unhealthy')
-                : p.green('Ready');
+        const state = stateOf(x);
         const phases = Object.entries(x.status.phases).map(([k, v]) => `${k}=${v}`).join(',') || '-';
-        return [x.name, x.namespace, state, ready, `${x.source.repository}:${x.source.tag}`, ago(x.updatedAt, now), ...(wide ? [phases, x.interval, String(x.generation)] : [])];
+        return [x.name, x.namespace, state === 'Ready' ? p.green(state) : p.yellow(state), ready, `${x.source.repository}:${x.source.tag}`, ago(x.updatedAt, now), ...(wide ? [phases, x.interval, String(x.generation)] : [])];
       });
       printTable(cli.io, ['NAME', 'NAMESPACE', 'STATE', 'READY', 'SOURCE', 'UPDATED', ...(wide ? ['PHASES', 'INTERVAL', 'GENERATION'] : [])], rows, 'no Projects: create one with `flotilla project apply -f`');
     });
   examples(cmd, ['flotilla project list', 'flotilla project list --suspended true', 'flotilla project list -o wide', 'flotilla project list --kube-context edge-1   # standalone agent, all namespaces']);
+}
+
+/** A Project's state in the list: green `Ready` only when every Target is applied and healthy. */
+function stateOf(x: Project): string {
+  if (x.status.deleting) return 'Deleting';
+  if (x.suspend) return 'Suspended';
+  if (x.status.ready !== x.status.targets) return 'Progressing';
+  return x.status.unhealthy ? 'Unhealthy' : 'Ready';
 }
