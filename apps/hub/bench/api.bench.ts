@@ -151,12 +151,14 @@ interface Result {
   /** CPU ms per request in the hub and in PostgreSQL: where the time goes, whatever else the machine does */
   hubCpu: number;
   dbCpu: number;
+  /** the same for the load generator (this process): its share of the machine's two cores */
+  loadCpu: number;
 }
 
 async function drive(url: string, pid: number, rate: number | undefined, seconds: number, token = TOKEN): Promise<Result> {
   let peakRss = rssMiB(pid);
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMiB(pid))), 100);
-  const [hubBefore, dbBefore] = [cpuMs(pid), databaseCpuMs()];
+  const [hubBefore, dbBefore, loadBefore] = [cpuMs(pid), databaseCpuMs(), process.cpuUsage()];
   try {
     const r = await autocannon({
       url,
@@ -168,7 +170,9 @@ async function drive(url: string, pid: number, rate: number | undefined, seconds
     const requests = Math.max(r.requests.total, 1);
     const hubCpu = (cpuMs(pid) - hubBefore) / requests;
     const dbCpu = (databaseCpuMs() - dbBefore) / requests;
-    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, peakRss, hubCpu, dbCpu };
+    const load = process.cpuUsage(loadBefore);
+    const loadCpu = (load.user + load.system) / 1000 / requests;
+    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, peakRss, hubCpu, dbCpu, loadCpu };
   } finally {
     clearInterval(sampler);
   }
@@ -253,9 +257,9 @@ async function main(): Promise<void> {
 
     const ref = await drive(bareUrl, bare.child.pid!, RATE, SECONDS);
     const refMax = await drive(bareUrl, bare.child.pid!, undefined, Math.max(3, SECONDS / 2));
-    console.log(`\nreference, bare Node HTTP server: ${ref.rps.toFixed(0)} req/s at ${RATE} offered, p50 ${ref.p50} ms, p99 ${ref.p99} ms, ${ref.hubCpu.toFixed(2)} CPU ms/req; ceiling ${refMax.rps.toFixed(0)} req/s`);
+    console.log(`\nreference, bare Node HTTP server: ${ref.rps.toFixed(0)} req/s at ${RATE} offered, p50 ${ref.p50} ms, p99 ${ref.p99} ms, ${ref.hubCpu.toFixed(2)} CPU ms/req (load generator ${ref.loadCpu.toFixed(2)}); ceiling ${refMax.rps.toFixed(0)} req/s`);
     console.log(`hub idle RSS after seeding: ${idleRss.toFixed(0)} MiB\n`);
-    console.log(`${'route'.padEnd(28)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'p99/ref'.padStart(8)} ${'errors'.padStart(7)} ${'ceiling'.padStart(8)} ${'×ref'.padStart(6)} ${'RSS MiB'.padStart(8)} ${'hub ms/req'.padStart(10)} ${'db ms/req'.padStart(9)}`);
+    console.log(`${'route'.padEnd(28)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'p99/ref'.padStart(8)} ${'errors'.padStart(7)} ${'ceiling'.padStart(8)} ${'×ref'.padStart(6)} ${'RSS MiB'.padStart(8)} ${'hub ms/req'.padStart(10)} ${'db ms/req'.padStart(9)} ${'load ms/req'.padStart(11)}`);
     const scopedToken = (await (await fetch(`${url}/api/v1/tokens`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
@@ -276,7 +280,7 @@ async function main(): Promise<void> {
         console.log(
           `${name.padEnd(28)} ${at.rps.toFixed(0).padStart(7)} ${String(at.p50).padStart(7)} ${String(at.p99).padStart(7)} ${(at.p99 / Math.max(ref.p99, 1)).toFixed(1).padStart(8)} ` +
             `${String(at.errors + max.errors).padStart(7)} ${max.rps.toFixed(0).padStart(8)} ${(max.rps / refMax.rps).toFixed(2).padStart(6)} ${Math.max(at.peakRss, max.peakRss).toFixed(0).padStart(8)} ` +
-            `${at.hubCpu.toFixed(2).padStart(10)} ${at.dbCpu.toFixed(2).padStart(9)}`,
+            `${at.hubCpu.toFixed(2).padStart(10)} ${at.dbCpu.toFixed(2).padStart(9)} ${at.loadCpu.toFixed(2).padStart(11)}`,
         );
       }
     }
