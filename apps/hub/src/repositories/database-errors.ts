@@ -3,6 +3,8 @@
 
 const UNIQUE_VIOLATION = '23505';
 const FOREIGN_KEY_VIOLATION = '23503';
+const SERIALIZATION_FAILURE = '40001';
+const DEADLOCK_DETECTED = '40P01';
 
 function sqlState(err: unknown): string | undefined {
   const e = err as { driverError?: { code?: unknown }; code?: unknown } | null;
@@ -23,4 +25,14 @@ export function isUniqueViolation(err: unknown): boolean {
 
 export function isForeignKeyViolation(err: unknown): boolean {
   return sqlState(err) === FOREIGN_KEY_VIOLATION;
+}
+
+/**
+ * PostgreSQL ended the transaction because of concurrent ones (a deadlock, or a
+ * serialization failure): nothing of it was written, and the same work run
+ * again may well succeed.
+ */
+export function isConcurrencyConflict(err: unknown): boolean {
+  const code = sqlState(err) ?? sqlState((err as { cause?: unknown } | null)?.cause);
+  return code === DEADLOCK_DETECTED || code === SERIALIZATION_FAILURE;
 }

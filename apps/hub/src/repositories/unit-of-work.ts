@@ -1,9 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { UnavailableError } from '../common/errors';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CryptoRepository } from '../crypto/crypto.repository';
 import { HUB_LOGGER } from '../logging/logging.module';
+import { isConcurrencyConflict } from './database-errors';
 import { type Repositories, repositoriesFor } from './repositories';
+
+/** Runs of one transaction PostgreSQL keeps ending as a deadlock or serialization failure, before giving up. */
+export const CONFLICT_ATTEMPTS = 3;
 
 /** The repositories of one open transaction, plus a hook for what must wait for its commit. */
 export interface Transaction extends Repositories {
@@ -16,6 +22,9 @@ export interface Transaction extends Repositories {
  * bound to one database transaction, commits when `fn` resolves and rolls
  * everything back when it throws. Inside `fn`, use only the repositories it
  * was given: on the embedded database a second connection waits for this one.
+ * A transaction PostgreSQL ends because of a concurrent one (deadlock,
+ * serialization failure) runs again, so `fn` must do nothing but its writes
+ * (anything else goes to afterCommit).
  */
 @Injectable()
 export class UnitOfWork {
@@ -36,10 +45,22 @@ export class UnitOfWork {
   }
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-    const committed: Array<() => void> = [];
-    const result = await this.ds.transaction((manager) => fn({ ...repositoriesFor(manager, this.crypto), afterCommit: (f) => committed.push(f) }));
-    this.runAll(committed);
-    return result;
+    for (let attempt = 1; ; attempt++) {
+      const committed: Array<() => void> = [];
+      try {
+        const result = await this.ds.transaction((manager) => fn({ ...repositoriesFor(manager, this.crypto), afterCommit: (f) => committed.push(f) }));
+        this.runAll(committed);
+        return result;
+      } catch (err) {
+        if (!isConcurrencyConflict(err)) throw err;
+        if (attempt === CONFLICT_ATTEMPTS) {
+          throw new UnavailableError(`the database ended this change ${CONFLICT_ATTEMPTS} times in a conflict with concurrent ones (nothing was changed); retry`, { cause: err });
+        }
+        this.logger.warn({ code: (err as { driverError?: { code?: string } }).driverError?.code, attempt }, 'transaction ended by a concurrent one; running it again');
+        // apart, so the two sides of a deadlock do not meet again at once
+        await sleep(attempt * (5 + Math.random() * 20));
+      }
+    }
   }
 
   private runAll(committed: Array<() => void>): void {

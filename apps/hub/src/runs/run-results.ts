@@ -50,12 +50,13 @@ export class RunResults {
   /** Many runs' records in one go (a batch of agent reports), their events in one statement. */
   async recordAll(runs: readonly FinishedRun[], tx: Transaction): Promise<void> {
     const events: HubEvent[] = [];
+    const observations: Array<() => void> = [];
     for (const run of runs) {
       const { project, cluster, report, revision } = run;
-      this.metrics.observeRun(report.ok, report.durationMs / 1000);
+      observations.push(() => this.metrics.observeRun(report.ok, report.durationMs / 1000));
       const context = { project: { name: project.name, namespace: project.namespace, source: project.sourceRepository }, cluster: cluster.name, revision: revision ?? '' };
       for (const i of reportedInstances(report)) {
-        this.metrics.observeInstance(context, i);
+        observations.push(() => this.metrics.observeInstance(context, i));
         const cdevent = project.cdeventsSink ? serviceEventOf(run.histories, i, revision) : undefined;
         events.push({ projectId: project.id, clusterName: cluster.name, ...instanceEventText(i), ...(revision ? { revision } : {}), component: i.component, instance: i.name, namespace: i.namespace, ...(cdevent ? { cdevent } : {}), ...(run.inCluster ? { inCluster: true } : {}) });
       }
@@ -63,6 +64,8 @@ export class RunResults {
       if (incident) events.push(incident);
     }
     await this.events.recordAll(events, tx);
+    // counted once stored: a transaction run again (or rolled back) counts nothing twice
+    tx.afterCommit(() => observations.forEach((observe) => observe()));
   }
 }
 
