@@ -31,6 +31,10 @@ export class AgentSessions {
     return this.byCluster.get(clusterId);
   }
 
+  get size(): number {
+    return this.byCluster.size;
+  }
+
   clusterIds(): string[] {
     return [...this.byCluster.keys()];
   }

@@ -49,6 +49,18 @@ export interface AssignmentDecision {
 export class AssignmentDispatchRepository {
   constructor(private readonly m: EntityManager) {}
 
+  /**
+   * Whether any agent Target at all is due. A pass over every stream asks
+   * this first: the usual answer, no, then costs a probe of the due index
+   * rather than a query carrying the id of every agent connected here.
+   */
+  async anyDue(): Promise<boolean> {
+    const rows: Array<{ due: boolean }> = await this.m.query(
+      `SELECT EXISTS (SELECT 1 FROM targets t JOIN clusters c ON c.id = t.cluster_id WHERE t.next_run_at <= now() AND c.mode = 'agent') AS due`,
+    );
+    return rows[0].due;
+  }
+
   /** Up to `limit` due Targets of `clusterIds`, locked (others' locks skipped) until the transaction ends. */
   async lockDue(clusterIds: readonly string[], limit: number): Promise<DueAssignment[]> {
     if (clusterIds.length === 0) return [];

@@ -108,6 +108,8 @@ export class AssignmentDispatch implements OnApplicationBootstrap, OnApplication
   }
 
   private async drain(clusterIds?: readonly string[]): Promise<void> {
+    // a pass over every stream asks first whether anything is due: usually not, and then it costs one index probe
+    if (!clusterIds && (this.sessions.size === 0 || !(await new AssignmentDispatchRepository(this.ds.manager).anyDue()))) return;
     for (;;) {
       const ids = clusterIds ?? this.sessions.clusterIds();
       if (ids.length === 0) return;
