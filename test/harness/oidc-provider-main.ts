@@ -17,6 +17,8 @@ const scopes = 'openid email profile groups offline_access';
 
 const signing = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const jwk = { ...signing.privateKey.export({ format: 'jwk' }), kid: randomBytes(6).toString('hex'), use: 'sig', alg: 'RS256' };
+// steps in the log, so a start that stalls shows where
+process.stdout.write('oidc-provider: signing key generated\n');
 
 function claimsOf(user: OidcTestUser): Record<string, unknown> {
   return { sub: user.username, email: user.email, email_verified: true, preferred_username: user.username, groups: user.groups };
@@ -128,5 +130,9 @@ provider.use(async (ctx: KoaContextWithOIDC, next) => {
 });
 
 const server = createServer({ cert: readFileSync(settings.certFile), key: readFileSync(settings.keyFile) }, provider.callback());
+server.on('error', (err) => {
+  process.stderr.write(`oidc-provider cannot serve at ${settings.issuer}: ${err.message}\n`);
+  process.exit(1);
+});
 server.listen(settings.port, '127.0.0.1', () => process.stdout.write(`oidc-provider listening at ${settings.issuer}\n`));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -4,7 +4,8 @@
 // "allow insecure http" switch. Users sign in through its login form; the
 // helpers here fill that form with plain HTTP requests where no browser is
 // needed (the device flow), the same requests a browser would send.
-import { mkdirSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { writeKubePki } from './kube-pki';
@@ -82,6 +83,8 @@ export interface TestOidcProvider {
 
 const DEFAULT_CLIENT_ID = 'flotilla';
 const REQUEST_DEADLINE_MS = 10_000;
+const START_DEADLINE_MS = 30_000;
+const START_ATTEMPTS = 2;
 const MAIN = join(__dirname, __filename.endsWith('.ts') ? 'oidc-provider-main.ts' : 'oidc-provider-main.js');
 const RUN_TS = join(__dirname, '..', '..', 'scripts', 'run-ts.mjs');
 
@@ -90,33 +93,46 @@ export async function startOidcProvider(workDir: string, name = 'oidc', options:
   const dir = join(workDir, name);
   mkdirSync(dir, { recursive: true });
   const pki = await writeKubePki(dir);
-  const port = await freePort();
-  const issuer = `https://127.0.0.1:${port}`;
   const clientId = options.clientId ?? DEFAULT_CLIENT_ID;
   const audience = options.audience ?? clientId;
   const ttl = options.accessTokenTtlSeconds ?? 300;
   const resources = { hub: 'urn:flotilla:hub', other: 'urn:example:other-api', shortLived: 'urn:flotilla:hub-short' };
-  const settings: OidcProviderSettings = {
-    issuer,
-    port,
-    certFile: pki.servingCert,
-    keyFile: pki.servingKey,
-    clientId,
-    redirectUris: ['http://127.0.0.1/auth/oidc/callback'],
-    users: Object.values(OIDC_TEST_USERS),
-    resources: [
-      { indicator: resources.hub, audience, accessTokenTtlSeconds: ttl },
-      { indicator: resources.other, audience: 'other-api', accessTokenTtlSeconds: ttl },
-      { indicator: resources.shortLived, audience, accessTokenTtlSeconds: 2 },
-    ],
-  };
   const logFile = join(workDir, `${name}.log`);
   const args = __filename.endsWith('.ts') ? [RUN_TS, MAIN] : [MAIN];
-  const child = spawnLogged(process.execPath, args, logFile, { env: { ...process.env, NODE_OPTIONS: '', FLOTILLA_OIDC_PROVIDER_SETTINGS: JSON.stringify(settings) } });
   const dispatcher = new Agent({ connect: { ca: pki.caData }, headersTimeout: REQUEST_DEADLINE_MS, bodyTimeout: REQUEST_DEADLINE_MS });
   const trusted = ((input: Parameters<typeof undiciFetch>[0], init: Parameters<typeof undiciFetch>[1] = {}) =>
     undiciFetch(input, { dispatcher, signal: AbortSignal.timeout(REQUEST_DEADLINE_MS), ...init })) as typeof undiciFetch;
-  await waitUntil(name, child, logFile, async () => (await trusted(`${issuer}/.well-known/openid-configuration`)).ok);
+  // Once in a full CI run a provider never listened within a minute (its log ended after the
+  // package's import); a second start, on another port, keeps that from failing the suite.
+  let issuer = '';
+  let child: ChildProcess | undefined;
+  for (let attempt = 1; !child; attempt++) {
+    const port = await freePort();
+    issuer = `https://127.0.0.1:${port}`;
+    const settings: OidcProviderSettings = {
+      issuer,
+      port,
+      certFile: pki.servingCert,
+      keyFile: pki.servingKey,
+      clientId,
+      redirectUris: ['http://127.0.0.1/auth/oidc/callback'],
+      users: Object.values(OIDC_TEST_USERS),
+      resources: [
+        { indicator: resources.hub, audience, accessTokenTtlSeconds: ttl },
+        { indicator: resources.other, audience: 'other-api', accessTokenTtlSeconds: ttl },
+        { indicator: resources.shortLived, audience, accessTokenTtlSeconds: 2 },
+      ],
+    };
+    const started = spawnLogged(process.execPath, args, logFile, { env: { ...process.env, NODE_OPTIONS: '', FLOTILLA_OIDC_PROVIDER_SETTINGS: JSON.stringify(settings) } });
+    try {
+      await waitUntil(name, started, logFile, async () => (await trusted(`${issuer}/.well-known/openid-configuration`)).ok, START_DEADLINE_MS);
+      child = started;
+    } catch (err) {
+      await stopProcess(started);
+      if (attempt === START_ATTEMPTS) throw err;
+      appendFileSync(logFile, `harness: start ${attempt} failed (${err instanceof Error ? err.message : String(err)}); starting again on another port\n`);
+    }
+  }
 
   const discovery = (await (await trusted(`${issuer}/.well-known/openid-configuration`)).json()) as Record<string, string>;
   const approveDevice = async (userCode: string, user: OidcTestUser) => {
