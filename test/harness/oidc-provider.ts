@@ -131,6 +131,8 @@ export async function startOidcProvider(workDir: string, name = 'oidc', options:
       await stopProcess(started);
       if (attempt === START_ATTEMPTS) throw err;
       appendFileSync(logFile, `harness: start ${attempt} failed (${err instanceof Error ? err.message : String(err)}); starting again on another port\n`);
+      // in the suite's output too: a CI log should show how often this happens
+      process.stderr.write(`harness: the OpenID provider ${name} did not serve within ${START_DEADLINE_MS / 1000} s; starting it again (log: ${logFile})\n`);
     }
   }
 
