@@ -6,7 +6,7 @@ const FOREIGN_KEY_VIOLATION = '23503';
 const SERIALIZATION_FAILURE = '40001';
 const DEADLOCK_DETECTED = '40P01';
 
-function sqlState(err: unknown): string | undefined {
+export function sqlState(err: unknown): string | undefined {
   const e = err as { driverError?: { code?: unknown }; code?: unknown } | null;
   const code = e?.driverError?.code ?? e?.code;
   return typeof code === 'string' ? code : undefined;
@@ -33,6 +33,6 @@ export function isForeignKeyViolation(err: unknown): boolean {
  * again may well succeed.
  */
 export function isConcurrencyConflict(err: unknown): boolean {
-  const code = sqlState(err) ?? sqlState((err as { cause?: unknown } | null)?.cause);
+  const code = sqlState(err);
   return code === DEADLOCK_DETECTED || code === SERIALIZATION_FAILURE;
 }

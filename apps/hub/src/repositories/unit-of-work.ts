@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { UnavailableError } from '../common/errors';
 import { DataSource, type EntityManager } from 'typeorm';
+import { UnavailableError } from '../common/errors';
 import { CryptoRepository } from '../crypto/crypto.repository';
 import { HUB_LOGGER } from '../logging/logging.module';
-import { isConcurrencyConflict } from './database-errors';
+import { isConcurrencyConflict, sqlState } from './database-errors';
 import { type Repositories, repositoriesFor } from './repositories';
 
 /** Runs of one transaction PostgreSQL keeps ending as a deadlock or serialization failure, before giving up. */
@@ -56,7 +56,7 @@ export class UnitOfWork {
         if (attempt === CONFLICT_ATTEMPTS) {
           throw new UnavailableError(`the database ended this change ${CONFLICT_ATTEMPTS} times in a conflict with concurrent ones (nothing was changed); retry`, { cause: err });
         }
-        this.logger.warn({ code: (err as { driverError?: { code?: string } }).driverError?.code, attempt }, 'transaction ended by a concurrent one; running it again');
+        this.logger.warn({ code: sqlState(err), attempt }, 'transaction ended by a concurrent one; running it again');
         // apart, so the two sides of a deadlock do not meet again at once
         await sleep(attempt * (5 + Math.random() * 20));
       }
