@@ -1,7 +1,7 @@
 import { inDestinations } from '../tenancy/tenant-rules';
 import type { TenantReach } from '../tenancy/tenant-reach';
 import { AgentBootstrapService } from '../agents/agent-bootstrap.service';
-import { type AgentLinkState, AgentLinksRepository } from '../agents/agent-links.repository';
+import type { AgentLinkState } from '../agents/agent-links.repository';
 import { AgentSessions } from '../agents/agent-sessions';
 import { agentView } from '../agents/agent-view';
 import { EgressPolicy } from '@flotilla/egress';
@@ -39,7 +39,6 @@ export class ClustersService {
     private readonly kube: KubeRepository,
     private readonly clock: Clock,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
-    private readonly links: AgentLinksRepository,
     private readonly bootstrap: AgentBootstrapService,
     private readonly sessions: AgentSessions,
     private readonly egress: EgressPolicy,
@@ -75,8 +74,7 @@ export class ClustersService {
   async list(q: ClusterQuery, reach?: TenantReach): Promise<Page<ClusterDto>> {
     const labelSelector = q.labelSelector !== undefined ? parseLabelSelector(q.labelSelector) : undefined;
     const { rows, total } = await this.clusters.viewPage({ group: q.group, mode: q.mode, labelSelector, destinations: reach?.destinations }, q.limit, q.offset);
-    const agents = await this.links.states(rows.filter((r) => r.mode === 'agent').map((r) => r.id));
-    return { items: rows.map((r) => toClusterDto(r, agents)), total, limit: q.limit, offset: q.offset };
+    return { items: rows.map(toClusterDto), total, limit: q.limit, offset: q.offset };
   }
 
   async get(name: string, reach?: TenantReach): Promise<ClusterDto> {
@@ -85,7 +83,7 @@ export class ClustersService {
     if (reach && !reach.destinations.some((d) => inDestinations(d, { name: row.name, group: row.groupName, labels: row.labels }))) {
       throw new ForbiddenError(`cluster "${name}" is outside the destinations of tenant(s) ${reach.tenants.map((t) => `"${t}"`).join(', ')} (rule: destinations)`);
     }
-    return toClusterDto(row, row.mode === 'agent' ? await this.links.states([row.id]) : new Map());
+    return toClusterDto(row);
   }
 
   async update(name: string, dto: UpdateClusterDto): Promise<ClusterDto> {
@@ -219,7 +217,7 @@ export class ClustersService {
 }
 
 /** The response view of one row read by ClustersRepository.viewPage / viewByName. */
-function toClusterDto(c: ClusterViewRow, agents: Map<string, AgentLinkState>): ClusterDto {
+function toClusterDto(c: ClusterViewRow): ClusterDto {
   return {
     name: c.name,
     group: c.groupName,
@@ -229,9 +227,19 @@ function toClusterDto(c: ClusterViewRow, agents: Map<string, AgentLinkState>): C
     credentials: c.credentialKind !== null && c.credentialFingerprint !== null ? { kind: c.credentialKind, fingerprint: c.credentialFingerprint } : null,
     status: { reachable: c.reachable, version: c.serverVersion, lastChecked: c.lastCheckedAt, error: c.statusMessage, warnings: twinWarnings(c) },
     targets: c.targets,
-    agent: c.mode === 'agent' ? agentView(agents.get(c.id)) : null,
+    agent: c.mode === 'agent' ? agentView(linkState(c)) : null,
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
+  };
+}
+
+function linkState(c: ClusterViewRow): AgentLinkState {
+  return {
+    connected: c.agentConnected,
+    statusSince: c.agentSince === null ? null : new Date(c.agentSince),
+    agentVersion: c.agentVersion,
+    lastHeartbeatAt: c.agentLastHeartbeat === null ? null : new Date(c.agentLastHeartbeat),
+    registered: c.agentRegistered,
   };
 }
 

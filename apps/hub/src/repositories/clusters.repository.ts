@@ -16,7 +16,7 @@ export interface ClusterFilter {
   destinations?: readonly TenantDestinations[];
 }
 
-/** What the API shows of a cluster, read in one statement with its credential summary, Target count and twins. */
+/** What the API shows of a cluster, read in one statement with its credential summary, Target count, twins and agent link. */
 export interface ClusterViewRow {
   id: string;
   name: string;
@@ -38,6 +38,12 @@ export interface ClusterViewRow {
   targets: number;
   createdAt: string;
   updatedAt: string;
+  /** the agent link's state (agent clusters); false and null when the agent never connected */
+  agentConnected: boolean;
+  agentSince: string | null;
+  agentVersion: string | null;
+  agentLastHeartbeat: string | null;
+  agentRegistered: boolean;
 }
 
 export class ClustersRepository {
@@ -176,6 +182,9 @@ function viewSql(rows: string): string {
       c.status_message AS "statusMessage", c.api_server_identity AS "apiServerIdentity",
       (SELECT array_agg(o.name ORDER BY o.name) FROM clusters o WHERE o.api_server_identity = c.api_server_identity AND o.id <> c.id) AS twins,
       (SELECT count(*) FROM targets t WHERE t.cluster_id = c.id)::int AS targets,
-      ${isoTime('c.created_at')} AS "createdAt", ${isoTime('c.updated_at')} AS "updatedAt"
-    FROM (${rows}) AS c LEFT JOIN credentials cr ON cr.id = c.credential_id`;
+      ${isoTime('c.created_at')} AS "createdAt", ${isoTime('c.updated_at')} AS "updatedAt",
+      coalesce(al.connected, false) AS "agentConnected", ${isoTime('al.status_since')} AS "agentSince", al.agent_version AS "agentVersion",
+      ${isoTime('al.last_heartbeat_at')} AS "agentLastHeartbeat", al.cert_fingerprint IS NOT NULL AS "agentRegistered"
+    FROM (${rows}) AS c LEFT JOIN credentials cr ON cr.id = c.credential_id
+      LEFT JOIN agent_links al ON al.cluster_id = c.id`;
 }
