@@ -55,10 +55,13 @@ export class AssignmentDispatchRepository {
    * rather than a query carrying the id of every agent connected here.
    */
   async anyDue(): Promise<boolean> {
-    const rows: Array<{ due: boolean }> = await this.m.query(
-      `SELECT EXISTS (SELECT 1 FROM targets t JOIN clusters c ON c.id = t.cluster_id WHERE t.next_run_at <= now() AND c.mode = 'agent') AS due`,
+    // Not EXISTS: PostgreSQL drops an EXISTS's ORDER BY and LIMIT, and with statistics taken while a
+    // digest made most rows due it then scanned every cluster or Target (14-30 ms at 10,000 agents).
+    // Ordered by the indexed column, the scan walks the due index and stops at the first agent Target.
+    const rows: unknown[] = await this.m.query(
+      `SELECT 1 FROM targets t JOIN clusters c ON c.id = t.cluster_id WHERE t.next_run_at <= now() AND c.mode = 'agent' ORDER BY t.next_run_at LIMIT 1`,
     );
-    return rows[0].due;
+    return rows.length > 0;
   }
 
   /** Up to `limit` due Targets of `clusterIds`, locked (others' locks skipped) until the transaction ends. */
