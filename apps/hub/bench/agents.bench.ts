@@ -34,7 +34,7 @@ import { publishProject } from '../../../test/e2e/support/publish';
 import { CertificateAuthority } from '../src/agents/certificate-authority';
 import { sendArtifactPublished } from './artifact-published';
 import { cpuSeconds, postgresCpuSeconds, residentBytes } from './cpu-times';
-import { samplePostgres } from './pg-sampler';
+import { explainSlowStatements, samplePostgres } from './pg-sampler';
 import { prepareSimulator } from './agents-simulator';
 import { measureTransportFloor } from './transport-floor-measure';
 
@@ -52,6 +52,9 @@ async function main(): Promise<void> {
   teardown.push(() => rmSync(work, { recursive: true, force: true }));
   const pg = await startPostgres(work);
   teardown.push(() => pg.stop());
+  // BENCH_PG_EXPLAIN_MS=<ms>: the plans of statements slower than that during the digests
+  const explainMs = process.env.BENCH_PG_EXPLAIN_MS;
+  const explainer = explainMs ? await explainSlowStatements(pg.endpoint.url, pg.logFile, Number(explainMs)) : undefined;
   const registry = await startRegistry(work, 'registry');
   teardown.push(() => registry.stop());
   const image = { registry: registry.endpoint.host, repository: 'bench/project' };
@@ -165,6 +168,7 @@ async function main(): Promise<void> {
 
   // BENCH_PG_SAMPLE=1: which statements PostgreSQL is running during the digests
   const pgSampler = process.env.BENCH_PG_SAMPLE ? await samplePostgres(pg.endpoint.url) : undefined;
+  await explainer?.start();
   const rows: Array<{ digest: string; p50: number; p99: number; max: number; reportsPerSecond: number; resolvedMs: number; cpuMs: number[] }> = [];
   for (let d = 1; d <= DIGESTS; d++) {
     const runsBefore = Number((await db.query(`SELECT count(*) AS n FROM runs WHERE result = 'Succeeded'`)).rows[0].n);
@@ -187,6 +191,8 @@ async function main(): Promise<void> {
   }
   clearInterval(sample);
   const pgSamples = await pgSampler?.stop();
+  const planFile = join(tmpdir(), `bench-agents-plans-${process.pid}.log`);
+  const slowStatements = await explainer?.stop(planFile);
 
   const mib = (b: number) => `${Math.round(b / 1024 / 1024)} MiB`;
   console.log(`\nbench:agents — ${AGENTS} agents (${SIM === 'go' ? 'Go, grpc-go' : 'Node, grpc-js'}) over ${REPLICAS} hub replica${REPLICAS === 1 ? '' : 's'} (dist, a process each), PostgreSQL ${pg.endpoint.url.replace(/:[^:@]*@/, ':***@')}; agents report ${process.env.BENCH_APPLY_MS ?? 2000} ms (±50%) after an assignment`);
@@ -215,6 +221,10 @@ async function main(): Promise<void> {
   if (pgSamples) {
     console.log('\nPostgreSQL statements running (and what they wait on: cpu, Lock:…, Client:…), sampled every 10 ms during the digests');
     for (const p of pgSamples.slice(0, 15)) console.log(`${String(p.samples).padStart(6)}  ${p.statement}`);
+  }
+  if (slowStatements) {
+    console.log(`\nPostgreSQL statements slower than ${explainMs} ms during the digests, by total time (their plans: ${planFile})`);
+    for (const p of slowStatements.slice(0, 15)) console.log(`${String(p.count).padStart(6)} × ${(p.totalMs / p.count).toFixed(1).padStart(7)} ms = ${p.totalMs.toFixed(0).padStart(6)} ms  ${p.statement}`);
   }
 
   await sim.stop();
