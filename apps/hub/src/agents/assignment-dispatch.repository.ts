@@ -64,17 +64,29 @@ export class AssignmentDispatchRepository {
     return rows.length > 0;
   }
 
-  /** Up to `limit` due Targets of `clusterIds`, locked (others' locks skipped) until the transaction ends. */
+  /**
+   * Up to `limit` due Targets of `clusterIds`, locked (others' locks skipped) until the transaction
+   * ends. Locked first by id alone, then read: a lock step keeps PostgreSQL from stopping its sort at
+   * `limit`, so locking whole rows sorted every due row of these clusters, whole (on disk, at 5,000).
+   * The read is a statement of its own, so under READ COMMITTED it sees the rows as they were locked.
+   */
   async lockDue(clusterIds: readonly string[], limit: number): Promise<DueAssignment[]> {
     if (clusterIds.length === 0) return [];
-    const rows: Array<Record<string, unknown>> = await this.m.query(
-      `SELECT t.id, t.project_id, t.cluster_id, c.name AS cluster_name, c.group_name, t.removal_requested_at, t.last_applied_revision, t.last_healthy_revision, t.phase, t.conditions,
-         t.generation, t.observed_generation, t.attempt, t.reconcile_requested_at, t.agent_digest, t.agent_fingerprint
-       FROM targets t JOIN clusters c ON c.id = t.cluster_id
+    const locked: Array<{ id: string }> = await this.m.query(
+      `SELECT t.id FROM targets t
        WHERE t.next_run_at <= now() AND t.cluster_id = ANY(string_to_array($1, ',')::uuid[])
        ORDER BY t.id LIMIT $2
        FOR UPDATE OF t SKIP LOCKED`,
       [clusterIds.join(','), limit],
+    );
+    if (locked.length === 0) return [];
+    const rows: Array<Record<string, unknown>> = await this.m.query(
+      `SELECT t.id, t.project_id, t.cluster_id, c.name AS cluster_name, c.group_name, t.removal_requested_at, t.last_applied_revision, t.last_healthy_revision, t.phase, t.conditions,
+         t.generation, t.observed_generation, t.attempt, t.reconcile_requested_at, t.agent_digest, t.agent_fingerprint
+       FROM targets t JOIN clusters c ON c.id = t.cluster_id
+       WHERE t.id = ANY(string_to_array($1, ',')::uuid[])
+       ORDER BY t.id`,
+      [locked.map((r) => r.id).join(',')],
     );
     return rows.map((r) => ({
       id: String(r.id),
