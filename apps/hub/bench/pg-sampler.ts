@@ -58,7 +58,7 @@ export async function explainSlowStatements(url: string, logFile: string, minMs:
       writeFileSync(planFile, text);
       const totals = new Map<string, { count: number; totalMs: number }>();
       // the statement: its first line and the indented lines that continue it, up to the plan's first node
-      for (const m of text.matchAll(/duration: ([\d.]+) ms\s+plan:\s*\n\s*Query Text: ([^\n]*(?:\n\t[ \t][^\n]*)*)/g)) {
+      for (const m of text.matchAll(/duration: ([\d.]+) ms +plan:\n\tQuery Text: ([^\n]*(?:\n\t[ \t][^\n]*)*)/g)) {
         const statement = m[2].replace(/\s+/g, ' ').slice(0, 110);
         const t = totals.get(statement) ?? { count: 0, totalMs: 0 };
         t.count++;

@@ -170,7 +170,7 @@ export class AgentDiffs implements AgentDiffer {
   private async whyNotConnected(clusterId: string, name: string): Promise<string | undefined> {
     const state = (await this.links.states([clusterId])).get(clusterId);
     if (!state?.registered) return `the agent of cluster ${name} has not registered yet: install it with the manifest from GET /api/v1/clusters/${name}/agent/manifest (flotilla cluster install-agent ${name})`;
-    if (!state.connected) return `the agent of cluster ${name} is disconnected${state.statusSince ? ` since ${state.statusSince.toISOString()}` : ''}: what would change there is known once it connects again`;
+    if (!state.connected) return `the agent of cluster ${name} is disconnected${state.statusSince ? ` since ${state.statusSince}` : ''}: what would change there is known once it connects again`;
     return undefined;
   }
 }

@@ -1,4 +1,4 @@
-import { returnedRows } from '../repositories/sql';
+import { isoTime, returnedRows } from '../repositories/sql';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { LinkBatch } from './agent-link-writes';
@@ -9,12 +9,12 @@ export interface AgentIdentity {
   clusterName: string;
 }
 
-/** Connection facts of one agent cluster, for the API. */
+/** Connection facts of one agent cluster, for the API (times as ISO 8601 in UTC, as the views show them). */
 export interface AgentLinkState {
   connected: boolean;
-  statusSince: Date | null;
+  statusSince: string | null;
   agentVersion: string | null;
-  lastHeartbeatAt: Date | null;
+  lastHeartbeatAt: string | null;
   registered: boolean;
 }
 
@@ -161,14 +161,15 @@ export class AgentLinksRepository {
 
   async states(clusterIds: readonly string[]): Promise<Map<string, AgentLinkState>> {
     if (clusterIds.length === 0) return new Map();
-    const rows: Array<{ cluster_id: string; connected: boolean; status_since: Date | null; agent_version: string | null; last_heartbeat_at: Date | null; cert_fingerprint: string | null }> = await this.ds.query(
-      `SELECT cluster_id, connected, status_since, agent_version, last_heartbeat_at, cert_fingerprint FROM agent_links WHERE cluster_id = ANY(string_to_array($1, ',')::uuid[])`,
+    const rows: Array<{ cluster_id: string; connected: boolean; status_since: string | null; agent_version: string | null; last_heartbeat_at: string | null; cert_fingerprint: string | null }> = await this.ds.query(
+      `SELECT cluster_id, connected, ${isoTime('status_since')} AS status_since, agent_version, ${isoTime('last_heartbeat_at')} AS last_heartbeat_at, cert_fingerprint
+       FROM agent_links WHERE cluster_id = ANY(string_to_array($1, ',')::uuid[])`,
       [clusterIds.join(',')],
     );
     return new Map(
       rows.map((r) => [
         r.cluster_id,
-        { connected: r.connected, statusSince: r.status_since && new Date(r.status_since), agentVersion: r.agent_version, lastHeartbeatAt: r.last_heartbeat_at && new Date(r.last_heartbeat_at), registered: r.cert_fingerprint !== null },
+        { connected: r.connected, statusSince: r.status_since, agentVersion: r.agent_version, lastHeartbeatAt: r.last_heartbeat_at, registered: r.cert_fingerprint !== null },
       ]),
     );
   }

@@ -9,11 +9,11 @@ export function agentView(s: AgentLinkState | undefined, hubVersion: string = HU
   const skew = agentSkew(hubVersion, version);
   return {
     connected: s?.connected ?? false,
-    since: s?.statusSince?.toISOString() ?? null,
+    since: s?.statusSince ?? null,
     version,
     supported: skew.supported,
     skew: skew.message,
-    lastHeartbeat: s?.lastHeartbeatAt?.toISOString() ?? null,
+    lastHeartbeat: s?.lastHeartbeatAt ?? null,
     registered: s?.registered ?? false,
   };
 }

@@ -234,13 +234,7 @@ function toClusterDto(c: ClusterViewRow): ClusterDto {
 }
 
 function linkState(c: ClusterViewRow): AgentLinkState {
-  return {
-    connected: c.agentConnected,
-    statusSince: c.agentSince === null ? null : new Date(c.agentSince),
-    agentVersion: c.agentVersion,
-    lastHeartbeatAt: c.agentLastHeartbeat === null ? null : new Date(c.agentLastHeartbeat),
-    registered: c.agentRegistered,
-  };
+  return { connected: c.agentConnected, statusSince: c.agentSince, agentVersion: c.agentVersion, lastHeartbeatAt: c.agentLastHeartbeat, registered: c.agentRegistered };
 }
 
 /** A warning per other registration of the same API server. */
