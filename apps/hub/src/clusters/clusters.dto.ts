@@ -207,7 +207,7 @@ export class ClusterDto {
   @ApiPropertyOptional({ type: EndpointViewDto, nullable: true }) endpoint!: EndpointViewDto | null;
   @ApiPropertyOptional({ type: CredentialSummaryDto, nullable: true }) credentials!: CredentialSummaryDto | null;
   @ApiProperty({ type: ClusterStatusDto }) status!: ClusterStatusDto;
-  @ApiProperty({ description: 'number of Targets (Projects placed here)' }) targets!: number;
+  @ApiProperty({ description: "number of Targets (Projects placed here); a tenant member's view counts its tenants' only" }) targets!: number;
   @ApiPropertyOptional({ type: AgentViewDto, nullable: true, description: 'agent clusters: the agent\'s connection (and, in the registration response only, its bootstrap token)' })
   agent!: AgentViewDto | null;
   @ApiProperty() createdAt!: string;

@@ -73,12 +73,12 @@ export class ClustersService {
   /** `reach`: a tenant member's, who sees only the clusters its tenants may target; undefined: all. */
   async list(q: ClusterQuery, reach?: TenantReach): Promise<Page<ClusterDto>> {
     const labelSelector = q.labelSelector !== undefined ? parseLabelSelector(q.labelSelector) : undefined;
-    const { rows, total } = await this.clusters.viewPage({ group: q.group, mode: q.mode, labelSelector, destinations: reach?.destinations }, q.limit, q.offset);
+    const { rows, total } = await this.clusters.viewPage({ group: q.group, mode: q.mode, labelSelector, reach }, q.limit, q.offset);
     return { items: rows.map(toClusterDto), total, limit: q.limit, offset: q.offset };
   }
 
   async get(name: string, reach?: TenantReach): Promise<ClusterDto> {
-    const row = await this.clusters.viewByName(name);
+    const row = await this.clusters.viewByName(name, reach);
     if (!row) throw new NotFoundError('cluster', name);
     if (reach && !reach.destinations.some((d) => inDestinations(d, { name: row.name, group: row.groupName, labels: row.labels }))) {
       throw new ForbiddenError(`cluster "${name}" is outside the destinations of tenant(s) ${reach.tenants.map((t) => `"${t}"`).join(', ')} (rule: destinations)`);

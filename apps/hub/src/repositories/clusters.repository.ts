@@ -1,7 +1,8 @@
 import { type EntityManager, In, type Repository } from 'typeorm';
 import { AlreadyExistsError } from '../common/errors';
 import { ClusterEntity } from '../database/entities';
-import type { LabelSelector, TenantDestinations } from '../database/entities';
+import type { LabelSelector } from '../database/entities';
+import type { TenantReach } from '../tenancy/tenant-reach';
 import { isUniqueViolation } from './database-errors';
 import { destinationsCondition } from './destinations-sql';
 import { labelSelectorConditions, variesInShape } from './label-selector-sql';
@@ -12,11 +13,16 @@ export interface ClusterFilter {
   group?: string;
   mode?: string;
   labelSelector?: LabelSelector;
-  /** only clusters in these destinations (a tenant member's view); undefined: all */
-  destinations?: readonly TenantDestinations[];
+  /** a tenant member's: only clusters in its destinations, counting only its own Targets; undefined: all */
+  reach?: TenantReach;
 }
 
-/** What the API shows of a cluster, read in one statement with its credential summary, Target count, twins and agent link. */
+/**
+ * What the API shows of a cluster, read in one statement with its credential
+ * summary, Target count, twins and agent link. A tenant member's view counts
+ * only its tenants' Targets and names only twins in its destinations: the
+ * rest belongs to other tenants.
+ */
 export interface ClusterViewRow {
   id: string;
   name: string;
@@ -70,22 +76,22 @@ export class ClustersRepository {
         text: `SELECT lv.version::text AS "listVersion", n.total, v.*
           FROM ${membershipTotal(`SELECT count(*) FROM clusters c ${where}`, params.add(sent?.version ?? null))}
           LEFT JOIN LATERAL (
-            ${viewSql(`SELECT c.* FROM clusters c ${where} ORDER BY c.name LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`)}
+            ${viewSql(`SELECT c.* FROM clusters c ${where} ORDER BY c.name LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`, params, filter.reach)}
           ) AS v ON true
           WHERE ${MEMBERSHIP_ROW} ORDER BY v.name`,
         values: params.values,
       },
-      { prepare: !variesInShape(filter.labelSelector) && !filter.destinations },
+      { prepare: !variesInShape(filter.labelSelector) && !filter.reach },
     );
     const total = totalOf(this.totals, key, sent, rows[0]);
     return { rows: rows[0].name === null ? [] : rows, total };
   }
 
-  /** `destinations`: undefined when the caller sees every cluster. */
-  async viewByName(name: string, destinations?: readonly TenantDestinations[]): Promise<ClusterViewRow | undefined> {
+  /** `reach`: a tenant member's (the cluster is read whether or not its destinations hold it); undefined: all. */
+  async viewByName(name: string, reach?: TenantReach): Promise<ClusterViewRow | undefined> {
     const params = new SqlParams();
-    const where = [`c.name = ${params.add(name)}`, ...(destinations ? [destinationsCondition('c', destinations, params)] : [])].join(' AND ');
-    const rows = await queryPrepared<ClusterViewRow>(this.db, { text: viewSql(`SELECT c.* FROM clusters c WHERE ${where}`), values: params.values }, { prepare: !destinations });
+    const text = viewSql(`SELECT c.* FROM clusters c WHERE c.name = ${params.add(name)}`, params, reach);
+    const rows = await queryPrepared<ClusterViewRow>(this.db, { text, values: params.values }, { prepare: !reach });
     return rows[0];
   }
 
@@ -166,7 +172,7 @@ function clusterConditions(filter: ClusterFilter, params: SqlParams): string[] {
   const out: string[] = [];
   if (filter.group) out.push(`c.group_name = ${params.add(filter.group)}`);
   if (filter.mode) out.push(`c.mode = ${params.add(filter.mode)}`);
-  if (filter.destinations) out.push(destinationsCondition('c', filter.destinations, params));
+  if (filter.reach) out.push(destinationsCondition('c', filter.reach.destinations, params));
   return [...out, ...labelSelectorConditions('c.labels', filter.labelSelector, params)];
 }
 
@@ -174,14 +180,18 @@ function clusterConditions(filter: ClusterFilter, params: SqlParams): string[] {
  * The view of the clusters `rows` yields (a query of whole rows): the page is
  * chosen first, so rows skipped by OFFSET cost no subqueries or formatting.
  */
-function viewSql(rows: string): string {
+function viewSql(rows: string, params: SqlParams, reach: TenantReach | undefined): string {
+  const twinsInReach = reach ? ` AND ${destinationsCondition('o', reach.destinations, params)}` : '';
+  const targets = reach
+    ? `SELECT count(*) FROM targets t JOIN projects p ON p.id = t.project_id WHERE t.cluster_id = c.id AND p.tenant = ANY(${params.add(reach.tenants)})`
+    : 'SELECT count(*) FROM targets t WHERE t.cluster_id = c.id';
   return `SELECT c.id, c.name, c.group_name AS "groupName", c.labels, c.mode, c.server,
       c.insecure_skip_tls_verify AS "insecureSkipTlsVerify", c.ca_data IS NOT NULL AS "hasCaData",
       cr.kind AS "credentialKind", cr.fingerprint AS "credentialFingerprint",
       c.reachable, c.server_version AS "serverVersion", ${isoTime('c.last_checked_at')} AS "lastCheckedAt",
       c.status_message AS "statusMessage", c.api_server_identity AS "apiServerIdentity",
-      (SELECT array_agg(o.name ORDER BY o.name) FROM clusters o WHERE o.api_server_identity = c.api_server_identity AND o.id <> c.id) AS twins,
-      (SELECT count(*) FROM targets t WHERE t.cluster_id = c.id)::int AS targets,
+      (SELECT array_agg(o.name ORDER BY o.name) FROM clusters o WHERE o.api_server_identity = c.api_server_identity AND o.id <> c.id${twinsInReach}) AS twins,
+      (${targets})::int AS targets,
       ${isoTime('c.created_at')} AS "createdAt", ${isoTime('c.updated_at')} AS "updatedAt",
       coalesce(al.connected, false) AS "agentConnected", ${isoTime('al.status_since')} AS "agentSince", al.agent_version AS "agentVersion",
       ${isoTime('al.last_heartbeat_at')} AS "agentLastHeartbeat", al.cert_fingerprint IS NOT NULL AS "agentRegistered"

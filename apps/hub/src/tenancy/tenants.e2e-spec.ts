@@ -199,4 +199,25 @@ describe.each(DATABASE_KINDS)('tenants on %s', (_label, kind) => {
     expect(admin.status).toBe(400);
     expect(admin.body.message ?? JSON.stringify(admin.body)).toContain('admin is global only');
   });
+
+  it("counts only a member's own Targets on a cluster and names only twins within its destinations", async () => {
+    // another tenant's Project (the default tenant's) on every cluster, a-prod and shared included
+    const ops = await hub.call('POST', '/api/v1/projects', { body: { name: 'ops', namespace: 'ops', source: { repository: 'oci://127.0.0.1:5000/acme/ops' }, targets: { labelSelector: {} } } });
+    expect(ops.status).toBe(201);
+    // one API server registered three times, once outside team-a's destinations (b-prod)
+    await db.query(`UPDATE clusters SET api_server_identity = 'uid-of-one-server' WHERE name IN ('a-prod', 'b-prod', 'shared')`);
+    const view = async (token?: string) => {
+      const page = (await hub.call('GET', '/api/v1/clusters', { token })).body.items as Array<{ name: string; targets: number; status: { warnings: string[] } }>;
+      const one = (await hub.call('GET', '/api/v1/clusters/shared', { token })).body as { targets: number; status: { warnings: string[] } };
+      return { targets: Object.fromEntries(page.map((c) => [c.name, c.targets])), shared: one };
+    };
+    const admin = await view();
+    expect(admin.targets).toEqual({ 'a-lab': 1, 'a-prod': 2, 'b-prod': 1, shared: 2 });
+    expect(admin.shared.targets).toBe(2);
+    expect(admin.shared.status.warnings).toEqual([expect.stringContaining('is also registered as "a-prod", "b-prod"')]);
+    const member = await view(token['a-view']);
+    expect(member.targets).toEqual({ 'a-prod': 1, shared: 1 });
+    expect(member.shared.targets).toBe(1);
+    expect(member.shared.status.warnings).toEqual([expect.stringContaining('is also registered as "a-prod": ')]);
+  });
 });
