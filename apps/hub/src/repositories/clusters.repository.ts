@@ -4,7 +4,7 @@ import { ClusterEntity } from '../database/entities';
 import type { LabelSelector } from '../database/entities';
 import type { TenantReach } from '../tenancy/tenant-reach';
 import { isUniqueViolation } from './database-errors';
-import { destinationsCondition } from './destinations-sql';
+import { destinationsCondition, reachVariesInShape } from './destinations-sql';
 import { labelSelectorConditions, variesInShape } from './label-selector-sql';
 import type { ListTotals } from './list-totals';
 import { isoTime, type ListAnswer, MEMBERSHIP_ROW, membershipTotal, queryPrepared, SqlParams, totalOf, whereAll } from './sql';
@@ -81,7 +81,7 @@ export class ClustersRepository {
           WHERE ${MEMBERSHIP_ROW} ORDER BY v.name`,
         values: params.values,
       },
-      { prepare: !variesInShape(filter.labelSelector) && !filter.reach },
+      { prepare: !variesInShape(filter.labelSelector) && !reachVariesInShape(filter.reach) },
     );
     const total = totalOf(this.totals, key, sent, rows[0]);
     return { rows: rows[0].name === null ? [] : rows, total };
@@ -91,7 +91,7 @@ export class ClustersRepository {
   async viewByName(name: string, reach?: TenantReach): Promise<ClusterViewRow | undefined> {
     const params = new SqlParams();
     const text = viewSql(`SELECT c.* FROM clusters c WHERE c.name = ${params.add(name)}`, params, reach);
-    const rows = await queryPrepared<ClusterViewRow>(this.db, { text, values: params.values }, { prepare: !reach });
+    const rows = await queryPrepared<ClusterViewRow>(this.db, { text, values: params.values }, { prepare: !reachVariesInShape(reach) });
     return rows[0];
   }
 
@@ -183,7 +183,7 @@ function clusterConditions(filter: ClusterFilter, params: SqlParams): string[] {
 function viewSql(rows: string, params: SqlParams, reach: TenantReach | undefined): string {
   const twinsInReach = reach ? ` AND ${destinationsCondition('o', reach.destinations, params)}` : '';
   const targets = reach
-    ? `SELECT count(*) FROM targets t JOIN projects p ON p.id = t.project_id WHERE t.cluster_id = c.id AND p.tenant = ANY(${params.add(reach.tenants)})`
+    ? `SELECT count(*) FROM targets t WHERE t.cluster_id = c.id AND t.project_id = ANY(ARRAY(SELECT p.id FROM projects p WHERE p.tenant = ANY(${params.add(reach.tenants)})))`
     : 'SELECT count(*) FROM targets t WHERE t.cluster_id = c.id';
   return `SELECT c.id, c.name, c.group_name AS "groupName", c.labels, c.mode, c.server,
       c.insecure_skip_tls_verify AS "insecureSkipTlsVerify", c.ca_data IS NOT NULL AS "hasCaData",
