@@ -94,31 +94,31 @@ export class ProjectsController {
   @Get(':name/targets')
   @ApiOkResponse({ type: TargetPageDto })
   async targetList(@Param('name') name: string, @Query() q: TargetQuery, @Req() req: AuthenticatedRequest): Promise<TargetPageDto> {
-    await this.access.require(req, name, 'viewer');
+    const tenant = await this.access.require(req, name, 'viewer');
     const page = await this.targets.list(name, q);
-    return { ...page, items: page.items.map((t) => targetFor(req.principal, t)) };
+    return { ...page, items: page.items.map((t) => targetFor(req.principal, tenant, t)) };
   }
 
   @Get(':name/targets/:cluster')
   @ApiOkResponse({ type: TargetDto })
   async target(@Param('name') name: string, @Param('cluster') cluster: string, @Req() req: AuthenticatedRequest): Promise<TargetDto> {
-    await this.access.require(req, name, 'viewer');
-    return targetFor(req.principal, await this.targets.get(name, cluster));
+    const tenant = await this.access.require(req, name, 'viewer');
+    return targetFor(req.principal, tenant, await this.targets.get(name, cluster));
   }
 
   @Get(':name/targets/:cluster/runs')
   @ApiOkResponse({ type: RunPageDto })
   async runs(@Param('name') name: string, @Param('cluster') cluster: string, @Query() q: CursorQuery, @Req() req: AuthenticatedRequest): Promise<RunPageDto> {
-    await this.access.require(req, name, 'viewer');
+    const tenant = await this.access.require(req, name, 'viewer');
     const page = await this.targets.runs(name, cluster, q);
-    return { ...page, items: page.items.map((r) => runFor(req.principal, r)) };
+    return { ...page, items: page.items.map((r) => runFor(req.principal, tenant, r)) };
   }
 
   @Get(':name/events')
   @ApiOkResponse({ type: EventPageDto })
   async events(@Param('name') name: string, @Query() q: EventQuery, @Req() req: AuthenticatedRequest): Promise<EventPageDto> {
-    await this.access.require(req, name, 'viewer');
+    const tenant = await this.access.require(req, name, 'viewer');
     const page = await this.targets.events(name, q);
-    return { ...page, items: page.items.map((e) => eventFor(req.principal, e)) };
+    return { ...page, items: page.items.map((e) => eventFor(req.principal, tenant, e)) };
   }
 }

@@ -1,5 +1,5 @@
-import { HIDDEN_VALUE, maskAnnotations, maskUrl, projectFor, SECRET_ANNOTATIONS_KEY } from './viewer-masking';
-import type { ProjectDto } from './projects.views';
+import { eventFor, HIDDEN_VALUE, maskAnnotations, maskUrl, projectFor, runFor, SECRET_ANNOTATIONS_KEY, targetFor } from './viewer-masking';
+import type { EventDto, ProjectDto, RunDto, TargetDto } from './projects.views';
 
 describe('viewer masking', () => {
   it('keeps only the scheme and host of a URL', () => {
@@ -22,5 +22,24 @@ describe('viewer masking', () => {
     expect(projectFor(undefined, p).cdeventsSink).toBe('https://sink.example.com/…');
     expect(projectFor({ tokenId: 't', name: 'o', role: 'operator' }, p)).toBe(p);
     expect(projectFor({ tokenId: 't', name: 'a', role: 'admin' }, p)).toBe(p);
+  });
+
+  it("masks for a member by its role in the Project's tenant, not its highest anywhere", () => {
+    // a person signed in whose groups make it operator of team-a and viewer of team-b
+    const member = { tokenId: 'sub', name: 'ana', role: 'operator' as const, tenants: { 'team-a': 'operator' as const, 'team-b': 'viewer' as const } };
+    const project = (tenant: string) => ({ name: 'web', tenant, annotations: {}, cdeventsSink: 'https://sink.example.com/hooks/secret' }) as unknown as ProjectDto;
+    expect(projectFor(member, project('team-a')).cdeventsSink).toBe('https://sink.example.com/hooks/secret');
+    expect(projectFor(member, project('team-b')).cdeventsSink).toBe('https://sink.example.com/…');
+    const failure = { reason: 'ApplyFailed', step: 'apply', object: null, message: 'the API server said: token abc is invalid' };
+    const run = { instances: [], errors: [failure], error: failure.message } as unknown as RunDto;
+    expect(runFor(member, 'team-a', run)).toBe(run);
+    expect(runFor(member, 'team-b', run).error).toBe('ApplyFailed at step apply; details are shown to operators');
+    const target = { conditions: [{ type: 'Ready', status: 'False', reason: 'ApplyFailed', message: failure.message }], components: [] } as unknown as TargetDto;
+    expect(targetFor(member, 'team-b', target).conditions[0].message).toBe('ApplyFailed; details are shown to operators');
+    const event = { type: 'Warning', reason: 'ApplyFailed', message: failure.message } as unknown as EventDto;
+    expect(eventFor(member, 'team-b', event).message).toBe('ApplyFailed; details are shown to operators');
+    expect(eventFor(member, undefined, event).message).toBe('ApplyFailed; details are shown to operators');
+    // a global principal's role holds everywhere
+    expect(eventFor({ tokenId: 't', name: 'o', role: 'operator' }, undefined, event)).toBe(event);
   });
 });

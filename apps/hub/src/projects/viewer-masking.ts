@@ -2,9 +2,11 @@
 // beyond the host (paths and queries often carry a webhook's secret), the
 // values of annotations the Project marks secret, and the text of failures,
 // which quotes what registries and API servers answered. Operators and
-// admins, who act on these, see them whole. Applied to response views only.
+// admins, who act on these, see them whole; a member sees them whole only
+// in the tenants where it is operator. Applied to response views only.
 import type { Principal } from '../auth/roles';
 import { roleAllows } from '../auth/roles';
+import type { DeliveryViewRow } from '../repositories/cdevent-outbox.repository';
 import type { ConditionDto, EventDto, InstanceReportDto, ProjectDto, ReportErrorDto, RunDto, TargetDto } from './projects.views';
 
 /**
@@ -41,13 +43,23 @@ export function maskAnnotations(annotations: Record<string, string>): Record<str
   return Object.fromEntries(Object.entries(annotations).map(([k, v]) => [k, secret.has(k) ? HIDDEN_VALUE : v]));
 }
 
-/** The Project as `principal` may see it: whole for operators and admins, masked for viewers. */
+/** The Project as `principal` may see it: whole for its operators and admins, masked for viewers. */
 export function projectFor(principal: Principal | undefined, p: ProjectDto): ProjectDto {
-  if (seesAll(principal)) return p;
+  if (seesAll(principal, p.tenant)) return p;
   return { ...p, annotations: maskAnnotations(p.annotations), cdeventsSink: p.cdeventsSink === null ? null : maskUrl(p.cdeventsSink) };
 }
 
-const seesAll = (principal: Principal | undefined): boolean => principal !== undefined && roleAllows(principal.role, 'operator');
+/**
+ * Whether `principal` sees a Project of `tenant` whole: a global operator or
+ * admin, or an operator of that tenant. A member's `role` is its highest in
+ * any tenant, so it never decides alone.
+ */
+function seesAll(principal: Principal | undefined, tenant: string | undefined): boolean {
+  if (!principal) return false;
+  if (!principal.tenants) return roleAllows(principal.role, 'operator');
+  const held = tenant === undefined ? undefined : principal.tenants[tenant];
+  return held !== undefined && roleAllows(held, 'operator');
+}
 
 /** A failure without its text: the reason, the step and the object say what failed; an operator reads why. */
 function errorForViewer(e: ReportErrorDto): ReportErrorDto {
@@ -67,14 +79,15 @@ function conditionForViewer(c: ConditionDto): ConditionDto {
   return c.type === 'Ready' && c.status === 'True' ? c : { ...c, message: `${c.reason}; details are shown to operators` };
 }
 
-export function runFor(principal: Principal | undefined, r: RunDto): RunDto {
-  if (seesAll(principal)) return r;
+/** `tenant`: the run's Project's (ProjectAccess.require's answer). */
+export function runFor(principal: Principal | undefined, tenant: string | undefined, r: RunDto): RunDto {
+  if (seesAll(principal, tenant)) return r;
   const errors = r.errors.map(errorForViewer);
   return { ...r, instances: r.instances.map(instanceForViewer), errors, error: r.error === null ? null : (errors[0]?.message ?? 'failed; details are shown to operators') };
 }
 
-export function targetFor(principal: Principal | undefined, t: TargetDto): TargetDto {
-  if (seesAll(principal)) return t;
+export function targetFor(principal: Principal | undefined, tenant: string | undefined, t: TargetDto): TargetDto {
+  if (seesAll(principal, tenant)) return t;
   return {
     ...t,
     conditions: t.conditions.map(conditionForViewer),
@@ -83,6 +96,11 @@ export function targetFor(principal: Principal | undefined, t: TargetDto): Targe
 }
 
 /** Warning events tell of failures, in the failure's words. */
-export function eventFor(principal: Principal | undefined, e: EventDto): EventDto {
-  return seesAll(principal) || e.type !== 'Warning' ? e : { ...e, message: `${e.reason}; details are shown to operators` };
+export function eventFor(principal: Principal | undefined, tenant: string | undefined, e: EventDto): EventDto {
+  return seesAll(principal, tenant) || e.type !== 'Warning' ? e : { ...e, message: `${e.reason}; details are shown to operators` };
+}
+
+/** A delivery's error names the sink's whole URL (its path may be the webhook's secret) and quotes its answer. */
+export function deliveryFor(principal: Principal | undefined, tenant: string | undefined, d: DeliveryViewRow): DeliveryViewRow {
+  return seesAll(principal, tenant) || d.lastError === null ? d : { ...d, lastError: 'the delivery failed; details are shown to operators' };
 }

@@ -13,17 +13,22 @@ import { isGlobal, requireTenant } from '../tenancy/tenant-scope';
 export class ProjectAccess {
   constructor(private readonly projects: ProjectsRepository) {}
 
-  /** Also names the tenant on the request, for its audit entry. */
-  async require(req: { principal?: Principal; tenant?: string | null }, project: string, need: TenantRole): Promise<void> {
+  /**
+   * Also names the tenant on the request, for its audit entry. Answers the
+   * Project's tenant when it was read: always for a member, whose view of
+   * the Project follows its role there.
+   */
+  async require(req: { principal?: Principal; tenant?: string | null }, project: string, need: TenantRole): Promise<string | undefined> {
     // a global caller's read is never refused here nor audited: it costs no lookup
-    if (need === 'viewer' && isGlobal(req.principal)) return;
+    if (need === 'viewer' && isGlobal(req.principal)) return undefined;
     const tenant = await this.projects.tenantOf(project);
     if (tenant === undefined) {
       // a global caller gets the route's own 404 (deliveries outlive their Project)
-      if (isGlobal(req.principal)) return;
+      if (isGlobal(req.principal)) return undefined;
       throw new NotFoundError('project', project);
     }
     req.tenant = tenant;
     requireTenant(req.principal, tenant, need, `project "${project}"`);
+    return tenant;
   }
 }
