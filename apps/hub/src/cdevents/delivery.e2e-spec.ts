@@ -170,6 +170,24 @@ describe('CDEvents delivery on the harness PostgreSQL', () => {
     }
   });
 
+  it("shows under a name taken again only the live Project's deliveries, and a viewer no failure's text", async () => {
+    await create('reused', { cdeventsSink: sink.url });
+    await passUntil(async () => (await deliveries('reused', '?state=delivered')).items.length === 1);
+    expect((await hub.call('DELETE', '/api/v1/projects/reused')).status).toBe(200);
+    const ofDeleted = (await deliveries('reused')).items.length;
+    expect(ofDeleted).toBeGreaterThanOrEqual(1);
+    // the name again, perhaps by another team: none of the deleted Project's deliveries
+    await create('reused', {});
+    expect((await deliveries('reused')).items).toEqual([]);
+    expect((await hub.call('DELETE', '/api/v1/projects/reused')).status).toBe(200);
+    expect((await deliveries('reused')).items).toHaveLength(ofDeleted);
+
+    // the error names the sink's URL, whose path may be a secret: operators read it, viewers do not
+    const viewer = (await hub.call('POST', '/api/v1/tokens', { body: { name: 'delivery-viewer', role: 'viewer' } })).body.token;
+    const seen = (await hub.call('GET', '/api/v1/projects/refused/deliveries?state=failed', { token: viewer })).body.items as Array<{ lastError: string }>;
+    expect(seen.map((d) => d.lastError)).toEqual(['the delivery failed; details are shown to operators', 'the delivery failed; details are shown to operators']);
+  });
+
   it('answers 404 for a Project that never was, and 400 for a bad state', async () => {
     expect((await hub.call('GET', '/api/v1/projects/never/deliveries')).status).toBe(404);
     const bad = await hub.call('GET', '/api/v1/projects/ordered/deliveries?state=lost');

@@ -191,12 +191,22 @@ export class CdeventOutboxRepository {
     return counts;
   }
 
-  /** The newest deliveries of the Project named `projectName` (also after it was deleted); undefined when there is no such Project and never were any. */
+  /**
+   * The newest deliveries of the Project named `projectName`: of the live
+   * Project only (a name taken again after a deletion must not show the
+   * earlier Project's, which may have been another tenant's), or, with no
+   * live Project of that name, of every deleted one that had it. Undefined
+   * when there is no such Project and never were any deliveries.
+   */
   async ofProject(projectName: string, limit: number, state: DeliveryState | undefined): Promise<DeliveryViewRow[] | undefined> {
     const rows = (await this.db.query(
-      `SELECT o.event_id AS id, o.type, o.state, o.attempts, o.last_error AS "lastError", ${isoTime('o.created_at')} AS "createdAt",
+      `WITH live AS (SELECT id FROM projects WHERE name = $1)
+       SELECT o.event_id AS id, o.type, o.state, o.attempts, o.last_error AS "lastError", ${isoTime('o.created_at')} AS "createdAt",
          CASE WHEN o.state = 'pending' THEN ${isoTime('o.next_attempt_at')} END AS "nextAttemptAt", ${isoTime('o.delivered_at')} AS "deliveredAt"
-       FROM cdevent_outbox o WHERE o.project_name = $1 AND ($3::text IS NULL OR o.state = $3) ORDER BY o.id DESC LIMIT $2`,
+       FROM cdevent_outbox o
+       WHERE o.project_name = $1 AND ($3::text IS NULL OR o.state = $3)
+         AND (NOT EXISTS (SELECT 1 FROM live) OR o.project_id IN (SELECT id FROM live))
+       ORDER BY o.id DESC LIMIT $2`,
       [projectName, limit, state ?? null],
     )) as DeliveryViewRow[];
     if (rows.length > 0) return rows;
