@@ -103,7 +103,7 @@ describe('flotilla-hub Helm chart (real Helm, real API server)', () => {
       expect(pod.volumes.find((v) => v.name === 'data')?.persistentVolumeClaim?.claimName).toBe('flotilla-hub-data');
       const [hub] = pod.containers;
       expect(envOf(hub)).not.toHaveProperty('DATABASE_URL');
-      // no admin token given: the chart's generated one, never one the hub would print; /metrics stays open without a ServiceMonitor
+      // no admin token given: the chart's generated one, never one the hub would print; no metrics token without a ServiceMonitor
       expect(envOf(hub).FLOTILLA_ADMIN_TOKEN).toEqual({ name: 'flotilla-hub-generated', key: 'FLOTILLA_ADMIN_TOKEN' });
       expect(envOf(hub)).not.toHaveProperty('FLOTILLA_METRICS_TOKEN');
       const [generated] = byKind(objects, 'Secret') as Array<KubeObject & { data: Record<string, string> }>;

@@ -13,6 +13,8 @@ export interface BenchHub {
   app: INestApplication;
   url: string;
   call<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  /** the /metrics text, read as admin */
+  metrics(): Promise<string>;
 }
 
 export async function startBenchHub(options: { dataDir: string; databaseUrl: string; /** Stands in for the clusters; the production runner when absent. */
@@ -41,5 +43,6 @@ export async function startBenchHub(options: { dataDir: string; databaseUrl: str
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
     return res.json() as Promise<T>;
   };
-  return { app, url, call };
+  const metrics = async () => (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+  return { app, url, call, metrics };
 }

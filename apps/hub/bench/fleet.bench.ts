@@ -61,8 +61,8 @@ interface TargetView {
 }
 
 /** The hub's API server requests so far, by code, method and path, from its /metrics. */
-async function kubeRequests(url: string): Promise<Map<string, number>> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+async function kubeRequests(hub: BenchHub): Promise<Map<string, number>> {
+  const text = await hub.metrics();
   const counts = new Map<string, number>();
   for (const m of text.matchAll(/^flotilla_kube_api_requests_total\{(.*)\} (\d+)$/gm)) counts.set(m[1]!, Number(m[2]));
   return counts;
@@ -185,7 +185,7 @@ async function main(): Promise<void> {
     for (const n of sizes) {
       progress(`N = ${n}`);
       const fleet = await clusters(`fleet${n}`, n);
-      const before = await kubeRequests(hub.url);
+      const before = await kubeRequests(hub);
       const cpu = process.cpuUsage();
       let runCpu = cpu;
       let others = descendantCpuSeconds(process.pid);
@@ -201,7 +201,7 @@ async function main(): Promise<void> {
       await profile?.stop(process.env.BENCH_PROFILE!);
       // where the rest of the machine's CPU went from the Project's creation: the harness and the CUE helpers are this process's descendants
       const spent = [...othersAfter].map(([name, s]) => [name, s - (others.get(name) ?? 0)] as const).filter(([, s]) => s >= 0.05);
-      const after = await kubeRequests(hub.url);
+      const after = await kubeRequests(hub);
       const perTarget = (sum(after) - sum(before)) / n;
       const line = `  N = ${String(n).padEnd(3)} hub: ${f.toFixed(0).padStart(6)} ms (hub process ${((user + system) / 1e6).toFixed(2)} CPU s with the clusters' registration, ${((run.user + run.system) / 1e6).toFixed(2)} from the Project's creation; ${perTarget.toFixed(0)} API server requests per Target)`;
       if (process.env.BENCH_REQUESTS) printRequests(before, after, n);

@@ -22,7 +22,6 @@ import type { ChangeSetEntry } from '@flotilla/kube';
 import { defaultPushModuleOptions, pushArtifact, pushModule, RegistryClient } from '@flotilla/oci';
 import { startPostgres } from '../../../test/harness/postgres';
 import { startRegistry } from '../../../test/harness/registry';
-import { listeningUrl } from '../src/app';
 import type { TargetRunHooks, TargetRunInput, TargetRunner } from '../src/scheduler/target-runner';
 import { GREETER_MODULE_DIR } from '../test/push-fixtures';
 import { startBenchHub } from './bench-hub';
@@ -147,8 +146,7 @@ async function main(): Promise<void> {
 
     const generator = new TimoniManifestGenerator(cue);
     const clusters = new SimulatedClusters(generator, new SourceCache(), new RegistryClients().get({ source: { kind: 'anonymous' }, fingerprint: 'anonymous' }));
-    const { app, call: api } = await startBenchHub({ dataDir: work, databaseUrl: pg.endpoint.url, runner: clusters, scheduler: { tickMs: 100, concurrency } });
-    const url = listeningUrl(app);
+    const { app, call: api, metrics: readMetrics } = await startBenchHub({ dataDir: work, databaseUrl: pg.endpoint.url, runner: clusters, scheduler: { tickMs: 100, concurrency } });
     const call = (method: string, path: string, body?: unknown) => api<{ status: { targets: number; ready: number } }>(method, path, body);
 
     // the cost of one registration as the inventory grows: the mean of the last WINDOW before each size
@@ -180,7 +178,7 @@ async function main(): Promise<void> {
     const s = generator.stats();
     console.log(`converge ${n} Targets (concurrency ${concurrency}): ${(converge / 1000).toFixed(1)} s, ${(n / (converge / 1000)).toFixed(0)} Targets/s`);
     console.log(`  instance renders ${clusters.renders}; module builds performed ${s.builds.misses} (shared ${s.builds.hits + s.builds.joins}); bundle loads ${s.bundles.misses}; project loads ${s.projectLoads}`);
-    const metrics = await (await fetch(`${url}/metrics`)).text();
+    const metrics = await readMetrics();
     const resolutions = /flotilla_source_tag_resolutions_total\{result="success"\} (\d+)/.exec(metrics)?.[1];
     console.log(`  tag resolutions ${resolutions}; hub peak RSS ${mb(peak)}`);
     await app.close();

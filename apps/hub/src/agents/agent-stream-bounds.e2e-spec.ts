@@ -42,7 +42,7 @@ describe('bounds on what agents send', () => {
   }
 
   async function refusedCount(reason: string, message: string): Promise<number> {
-    const text = (await hub.call('GET', '/metrics', { token: null })).text as string;
+    const text = (await hub.call('GET', '/metrics')).text as string;
     const line = text.split('\n').find((l) => l.startsWith(`flotilla_agent_messages_refused_total{reason="${reason}",message="${message}"} `));
     return line ? Number(line.split(' ')[1]) : 0;
   }

@@ -66,7 +66,7 @@ describe('audit entries when the database is away or refuses them', () => {
     await recorder.flush();
     expect(recorder.queued).toBe(0);
     expect(linesWith('audit entries refused by the database; dropped (their log lines remain)')).toHaveLength(1);
-    const metrics = (await hub.call('GET', '/metrics', { token: null })).text;
+    const metrics = (await hub.call('GET', '/metrics')).text;
     expect(metrics).toContain('flotilla_audit_entries_dropped_total{reason="refused"} 1');
 
     expect(await send('after-refusal')).toBe(201);

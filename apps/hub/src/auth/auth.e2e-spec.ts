@@ -7,8 +7,8 @@ describe.each(DATABASE_KINDS)('tokens and roles on %s', (_label, kind) => {
   });
   afterAll(() => hub?.close());
 
-  it('leaves health, readiness and metrics open', async () => {
-    for (const path of ['/healthz', '/readyz', '/metrics']) {
+  it('leaves health and readiness open', async () => {
+    for (const path of ['/healthz', '/readyz']) {
       expect((await hub.call('GET', path, { token: null })).status).toBe(200);
     }
   });
@@ -100,6 +100,21 @@ describe.each(DATABASE_KINDS)('tokens and roles on %s', (_label, kind) => {
     const all = hub.logs.join('\n');
     expect(all).not.toContain(hub.adminToken);
     expect(all).not.toMatch(/flt_[A-Za-z0-9_-]{20,}/);
+  });
+
+  it("serves /metrics, which names every tenant's Projects and clusters, to global tokens only when no metrics token is set", async () => {
+    const none = await hub.call('GET', '/metrics', { token: null });
+    expect(none.status).toBe(401);
+    expect(none.body.message).toContain('/metrics needs a bearer token: a global API token');
+    expect((await hub.call('POST', '/api/v1/tenants', { body: { name: 'metrics-team', destinations: { groups: ['x'] }, namespaces: ['x'], serviceAccounts: ['x'], repositories: ['oci://127.0.0.1:5000/x'] } })).status).toBe(201);
+    const member = (await hub.call('POST', '/api/v1/tokens', { body: { name: 'metrics-member', role: 'operator', tenant: 'metrics-team' } })).body.token;
+    const refused = await hub.call('GET', '/metrics', { token: member });
+    expect(refused.status).toBe(403);
+    expect(refused.text).not.toContain('flotilla_hub_http_requests_total');
+    const viewer = (await hub.call('POST', '/api/v1/tokens', { body: { name: 'metrics-viewer', role: 'viewer' } })).body.token;
+    const ok = await hub.call('GET', '/metrics', { token: viewer });
+    expect(ok.status).toBe(200);
+    expect(ok.text).toContain('flotilla_hub_http_requests_total');
   });
 });
 

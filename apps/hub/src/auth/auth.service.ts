@@ -17,6 +17,7 @@ import { ANONYMOUS, type Principal, type Role, type TenantRole } from './roles';
 import { TokenCache } from './token-cache';
 import type { CreatedTokenDto, TokenDto } from './tokens.dto';
 import { TokensRepository } from '../repositories/tokens.repository';
+import { requireGlobal } from '../tenancy/tenant-scope';
 
 // Writing last_used_at on every request would turn reads into writes; once a minute is enough.
 const TOUCH_INTERVAL_MS = 60_000;
@@ -74,13 +75,22 @@ export class AuthService {
   }
 
   /**
-   * Checks a scrape of /metrics against FLOTILLA_METRICS_TOKEN (open when it is
-   * unset). Compared in constant time, and wrong tokens count against the
-   * source like any failed authentication.
+   * Checks a scrape of /metrics. With FLOTILLA_METRICS_TOKEN set, that token
+   * alone (compared in constant time; wrong ones count against the source
+   * like any failed authentication). Without it, an API token of a global
+   * principal: the series name every tenant's Projects, repositories and
+   * clusters, so tenant members are refused, and anonymous callers unless
+   * the hub lets anyone read.
    */
-  checkMetricsToken(header: string | undefined, source?: string): void {
+  async checkMetricsAccess(header: string | undefined, source?: string): Promise<void> {
     const expected = this.config.auth.metricsToken;
-    if (expected === undefined) return;
+    if (expected === undefined) {
+      if (header === undefined && !this.config.anonymousViewer) {
+        throw new UnauthorizedError('/metrics needs a bearer token: a global API token (FLOTILLA_METRICS_TOKEN is unset): send "Authorization: Bearer <token>"');
+      }
+      requireGlobal(await this.authenticate(header, source), 'GET /metrics');
+      return;
+    }
     const nowMs = this.clock.now().getTime();
     if (source !== undefined) {
       const waitMs = this.failures.retryAfterMs(source, nowMs);

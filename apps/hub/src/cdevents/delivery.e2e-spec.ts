@@ -95,7 +95,7 @@ describe('CDEvents delivery on the harness PostgreSQL', () => {
       [3, `POST ${sink.url}: HTTP 503`],
       [3, `POST ${sink.url}: HTTP 503`],
     ]);
-    const metrics = (await hub.call('GET', '/metrics', { token: null })).text;
+    const metrics = (await hub.call('GET', '/metrics')).text;
     expect(metrics).toContain('flotilla_cdevents_deliveries_total{result="failed"} 2');
     expect(metrics).toContain('flotilla_cdevents_deliveries_total{result="retried"} 4');
     expect(metrics).toContain('flotilla_cdevents_outbox_events{state="failed"} 2');

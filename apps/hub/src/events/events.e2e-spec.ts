@@ -47,7 +47,7 @@ describe('EventsService on the harness PostgreSQL', () => {
   const recording = new RecordingSink('recording');
 
   const metric = async (line: string): Promise<number> => {
-    const text = (await hub.call('GET', '/metrics', { token: null })).text;
+    const text = (await hub.call('GET', '/metrics')).text;
     const found = text.split('\n').find((l) => l.startsWith(`${line} `));
     return found ? Number(found.slice(line.length + 1)) : 0;
   };

@@ -164,5 +164,7 @@ describe('anonymous viewers (FLOTILLA_ANONYMOUS_VIEWER=on)', () => {
     // a wrong token is still wrong: anonymous is for requests without one
     expect((await hub.call('GET', '/api/v1/fleet/summary', { token: 'flt_wrong' })).status).toBe(401);
     expect((await hub.call('GET', '/api/v1/clusters')).status).toBe(200);
+    // where anyone may read everything, /metrics too
+    expect((await hub.call('GET', '/metrics', { token: null })).status).toBe(200);
   });
 });

@@ -35,7 +35,7 @@ export class MetricsRegistry extends Registry {
   }
 }
 
-/** Outside the API's tokens: open, or guarded by FLOTILLA_METRICS_TOKEN alone (a scraper needs no API role). */
+/** Guarded by FLOTILLA_METRICS_TOKEN alone when set (a scraper needs no API role), else by a global API token. */
 @Public()
 @Controller()
 export class MetricsController {
@@ -46,8 +46,8 @@ export class MetricsController {
 
   @Get('metrics')
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
-  metrics(@Req() req: IncomingMessage): Promise<string> {
-    this.auth.checkMetricsToken(req.headers.authorization, req.socket.remoteAddress);
+  async metrics(@Req() req: IncomingMessage): Promise<string> {
+    await this.auth.checkMetricsAccess(req.headers.authorization, req.socket.remoteAddress);
     return this.registry.metrics();
   }
 }

@@ -78,7 +78,7 @@ describe('push mode with the engine', () => {
     });
     await hub.app.get(EventsService).flush();
 
-    const metrics = (await hub.call('GET', '/metrics', { token: null })).text;
+    const metrics = (await hub.call('GET', '/metrics')).text;
     const info = metrics.split('\n').find((l) => l.startsWith('timoni_instance_info{') && l.includes('instance_name="web"'));
     expect(info).toMatch(/\} 1$/);
     for (const label of [`instance_namespace="${ns}"`, 'ready="true"', 'module_version="1.0.0"', 'project_name="greet"', `project_namespace="${ns}"`, 'project_component="app"', `project_source="${repo}"`, `project_revison="latest@${digest}"`, 'cluster_name="spoke-1"']) {

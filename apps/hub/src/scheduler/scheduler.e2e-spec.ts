@@ -111,7 +111,7 @@ describe('scheduler on PostgreSQL', () => {
     const events = (await a.call('GET', '/api/v1/projects/shop/events?limit=200')).body.items;
     expect(events.some((e: { reason: string; message: string }) => e.reason === 'InstanceApplied' && e.message.includes('module oci://example/web@1.0.0'))).toBe(true);
 
-    const metrics = (await Promise.all(hubs.map((h) => h.call('GET', '/metrics', { token: null })))).map((r) => r.text).join('\n');
+    const metrics = (await Promise.all(hubs.map((h) => h.call('GET', '/metrics')))).map((r) => r.text).join('\n');
     expect(metrics).toMatch(/timoni_instance_info\{[^}]*instance_name="web"[^}]*project_name="shop"[^}]*project_revison="stable@sha256:[0-9a-f]{64}"[^}]*\} 1/);
     expect(metrics).toMatch(/timoni_instance_reconcile_duration_seconds_count\{[^}]*project_component="app"/);
     expect(metrics).toMatch(/flotilla_target_reconciles_total\{result="success"\} [1-9]/);
@@ -156,7 +156,7 @@ describe('scheduler on PostgreSQL', () => {
       const abandoned = runs.find((r: { id: string }) => r.id === ghostRun!.id);
       expect(abandoned).toMatchObject({ result: 'Abandoned', leaseOwner: 'ghost' });
       expect(abandoned.error).toMatch(/ghost stopped renewing its lease.*taken over by hub-live/);
-      const metrics = (await live[0].call('GET', '/metrics', { token: null })).text;
+      const metrics = (await live[0].call('GET', '/metrics')).text;
       expect(metrics).toMatch(/flotilla_scheduler_lease_takeovers_total 1/);
     } finally {
       await ghostDs.destroy();
@@ -200,7 +200,7 @@ describe('scheduler on PostgreSQL', () => {
     hub.runner.failing.delete('c1');
     await eventually('recovery', () => allReady(hub, 'api', `stable@${digest}`), 10_000);
     expect((await targets(hub, 'api'))[0]).toMatchObject({ attempt: 0 });
-    const metrics = (await hub.call('GET', '/metrics', { token: null })).text;
+    const metrics = (await hub.call('GET', '/metrics')).text;
     expect(metrics).toMatch(/flotilla_target_reconciles_total\{result="failure"\} [3-9]/);
   });
 
