@@ -3,7 +3,7 @@
 // nothing on the cluster moves.
 import type { KubeObject } from '@flotilla/kube';
 import { adminManager, createTenant, pushProject, registryClient, registryHost, unique } from '../testdata/harness';
-import { ProjectLoadError } from './errors';
+import { ProjectLoadError, TenantPolicyError } from './errors';
 import { diffProject } from './project-diff';
 import { reconcileProject } from './project-reconcile';
 import { SourceCache } from './source-fetch';
@@ -72,6 +72,21 @@ describe('diffProject (real API server, in-memory generator)', () => {
     expect(diff.objects).toEqual([]);
     expect(diff.unchanged).toBe(3);
     expect(diff.errors).toEqual([{ component: 'extra', message: 'bundle.cue:3:1: conflicting values' }]);
+  });
+
+  it("reads nothing outside its tenant's namespaces: a Project outside is refused, an instance outside is that component's error", async () => {
+    const other = await createTenant(manager.client, 'engine-diff-other');
+    await manager.client.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'theirs', namespace: other }, data: { secret: 'of another team' } });
+    const policy = { tenant: 'team-a', namespaces: [ns], serviceAccounts: ['deployer'] };
+    const components: MemoryComponent[] = [
+      { name: 'app', needs: [], wait: false, instances: { web: { namespace: ns, configMaps: { settings: { color: 'blue' } } } } },
+      { name: 'intruder', needs: [], wait: false, instances: { spy: { namespace: other, configMaps: { theirs: { secret: 'changed' } } } } },
+    ];
+    const diff = await diffProject({ project: { ...project, policy }, cluster, owner: 'hub' }, { generator: new MemoryGenerator(components), manager, sources });
+    expect(diff.errors).toEqual([{ component: 'intruder', message: `component intruder: instance spy would go to namespace "${other}", outside tenant "team-a"'s namespaces [${ns}] (rule: namespaces); nothing of the component was applied` }]);
+    expect(diff.objects.filter((o) => o.subject.includes(`/${other}/`))).toEqual([]);
+    const outside = { ...policy, namespaces: [other] };
+    await expect(diffProject({ project: { ...project, policy: outside }, cluster, owner: 'hub' }, { generator: new MemoryGenerator(components), manager, sources })).rejects.toBeInstanceOf(TenantPolicyError);
   });
 
   it('throws a typed error when the project cannot load', async () => {

@@ -14,6 +14,7 @@ import type { RegistryClients } from './registry-clients';
 import { resolveRegistryCredentials } from './registry-credentials';
 import { namespaceSet, tenantManager } from './run-result';
 import { resolveTag, type SourceCache } from './source-fetch';
+import { checkInstancesPolicy, checkProjectPolicy } from './tenant-policy';
 import type { ComponentRequest, ComponentResult, CredentialsStore, GeneratorTarget, ManifestGenerator, ReconcileInput, SourceFiles } from './types';
 
 export type DiffAction = 'created' | 'changed' | 'pruned';
@@ -65,6 +66,8 @@ export async function diffProject(input: DiffInput, deps: DiffDeps): Promise<Pro
 
 async function diffSteps(input: DiffInput, deps: DiffDeps, options: ReconcileOptions): Promise<ProjectDiff> {
   const { project, signal } = input;
+  // the tenant's policy holds for a dry run as for a run: nothing outside it is read
+  checkProjectPolicy(project);
   const run = tenantManager(deps.manager, project, options, signal);
   const credentials = await resolveRegistryCredentials(project, deps.credentials, deps.manager.client);
   const registry = deps.registries ? deps.registries.get(credentials) : new RegistryClient({ ...options.registry, credentials: credentials.source });
@@ -94,6 +97,7 @@ async function diffSteps(input: DiffInput, deps: DiffDeps, options: ReconcileOpt
     try {
       const values = await deps.generator.runtimeValues(request);
       const bundle = await deps.generator.bundle(request, values);
+      checkInstancesPolicy(project, component.name, bundle.instances);
       result.instanceNames = bundle.instances.map((i) => ({ name: i.name, namespace: i.namespace }));
       for (const inst of bundle.instances) {
         const built = await deps.generator.buildInstance(request, bundle, inst.name);

@@ -171,5 +171,5 @@ function asBootstrapError(err: unknown): BootstrapError {
 
 function spec(input: Pick<TargetRunInput, 'project'>): ProjectSpec {
   const p = input.project;
-  return { name: p.name, namespace: p.namespace, source: p.source, serviceAccountName: p.serviceAccountName, annotations: p.annotations, overwriteOwnership: p.overwriteOwnership };
+  return { name: p.name, namespace: p.namespace, source: p.source, serviceAccountName: p.serviceAccountName, annotations: p.annotations, overwriteOwnership: p.overwriteOwnership, ...(p.policy ? { policy: p.policy } : {}) };
 }

@@ -126,6 +126,39 @@ describe('push mode with the engine', () => {
     expect(Object.keys(await configMaps()).sort()).toEqual(['db-greeting', 'web-greeting']);
   });
 
+  it("refuses, in a run and in a dry run, an instance a tenant's bundle puts outside its namespaces", async () => {
+    // the Project's namespace is the tenant's; its bundles send every instance to another one
+    const elsewhere = await createTenant(manager.client, 'elsewhere');
+    const tenantRepo = `oci://${harnessEnv().registry.host}/${unique('projects/team-x')}`;
+    await pushProject(registry, tenantRepo, projectFiles(moduleUrl, elsewhere, { cache: false, shout: false }));
+    const tenant = await hub.call('POST', '/api/v1/tenants', {
+      body: { name: 'team-x', destinations: { groups: ['staging'] }, namespaces: [ns], serviceAccounts: ['deployer'], repositories: [tenantRepo] },
+    });
+    expect(tenant.status).toBe(201);
+    const created = await hub.call('POST', '/api/v1/projects', {
+      body: { name: 'team-x-greet', tenant: 'team-x', namespace: ns, serviceAccountName: 'deployer', source: { repository: tenantRepo, tag: 'latest' }, targets: { names: ['spoke-1'] } },
+    });
+    expect(created.status).toBe(201);
+    const refused = await eventually('the run refused', async () => {
+      const t = (await hub.call('GET', '/api/v1/projects/team-x-greet/targets/spoke-1')).body;
+      return t.conditions?.some((c: { reason: string }) => c.reason === 'TenantPolicyRefused') ? t : undefined;
+    }, 60_000);
+    const ready = refused.conditions.find((c: { type: string }) => c.type === 'Ready');
+    expect(ready.message).toContain(`would go to namespace "${elsewhere}", outside tenant "team-x"'s namespaces [${ns}] (rule: namespaces)`);
+    const applied = await manager.client.list('v1', 'ConfigMap', { namespace: elsewhere });
+    expect(applied.filter((c) => c.metadata.name !== 'kube-root-ca.crt')).toEqual([]);
+
+    const diff = await hub.call('POST', '/api/v1/projects/team-x-greet/diff', { body: {} });
+    expect(diff.status).toBe(200);
+    const [cluster] = diff.body.clusters;
+    expect(cluster.objects).toEqual([]);
+    // a dry run does not stop at the first component: each is refused for its own instances
+    expect(cluster.errors).toEqual(
+      ['infra', 'app'].map((component) => expect.objectContaining({ component, message: expect.stringContaining(`would go to namespace "${elsewhere}", outside tenant "team-x"'s namespaces`) })),
+    );
+    expect((await hub.call('DELETE', '/api/v1/projects/team-x-greet?instances=orphan')).status).toBe(200);
+  });
+
   it('removes the instances from the cluster before deleting the Project', async () => {
     expect((await hub.call('DELETE', '/api/v1/projects/greet?instances=delete')).status).toBe(202);
     await eventually('the Project to be gone', async () => ((await hub.call('GET', '/api/v1/projects/greet')).status === 404 ? true : undefined), 60_000);

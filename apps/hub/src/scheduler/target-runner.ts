@@ -2,7 +2,7 @@
 // (one Project on one cluster) and return the engine's RunReport, which
 // already holds the conditions and the retry decision. The engine adapter
 // implements it for real runs; specs use in-process runners.
-import type { BootstrapRole, ProjectDiff, ProjectRegistryCredentials, ReportContext, ReportInstance, RunReport, SourceFiles } from '@flotilla/engine';
+import type { BootstrapRole, ProjectDiff, ProjectRegistryCredentials, ReportContext, ReportInstance, RunReport, SourceFiles, TenantPolicy } from '@flotilla/engine';
 import type { ClusterCredentials } from '@flotilla/kube';
 import type { RunConnection } from './run-connection';
 
@@ -19,6 +19,8 @@ export interface TargetRunProject {
   /** bootstrap the Project on the cluster with this role, or not at all */
   bootstrapRole: BootstrapRole | null;
   generation: number;
+  /** its tenant's namespaces and service accounts, which the engine enforces (none: the engine checks nothing) */
+  policy?: TenantPolicy;
 }
 
 /** One Kubernetes API request made by the run (for metrics). */

@@ -6,11 +6,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ArchiveError, EngineError, readSourceArchive, type ProjectDiff, type SourceFiles } from '@flotilla/engine';
 import { InvalidInputError, NotFoundError } from '../../common/errors';
 import { CredentialsService } from '../../credentials/credentials.service';
-import type { ProjectEntity, TargetEntity } from '../../database/entities';
+import type { ProjectEntity, TargetEntity, TenantEntity } from '../../database/entities';
 import { TargetsRepository } from '../../repositories/targets.repository';
+import { TenantsRepository } from '../../repositories/tenants.repository';
 import { pushConnection } from '../../scheduler/push-connection';
 import { openRegistryCredentials } from '../../credentials/registry-credentials';
 import { TARGET_RUNNER, type TargetRunner } from '../../scheduler/target-runner';
+import { engineProject } from '../engine-project';
 import { ProjectsService } from '../projects.service';
 import { AGENT_DIFFER, type AgentDiffer } from './agent-diff';
 import { boundedFanout } from './bounded-fanout';
@@ -40,6 +42,7 @@ export class ProjectDiffService {
   constructor(
     private readonly projects: ProjectsService,
     private readonly targets: TargetsRepository,
+    private readonly tenants: TenantsRepository,
     private readonly credentials: CredentialsService,
     @Inject(TARGET_RUNNER) private readonly runner: TargetRunner,
     @Inject(AGENT_DIFFER) private readonly agents: AgentDiffer,
@@ -52,8 +55,9 @@ export class ProjectDiffService {
     const project = this.projects.refuseWhileDeleting(await this.projects.find(name));
     const targets = this.select(project, await this.targets.forProject(project.id), q);
     const source = await this.source(dto);
+    const tenant = await this.tenants.findByName(project.tenant);
     const deadline = AbortSignal.timeout(this.options.deadlineMs);
-    const clusters = await boundedFanout(targets, this.options.concurrency, deadline, (t) => this.one(project, t, source, deadline), (t) => failed(baseOf(t), this.timeoutMessage()));
+    const clusters = await boundedFanout(targets, this.options.concurrency, deadline, (t) => this.one(project, tenant, t, source, deadline), (t) => failed(baseOf(t), this.timeoutMessage()));
     return { project: project.name, source: dto.tag ? `tag ${dto.tag}` : dto.digest ? `digest ${dto.digest}` : dto.artifact ? 'upload' : `tag ${project.sourceTag}`, clusters };
   }
 
@@ -83,7 +87,7 @@ export class ProjectDiffService {
   }
 
   /** Never rejects: a failure is the cluster's answer. */
-  private async one(project: ProjectEntity, target: TargetEntity, source: Source, signal: AbortSignal): Promise<ClusterDiffDto> {
+  private async one(project: ProjectEntity, tenant: TenantEntity | null, target: TargetEntity, source: Source, signal: AbortSignal): Promise<ClusterDiffDto> {
     const cluster = target.cluster!;
     const base = baseOf(target);
     try {
@@ -96,8 +100,10 @@ export class ProjectDiffService {
       if (!this.runner.diff) return skipped(base, 'this hub runs Targets without the engine and cannot dry-run');
       const connection = await pushConnection(this.credentials, cluster);
       if (!connection) return failed(base, `cluster ${cluster.name} has no stored endpoint or credentials the hub can use`);
+      const spec = engineProject(project, tenant);
       const diff = await this.runner.diff({
-        project: { name: project.name, namespace: project.namespace, source: { repository: project.sourceRepository, tag: source.tag ?? project.sourceTag, path: project.sourcePath }, serviceAccountName: project.serviceAccountName, annotations: project.annotations, generation: project.generation, overwriteOwnership: project.overwriteOwnership, bootstrapRole: project.bootstrapRole },
+        // with its tenant's policy, which the dry run enforces as a run does
+        project: { ...spec, source: { ...spec.source, tag: source.tag ?? project.sourceTag }, generation: project.generation, bootstrapRole: project.bootstrapRole },
         cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion, mode: cluster.mode },
         connection,
         registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId, project.sourceRepository),
