@@ -3,6 +3,7 @@ import { ApiAcceptedResponse, ApiBearerAuth, ApiConsumes, ApiCreatedResponse, Ap
 import type { AuthenticatedRequest } from '../auth/auth.guard';
 import { TenantRoute } from '../auth/roles';
 import { ProjectAccess } from '../tenancy/project-access';
+import { auditTenant } from '../tenancy/tenant-scope';
 import { ApiErrors } from '../common/openapi-errors';
 import type { ServerResponse } from 'node:http';
 import { CursorQuery } from '../common/cursor';
@@ -28,7 +29,7 @@ export class ProjectsController {
   @Post()
   @ApiCreatedResponse({ type: ProjectDto })
   create(@Body() dto: CreateProjectDto, @Req() req: AuthenticatedRequest): Promise<ProjectDto> {
-    req.tenant = dto.tenant ?? null;
+    req.tenant = dto.tenant === undefined ? null : auditTenant(req.principal, dto.tenant);
     return this.projects.create(dto, req.principal);
   }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Principal, TenantRole } from '../auth/roles';
 import { NotFoundError } from '../common/errors';
 import { ProjectsRepository } from '../repositories/projects.repository';
-import { isGlobal, requireTenant } from '../tenancy/tenant-scope';
+import { auditTenant, isGlobal, requireTenant } from '../tenancy/tenant-scope';
 
 /**
  * The tenant check of every route naming a Project: a member reaches only
@@ -27,7 +27,7 @@ export class ProjectAccess {
       if (isGlobal(req.principal)) return undefined;
       throw new NotFoundError('project', project);
     }
-    req.tenant = tenant;
+    req.tenant = auditTenant(req.principal, tenant);
     requireTenant(req.principal, tenant, need, `project "${project}"`);
     return tenant;
   }

@@ -14,6 +14,16 @@ export function tenantsAllowed(p: Principal | undefined, need: TenantRole): stri
     .sort();
 }
 
+/**
+ * The tenant a request's audit entry names: `tenant` when `p` is global or
+ * one of its members, else none (the entry then names the member's own
+ * tenant). A member probing another tenant is shown to admins and its own
+ * tenant, not to the probed tenant's members, who would read its identity.
+ */
+export function auditTenant(p: Principal | undefined, tenant: string): string | null {
+  return isGlobal(p) || p?.tenants?.[tenant] !== undefined ? tenant : null;
+}
+
 /** Whether `p` reaches every tenant. */
 export function isGlobal(p: Principal | undefined): boolean {
   return !p?.tenants;

@@ -173,6 +173,9 @@ describe.each(DATABASE_KINDS)('tenants on %s', (_label, kind) => {
     expect(res.body.message).toContain('is hub-wide; "a-op" is a member of "team-a" only and may act only on its tenants\' Projects (rule: tenant scope)');
     expect((await hub.call('GET', '/api/v1/tenants', { token: token['a-op'] })).body.items.map((t: { name: string }) => t.name)).toEqual(['team-a']);
     expect((await hub.call('GET', '/api/v1/tenants/team-b', { token: token['a-op'] })).status).toBe(403);
+    // and the same for a tenant that does not exist: a member cannot tell which do
+    expect((await hub.call('GET', '/api/v1/tenants/no-such-team', { token: token['a-op'] })).status).toBe(403);
+    expect((await hub.call('GET', '/api/v1/tenants/no-such-team')).status).toBe(404);
   });
 
   it("gives a member its tenant's audit entries only", async () => {
@@ -181,6 +184,15 @@ describe.each(DATABASE_KINDS)('tenants on %s', (_label, kind) => {
       return items.some((e) => e.action === 'POST /api/v1/projects/:name/suspend' && e.outcome === 403) ? items : undefined;
     });
     expect(new Set(mine.map((e) => e.tenant))).toEqual(new Set(['team-a']));
+    // a member of team-b probing team-a's Project: admins and team-b see who, team-a's members do not
+    expect((await hub.call('POST', '/api/v1/projects/web/suspend', { token: token['b-op'] })).status).toBe(403);
+    const probe = await eventually('the probe audited', async () => {
+      const items = (await hub.call('GET', '/api/v1/audit?limit=500&actor=b-op')).body.items as Array<{ tenant: string | null; action: string; outcome: number }>;
+      return items.find((e) => e.action === 'POST /api/v1/projects/:name/suspend' && e.outcome === 403);
+    });
+    expect(probe.tenant).toBe('team-b');
+    const seenByA = (await hub.call('GET', '/api/v1/audit?limit=500', { token: token['a-view'] })).body.items as Array<{ actor: { name: string } }>;
+    expect(seenByA.map((e) => e.actor.name)).not.toContain('b-op');
     const all = (await hub.call('GET', '/api/v1/audit?limit=500')).body.items as Array<{ tenant: string | null }>;
     expect(new Set(all.map((e) => e.tenant))).toEqual(new Set([null, 'team-a', 'team-b']));
     // a global operator is neither admin nor member

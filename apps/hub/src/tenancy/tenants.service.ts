@@ -35,9 +35,10 @@ export class TenantsService {
   }
 
   async get(name: string, caller: Principal | undefined): Promise<TenantDto> {
+    // refused first: a member learns nothing of which other tenants exist
+    requireTenant(caller, name, 'viewer', `tenant "${name}"`);
     const row = await this.tenants.findByName(name);
     if (!row) throw new NotFoundError('tenant', name);
-    requireTenant(caller, name, 'viewer', `tenant "${name}"`);
     return toTenantDto(row);
   }
 
