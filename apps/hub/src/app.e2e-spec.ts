@@ -7,6 +7,7 @@ import { defaultHubConfig, type HubConfig, defaultAgentServerConfig } from './co
 import { hubMigrations } from './database/migrations';
 
 // The real app, listening on a free loopback port, on each kind of database.
+const ADMIN_TOKEN = 'app-spec-admin-token-0123456789';
 async function startHub(overrides: Partial<HubConfig>): Promise<{ app: INestApplication; url: string }> {
   const app = await createHubApp({ ...defaultHubConfig(), host: '127.0.0.1', port: 0, logLevel: 'silent', agents: { ...defaultAgentServerConfig('127.0.0.1'), port: 0 }, ...overrides }, { announce: () => undefined });
   await app.listen(0, '127.0.0.1');
@@ -24,7 +25,7 @@ describe.each([
   beforeAll(async () => {
     const tmp = createTempDataDir();
     cleanups.push(tmp.cleanup);
-    const overrides: Partial<HubConfig> = { dataDir: tmp.dir };
+    const overrides: Partial<HubConfig> = { dataDir: tmp.dir, adminToken: ADMIN_TOKEN };
     if (kind === 'postgres') {
       const db = await createTestDatabase();
       cleanups.push(db.drop);
@@ -56,7 +57,7 @@ describe.each([
   });
 
   it('serves Prometheus metrics from its own registry', async () => {
-    const res = await fetch(`${url}/metrics`);
+    const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/plain');
     const body = await res.text();

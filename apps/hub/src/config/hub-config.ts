@@ -59,7 +59,7 @@ export interface HubConfig {
 export interface AuthConfig {
   /** Longest lifetime an API token may be created with (FLOTILLA_TOKEN_MAX_LIFETIME, e.g. 720h); set, a token must have an expiry. Unset: no limit. */
   tokenMaxLifetimeMs?: number;
-  /** Bearer token /metrics asks for (FLOTILLA_METRICS_TOKEN, at least 16 characters); unset: /metrics is open. */
+  /** Bearer token /metrics asks for (FLOTILLA_METRICS_TOKEN, at least 16 characters); unset: /metrics takes a global API token. */
   metricsToken?: string;
   /** Failed authentications one source address may make per window before it gets 429 (FLOTILLA_AUTH_FAILURE_LIMIT, default 10; 0: no limit). */
   failureLimit: number;
