@@ -4,7 +4,7 @@ import { ClusterEntity } from '../database/entities';
 import type { LabelSelector } from '../database/entities';
 import type { TenantReach } from '../tenancy/tenant-reach';
 import { isUniqueViolation } from './database-errors';
-import { destinationsCondition, reachVariesInShape } from './destinations-sql';
+import { destinationsCondition } from './destinations-sql';
 import { labelSelectorConditions, variesInShape } from './label-selector-sql';
 import type { ListTotals } from './list-totals';
 import { isoTime, type ListAnswer, MEMBERSHIP_ROW, membershipTotal, queryPrepared, SqlParams, totalOf, whereAll } from './sql';
@@ -81,7 +81,7 @@ export class ClustersRepository {
           WHERE ${MEMBERSHIP_ROW} ORDER BY v.name`,
         values: params.values,
       },
-      { prepare: !variesInShape(filter.labelSelector) && !reachVariesInShape(filter.reach) },
+      { prepare: !variesInShape(filter.labelSelector) && !filter.reach },
     );
     const total = totalOf(this.totals, key, sent, rows[0]);
     return { rows: rows[0].name === null ? [] : rows, total };
@@ -91,7 +91,7 @@ export class ClustersRepository {
   async viewByName(name: string, reach?: TenantReach): Promise<ClusterViewRow | undefined> {
     const params = new SqlParams();
     const text = viewSql(`SELECT c.* FROM clusters c WHERE c.name = ${params.add(name)}`, params, reach);
-    const rows = await queryPrepared<ClusterViewRow>(this.db, { text, values: params.values }, { prepare: !reachVariesInShape(reach) });
+    const rows = await queryPrepared<ClusterViewRow>(this.db, { text, values: params.values }, { prepare: !reach });
     return rows[0];
   }
 

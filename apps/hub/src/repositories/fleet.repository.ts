@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { LabelSelector } from '../database/entities';
 import { countedStateSql, type FleetState, targetStateSql } from '../fleet/fleet-state';
 import type { TenantReach } from '../tenancy/tenant-reach';
-import { destinationsCondition, reachVariesInShape } from './destinations-sql';
+import { destinationsCondition } from './destinations-sql';
 import { labelSelectorConditions, variesInShape } from './label-selector-sql';
 import type { ListTotals } from './list-totals';
 import { isoTime, type ListAnswer, MEMBERSHIP_ROW, membershipTotal, queryPrepared, SqlParams, totalOf, whereAll } from './sql';
@@ -93,7 +93,7 @@ export class FleetRepository {
         GROUP BY g.grp, g.clusters, g.unreachable
         ORDER BY g.grp`,
       values: params.values,
-    }, { prepare: !reachVariesInShape(reach) });
+    }, { prepare: !reach });
     const projects = rows[0]?.projects ?? 0;
     return { projects, groups: rows.filter((r) => r.group !== null).map(({ projects: _p, ...group }) => group) };
   }
@@ -131,7 +131,7 @@ export class FleetRepository {
           ORDER BY r."group", r.name`,
         values: params.values,
       },
-      { prepare: !variesInShape(filter.labelSelector) && !reachVariesInShape(reach) },
+      { prepare: !variesInShape(filter.labelSelector) && !reach },
     );
     const first = rows[0];
     return {
@@ -163,7 +163,7 @@ export class FleetRepository {
           mark(`agent_links x JOIN clusters c ON c.id = x.cluster_id WHERE ${destinationsCondition('c', reach.destinations, params)}`),
         ]
       : [mark('targets x'), mark('projects x'), mark('clusters x'), mark('agent_links x')];
-    const rows = await queryPrepared<{ mark: string }>(this.db, { text: `SELECT concat_ws(' ', ${marks.join(', ')}) AS mark`, values: params.values }, { prepare: !reachVariesInShape(reach) });
+    const rows = await queryPrepared<{ mark: string }>(this.db, { text: `SELECT concat_ws(' ', ${marks.join(', ')}) AS mark`, values: params.values }, { prepare: !reach });
     return rows[0].mark;
   }
 }
