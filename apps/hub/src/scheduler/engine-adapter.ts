@@ -169,7 +169,8 @@ function asBootstrapError(err: unknown): BootstrapError {
   return err instanceof BootstrapError ? err : new BootstrapError(`bootstrap: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
 }
 
+/** Everything of the engine's Project passes, so no field of ProjectSpec (the policy once) can be left behind. */
 function spec(input: Pick<TargetRunInput, 'project'>): ProjectSpec {
-  const p = input.project;
-  return { name: p.name, namespace: p.namespace, source: p.source, serviceAccountName: p.serviceAccountName, annotations: p.annotations, overwriteOwnership: p.overwriteOwnership, ...(p.policy ? { policy: p.policy } : {}) };
+  const { bootstrapRole: _bootstrapRole, generation: _generation, ...project } = input.project;
+  return project;
 }

@@ -29,7 +29,7 @@ import { RunProgress } from './run-progress';
 import { needsMembers, type PlannedRun, planRun } from '../rollout/run-plan';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { openRegistryCredentials } from '../credentials/registry-credentials';
-import { engineProject } from '../projects/engine-project';
+import { engineProject, runProject } from '../projects/engine-project';
 import { type KubeRequestEvent, TARGET_RUNNER, type TargetRunInput, type TargetRunner } from './target-runner';
 import { runTrigger } from '../runs/trigger';
 
@@ -257,7 +257,7 @@ export class TargetRunService {
     const connection = await pushConnection(this.credentials, cluster);
     const onKubeRequest = (e: KubeRequestEvent) => this.metrics.observeKubeRequest(e);
     return {
-      project: { ...engineProject(project, await this.tenants.findByName(project.tenant)), generation: project.generation, bootstrapRole: project.bootstrapRole },
+      project: runProject(project, await this.tenants.findByName(project.tenant)),
       cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion, mode: cluster.mode },
       target: { id: target.id, epoch },
       connection,

@@ -2,25 +2,19 @@
 // (one Project on one cluster) and return the engine's RunReport, which
 // already holds the conditions and the retry decision. The engine adapter
 // implements it for real runs; specs use in-process runners.
-import type { BootstrapRole, ProjectDiff, ProjectRegistryCredentials, ReportContext, ReportInstance, RunReport, SourceFiles, TenantPolicy } from '@flotilla/engine';
+import type { BootstrapRole, ProjectDiff, ProjectRegistryCredentials, ProjectSpec, ReportContext, ReportInstance, RunReport, SourceFiles } from '@flotilla/engine';
 import type { ClusterCredentials } from '@flotilla/kube';
 import type { RunConnection } from './run-connection';
 
 /** Injection token of the TargetRunner the scheduler uses. */
 export const TARGET_RUNNER = Symbol('TARGET_RUNNER');
 
-export interface TargetRunProject {
-  name: string;
-  namespace: string;
-  source: { repository: string; tag: string; path: string };
-  serviceAccountName: string;
-  annotations: Record<string, string>;
+/** The engine's Project (its tenant's policy included), with what only the hub uses. */
+export interface TargetRunProject extends ProjectSpec {
   overwriteOwnership: boolean;
   /** bootstrap the Project on the cluster with this role, or not at all */
   bootstrapRole: BootstrapRole | null;
   generation: number;
-  /** its tenant's namespaces and service accounts, which the engine enforces (none: the engine checks nothing) */
-  policy?: TenantPolicy;
 }
 
 /** One Kubernetes API request made by the run (for metrics). */

@@ -12,7 +12,7 @@ import { TenantsRepository } from '../../repositories/tenants.repository';
 import { pushConnection } from '../../scheduler/push-connection';
 import { openRegistryCredentials } from '../../credentials/registry-credentials';
 import { TARGET_RUNNER, type TargetRunner } from '../../scheduler/target-runner';
-import { engineProject } from '../engine-project';
+import { runProject } from '../engine-project';
 import { ProjectsService } from '../projects.service';
 import { AGENT_DIFFER, type AgentDiffer } from './agent-diff';
 import { boundedFanout } from './bounded-fanout';
@@ -100,10 +100,10 @@ export class ProjectDiffService {
       if (!this.runner.diff) return skipped(base, 'this hub runs Targets without the engine and cannot dry-run');
       const connection = await pushConnection(this.credentials, cluster);
       if (!connection) return failed(base, `cluster ${cluster.name} has no stored endpoint or credentials the hub can use`);
-      const spec = engineProject(project, tenant);
+      const spec = runProject(project, tenant);
       const diff = await this.runner.diff({
         // with its tenant's policy, which the dry run enforces as a run does
-        project: { ...spec, source: { ...spec.source, tag: source.tag ?? project.sourceTag }, generation: project.generation, bootstrapRole: project.bootstrapRole },
+        project: { ...spec, source: { ...spec.source, tag: source.tag ?? project.sourceTag } },
         cluster: { name: cluster.name, group: cluster.groupName, serverVersion: cluster.serverVersion, mode: cluster.mode },
         connection,
         registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId, project.sourceRepository),
