@@ -5,6 +5,7 @@ import type { LabelSelector } from '../database/entities';
 import type { TenantReach } from '../tenancy/tenant-reach';
 import { isUniqueViolation } from './database-errors';
 import { destinationsCondition } from './destinations-sql';
+import { inDestinations } from '../tenancy/tenant-rules';
 import { labelSelectorConditions, variesInShape } from './label-selector-sql';
 import type { ListTotals } from './list-totals';
 import { isoTime, type ListAnswer, MEMBERSHIP_ROW, membershipTotal, queryPrepared, SqlParams, totalOf, whereAll } from './sql';
@@ -39,7 +40,7 @@ export interface ClusterViewRow {
   lastCheckedAt: string | null;
   statusMessage: string | null;
   apiServerIdentity: string | null;
-  /** other clusters registered with the same API server identity, by name */
+  /** other clusters registered with the same API server identity, by name (a member's: in its destinations) */
   twins: string[] | null;
   targets: number;
   createdAt: string;
@@ -50,6 +51,16 @@ export interface ClusterViewRow {
   agentVersion: string | null;
   agentLastHeartbeat: string | null;
   agentRegistered: boolean;
+}
+
+/** A view as viewSql reads it: twins with what decides whether a member may see them. */
+type ClusterViewSqlRow = Omit<ClusterViewRow, 'twins'> & { twins: { name: string; group: string; labels: Record<string, string> }[] | null };
+
+/** The view `reach` may see: a member is told only of twins in its destinations, the rest belong to other tenants. */
+function viewIn(row: ClusterViewSqlRow, reach: TenantReach | undefined): ClusterViewRow {
+  if (row.twins === null) return { ...row, twins: null };
+  const seen = reach ? row.twins.filter((t) => reach.destinations.some((d) => inDestinations(d, t))) : row.twins;
+  return { ...row, twins: seen.length > 0 ? seen.map((t) => t.name) : null };
 }
 
 export class ClustersRepository {
@@ -70,13 +81,13 @@ export class ClustersRepository {
     const key = `clusters ${JSON.stringify(params.values)}`;
     const sent = this.totals?.lookup(key);
     // one row even when the page is empty, so the total always comes back
-    const rows = await queryPrepared<ClusterViewRow & ListAnswer>(
+    const rows = await queryPrepared<ClusterViewSqlRow & ListAnswer>(
       this.db,
       {
         text: `SELECT lv.version::text AS "listVersion", n.total, v.*
           FROM ${membershipTotal(`SELECT count(*) FROM clusters c ${where}`, params.add(sent?.version ?? null))}
           LEFT JOIN LATERAL (
-            ${viewSql(`SELECT c.* FROM clusters c ${where} ORDER BY c.name LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`, params, filter.reach)}
+            ${viewSql(`SELECT c.* FROM clusters c ${where} ORDER BY c.name LIMIT ${params.add(limit)} OFFSET ${params.add(offset)}`, params, filter.reach?.tenants)}
           ) AS v ON true
           WHERE ${MEMBERSHIP_ROW} ORDER BY v.name`,
         values: params.values,
@@ -84,15 +95,19 @@ export class ClustersRepository {
       { prepare: !variesInShape(filter.labelSelector) && !filter.reach },
     );
     const total = totalOf(this.totals, key, sent, rows[0]);
-    return { rows: rows[0].name === null ? [] : rows, total };
+    return { rows: rows[0].name === null ? [] : rows.map((r) => viewIn(r, filter.reach)), total };
   }
 
-  /** `reach`: a tenant member's (the cluster is read whether or not its destinations hold it); undefined: all. */
+  /**
+   * `reach`: a tenant member's (the cluster is read whether or not its
+   * destinations hold it); undefined: all. Prepared either way: its shape
+   * never varies, and planning cost a member's read more than running it.
+   */
   async viewByName(name: string, reach?: TenantReach): Promise<ClusterViewRow | undefined> {
     const params = new SqlParams();
-    const text = viewSql(`SELECT c.* FROM clusters c WHERE c.name = ${params.add(name)}`, params, reach);
-    const rows = await queryPrepared<ClusterViewRow>(this.db, { text, values: params.values }, { prepare: !reach });
-    return rows[0];
+    const text = viewSql(`SELECT c.* FROM clusters c WHERE c.name = ${params.add(name)}`, params, reach?.tenants);
+    const rows = await queryPrepared<ClusterViewSqlRow>(this.db, { text, values: params.values });
+    return rows[0] && viewIn(rows[0], reach);
   }
 
   findByName(name: string): Promise<ClusterEntity | null> {
@@ -179,18 +194,21 @@ function clusterConditions(filter: ClusterFilter, params: SqlParams): string[] {
 /**
  * The view of the clusters `rows` yields (a query of whole rows): the page is
  * chosen first, so rows skipped by OFFSET cost no subqueries or formatting.
+ * `tenants`: a member's, whose count takes only their Targets. Its shape
+ * never depends on the member's destinations: twins come with their group
+ * and labels, and viewIn keeps the member's.
  */
-function viewSql(rows: string, params: SqlParams, reach: TenantReach | undefined): string {
-  const twinsInReach = reach ? ` AND ${destinationsCondition('o', reach.destinations, params)}` : '';
-  const targets = reach
-    ? `SELECT count(*) FROM targets t WHERE t.cluster_id = c.id AND t.project_id = ANY(ARRAY(SELECT p.id FROM projects p WHERE p.tenant = ANY(${params.add(reach.tenants)})))`
+function viewSql(rows: string, params: SqlParams, tenants: readonly string[] | undefined): string {
+  const targets = tenants
+    ? `SELECT count(*) FROM targets t WHERE t.cluster_id = c.id AND t.project_id = ANY(ARRAY(SELECT p.id FROM projects p WHERE p.tenant = ANY(${params.add(tenants)})))`
     : 'SELECT count(*) FROM targets t WHERE t.cluster_id = c.id';
   return `SELECT c.id, c.name, c.group_name AS "groupName", c.labels, c.mode, c.server,
       c.insecure_skip_tls_verify AS "insecureSkipTlsVerify", c.ca_data IS NOT NULL AS "hasCaData",
       cr.kind AS "credentialKind", cr.fingerprint AS "credentialFingerprint",
       c.reachable, c.server_version AS "serverVersion", ${isoTime('c.last_checked_at')} AS "lastCheckedAt",
       c.status_message AS "statusMessage", c.api_server_identity AS "apiServerIdentity",
-      (SELECT array_agg(o.name ORDER BY o.name) FROM clusters o WHERE o.api_server_identity = c.api_server_identity AND o.id <> c.id${twinsInReach}) AS twins,
+      (SELECT json_agg(json_build_object('name', o.name, 'group', o.group_name, 'labels', o.labels) ORDER BY o.name)
+        FROM clusters o WHERE o.api_server_identity = c.api_server_identity AND o.id <> c.id) AS twins,
       (${targets})::int AS targets,
       ${isoTime('c.created_at')} AS "createdAt", ${isoTime('c.updated_at')} AS "updatedAt",
       coalesce(al.connected, false) AS "agentConnected", ${isoTime('al.status_since')} AS "agentSince", al.agent_version AS "agentVersion",

@@ -221,7 +221,7 @@ describe.each(DATABASE_KINDS)('tenants on %s', (_label, kind) => {
     const view = async (token?: string) => {
       const page = (await hub.call('GET', '/api/v1/clusters', { token })).body.items as Array<{ name: string; targets: number; status: { warnings: string[] } }>;
       const one = (await hub.call('GET', '/api/v1/clusters/shared', { token })).body as { targets: number; status: { warnings: string[] } };
-      return { targets: Object.fromEntries(page.map((c) => [c.name, c.targets])), shared: one };
+      return { targets: Object.fromEntries(page.map((c) => [c.name, c.targets])), shared: one, listed: page.find((c) => c.name === 'shared')?.status.warnings };
     };
     const admin = await view();
     expect(admin.targets).toEqual({ 'a-lab': 1, 'a-prod': 2, 'b-prod': 1, shared: 2 });
@@ -231,5 +231,7 @@ describe.each(DATABASE_KINDS)('tenants on %s', (_label, kind) => {
     expect(member.targets).toEqual({ 'a-prod': 1, shared: 1 });
     expect(member.shared.targets).toBe(1);
     expect(member.shared.status.warnings).toEqual([expect.stringContaining('is also registered as "a-prod": ')]);
+    expect(member.listed).toEqual(member.shared.status.warnings);
+    expect(admin.listed).toEqual(admin.shared.status.warnings);
   });
 });
