@@ -14,7 +14,7 @@ import type { Page } from '../common/paging';
 import type { ClusterEntity } from '../database/entities';
 import { KubeRepository } from '../kube/kube.repository';
 import { HUB_LOGGER } from '../logging/logging.module';
-import { type ClusterViewRow, ClustersRepository } from '../repositories/clusters.repository';
+import { type ClusterTwin, type ClusterViewRow, ClustersRepository } from '../repositories/clusters.repository';
 import { clusterServerBinding, CredentialBindingError } from '../credentials/credential-binding';
 import { DecryptionError } from '../crypto/crypto.repository';
 import { CredentialsRepository } from '../repositories/credentials.repository';
@@ -74,16 +74,16 @@ export class ClustersService {
   async list(q: ClusterQuery, reach?: TenantReach): Promise<Page<ClusterDto>> {
     const labelSelector = q.labelSelector !== undefined ? parseLabelSelector(q.labelSelector) : undefined;
     const { rows, total } = await this.clusters.viewPage({ group: q.group, mode: q.mode, labelSelector, reach }, q.limit, q.offset);
-    return { items: rows.map(toClusterDto), total, limit: q.limit, offset: q.offset };
+    return { items: rows.map((row) => toClusterDto(row, reach)), total, limit: q.limit, offset: q.offset };
   }
 
   async get(name: string, reach?: TenantReach): Promise<ClusterDto> {
     const row = await this.clusters.viewByName(name, reach);
     if (!row) throw new NotFoundError('cluster', name);
-    if (reach && !reach.destinations.some((d) => inDestinations(d, { name: row.name, group: row.groupName, labels: row.labels }))) {
+    if (reach && !inReach(reach, { name: row.name, group: row.groupName, labels: row.labels })) {
       throw new ForbiddenError(`cluster "${name}" is outside the destinations of tenant(s) ${reach.tenants.map((t) => `"${t}"`).join(', ')} (rule: destinations)`);
     }
-    return toClusterDto(row);
+    return toClusterDto(row, reach);
   }
 
   async update(name: string, dto: UpdateClusterDto): Promise<ClusterDto> {
@@ -217,7 +217,7 @@ export class ClustersService {
 }
 
 /** The response view of one row read by ClustersRepository.viewPage / viewByName. */
-function toClusterDto(c: ClusterViewRow): ClusterDto {
+function toClusterDto(c: ClusterViewRow, reach: TenantReach | undefined): ClusterDto {
   return {
     name: c.name,
     group: c.groupName,
@@ -225,7 +225,7 @@ function toClusterDto(c: ClusterViewRow): ClusterDto {
     mode: c.mode,
     endpoint: c.server ? { server: c.server, insecureSkipTLSVerify: c.insecureSkipTlsVerify, hasCaData: c.hasCaData } : null,
     credentials: c.credentialKind !== null && c.credentialFingerprint !== null ? { kind: c.credentialKind, fingerprint: c.credentialFingerprint } : null,
-    status: { reachable: c.reachable, version: c.serverVersion, lastChecked: c.lastCheckedAt, error: c.statusMessage, warnings: twinWarnings(c) },
+    status: { reachable: c.reachable, version: c.serverVersion, lastChecked: c.lastCheckedAt, error: c.statusMessage, warnings: twinWarnings(c, reach) },
     targets: c.targets,
     agent: c.mode === 'agent' ? agentView(linkState(c)) : null,
     createdAt: c.createdAt,
@@ -233,16 +233,21 @@ function toClusterDto(c: ClusterViewRow): ClusterDto {
   };
 }
 
+/** Whether a cluster lies in `reach` (a member's destinations; undefined: everyone's). */
+function inReach(reach: TenantReach | undefined, c: ClusterTwin): boolean {
+  return !reach || reach.destinations.some((d) => inDestinations(d, c));
+}
+
 function linkState(c: ClusterViewRow): AgentLinkState {
   return { connected: c.agentConnected, statusSince: c.agentSince, agentVersion: c.agentVersion, lastHeartbeatAt: c.agentLastHeartbeat, registered: c.agentRegistered };
 }
 
-/** A warning per other registration of the same API server. */
-function twinWarnings(c: ClusterViewRow): string[] {
-  const others = c.twins ?? [];
+/** A warning naming the other registrations of the same API server that `reach` may see: the rest belong to other tenants. */
+function twinWarnings(c: ClusterViewRow, reach: TenantReach | undefined): string[] {
+  const others = (c.twins ?? []).filter((t) => inReach(reach, t));
   if (others.length === 0) return [];
   return [
-    `the same API server (kube-system namespace uid ${c.apiServerIdentity}) is also registered as ${others.map((n) => `"${n}"`).join(', ')}: ` +
+    `the same API server (kube-system namespace uid ${c.apiServerIdentity}) is also registered as ${others.map((t) => `"${t.name}"`).join(', ')}: ` +
       'each registration prunes only the instances it applied, but a Project targeting both applies its objects twice; remove the duplicate registration',
   ];
 }

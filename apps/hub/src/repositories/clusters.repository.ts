@@ -5,7 +5,6 @@ import type { LabelSelector } from '../database/entities';
 import type { TenantReach } from '../tenancy/tenant-reach';
 import { isUniqueViolation } from './database-errors';
 import { destinationsCondition } from './destinations-sql';
-import { inDestinations } from '../tenancy/tenant-rules';
 import { labelSelectorConditions, variesInShape } from './label-selector-sql';
 import type { ListTotals } from './list-totals';
 import { isoTime, type ListAnswer, MEMBERSHIP_ROW, membershipTotal, queryPrepared, SqlParams, totalOf, whereAll } from './sql';
@@ -18,11 +17,17 @@ export interface ClusterFilter {
   reach?: TenantReach;
 }
 
+/** Another registration of a cluster's API server. */
+export interface ClusterTwin {
+  name: string;
+  group: string;
+  labels: Record<string, string>;
+}
+
 /**
  * What the API shows of a cluster, read in one statement with its credential
  * summary, Target count, twins and agent link. A tenant member's view counts
- * only its tenants' Targets and names only twins in its destinations: the
- * rest belongs to other tenants.
+ * only its tenants' Targets; which twins it may name is the service's rule.
  */
 export interface ClusterViewRow {
   id: string;
@@ -40,8 +45,8 @@ export interface ClusterViewRow {
   lastCheckedAt: string | null;
   statusMessage: string | null;
   apiServerIdentity: string | null;
-  /** other clusters registered with the same API server identity, by name (a member's: in its destinations) */
-  twins: string[] | null;
+  /** other clusters registered with the same API server identity, by name, with what decides whether a member may see them */
+  twins: ClusterTwin[] | null;
   targets: number;
   createdAt: string;
   updatedAt: string;
@@ -51,16 +56,6 @@ export interface ClusterViewRow {
   agentVersion: string | null;
   agentLastHeartbeat: string | null;
   agentRegistered: boolean;
-}
-
-/** A view as viewSql reads it: twins with what decides whether a member may see them. */
-type ClusterViewSqlRow = Omit<ClusterViewRow, 'twins'> & { twins: { name: string; group: string; labels: Record<string, string> }[] | null };
-
-/** The view `reach` may see: a member is told only of twins in its destinations, the rest belong to other tenants. */
-function viewIn(row: ClusterViewSqlRow, reach: TenantReach | undefined): ClusterViewRow {
-  if (row.twins === null) return { ...row, twins: null };
-  const seen = reach ? row.twins.filter((t) => reach.destinations.some((d) => inDestinations(d, t))) : row.twins;
-  return { ...row, twins: seen.length > 0 ? seen.map((t) => t.name) : null };
 }
 
 export class ClustersRepository {
@@ -81,7 +76,7 @@ export class ClustersRepository {
     const key = `clusters ${JSON.stringify(params.values)}`;
     const sent = this.totals?.lookup(key);
     // one row even when the page is empty, so the total always comes back
-    const rows = await queryPrepared<ClusterViewSqlRow & ListAnswer>(
+    const rows = await queryPrepared<ClusterViewRow & ListAnswer>(
       this.db,
       {
         text: `SELECT lv.version::text AS "listVersion", n.total, v.*
@@ -95,7 +90,7 @@ export class ClustersRepository {
       { prepare: !variesInShape(filter.labelSelector) && !filter.reach },
     );
     const total = totalOf(this.totals, key, sent, rows[0]);
-    return { rows: rows[0].name === null ? [] : rows.map((r) => viewIn(r, filter.reach)), total };
+    return { rows: rows[0].name === null ? [] : rows, total };
   }
 
   /**
@@ -106,8 +101,8 @@ export class ClustersRepository {
   async viewByName(name: string, reach?: TenantReach): Promise<ClusterViewRow | undefined> {
     const params = new SqlParams();
     const text = viewSql(`SELECT c.* FROM clusters c WHERE c.name = ${params.add(name)}`, params, reach?.tenants);
-    const rows = await queryPrepared<ClusterViewSqlRow>(this.db, { text, values: params.values });
-    return rows[0] && viewIn(rows[0], reach);
+    const rows = await queryPrepared<ClusterViewRow>(this.db, { text, values: params.values });
+    return rows[0];
   }
 
   findByName(name: string): Promise<ClusterEntity | null> {
@@ -196,7 +191,7 @@ function clusterConditions(filter: ClusterFilter, params: SqlParams): string[] {
  * chosen first, so rows skipped by OFFSET cost no subqueries or formatting.
  * `tenants`: a member's, whose count takes only their Targets. Its shape
  * never depends on the member's destinations: twins come with their group
- * and labels, and viewIn keeps the member's.
+ * and labels, for the service to keep the member's.
  */
 function viewSql(rows: string, params: SqlParams, tenants: readonly string[] | undefined): string {
   const targets = tenants
