@@ -1,12 +1,11 @@
 // Every regular expression in apps/ and libs/, checked for ReDoS by recheck
 // (https://makenowjust-labs.github.io/recheck/) on its pure-JavaScript backend:
 // no native binary, no Java, no network.
+import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { check, type Diagnostics } from 'recheck';
+import type { Diagnostics } from 'recheck';
 import { findRegexes, type FoundRegex, sourceFiles } from './regex-sources';
-
-// read by recheck at each call; 'auto' would start the downloaded native agent
-process.env.RECHECK_BACKEND = 'pure';
 
 const ROOT = resolve(__dirname, '../..');
 const found = findRegexes(ROOT, [...sourceFiles(`${ROOT}/apps`), ...sourceFiles(`${ROOT}/libs`)]);
@@ -74,6 +73,38 @@ const UNPROVEN: { file: string; contains: string; reason: string }[] = [
 
 const at = (r: FoundRegex) => `${r.file}:${r.line}`;
 
+interface Job {
+  source: string;
+  flags: string;
+  /** ms; recheck answers "unknown" past it */
+  timeout: number;
+}
+
+/** One recheck verdict per job, in order, from plain Node processes (recheck-batch.mjs), one per core. */
+async function checkAll(jobs: Job[]): Promise<Diagnostics[]> {
+  const lanes = Math.max(1, Math.min(2, availableParallelism()));
+  const slices = Array.from({ length: lanes }, (_, lane) => jobs.map((job, i) => ({ job, i })).filter(({ i }) => i % lanes === lane));
+  const out: Diagnostics[] = new Array(jobs.length);
+  await Promise.all(slices.map(async (slice) => {
+    const verdicts = await checkInChild(slice.map(({ job }) => job));
+    slice.forEach(({ i }, k) => (out[i] = verdicts[k]));
+  }));
+  return out;
+}
+
+function checkInChild(jobs: Job[]): Promise<Diagnostics[]> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [resolve(__dirname, 'recheck-batch.mjs')], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', fail);
+    child.on('close', (code) => (code === 0 ? done(JSON.parse(stdout) as Diagnostics[]) : fail(new Error(`recheck-batch.mjs exited with ${code}: ${stderr}`))));
+    child.stdin.end(JSON.stringify(jobs));
+  });
+}
+
 /** Each distinct pattern once, with every place it is written. */
 function distinct(regexes: FoundRegex[]): { source: string; flags: string; places: FoundRegex[] }[] {
   const byPattern = new Map<string, { source: string; flags: string; places: FoundRegex[] }>();
@@ -107,9 +138,11 @@ describe('regular expressions in apps/ and libs/', () => {
     const key = '[A-Za-z0-9][-A-Za-z0-9_./]*';
     const value = '[-A-Za-z0-9_.]*';
     const requirement = [`${key} *(?:==|=|!=) *${value}`, `${key} +(?:in|notin) *\\( *${value}(?: *, *${value})* *\\)`, `! *${key}`, key].join('|');
-    const selector = await check(`^ *(?:${requirement})(?: *, *(?:${requirement}))* *$`, '', { checker: 'automaton', timeout: 60_000 });
+    const [selector, slashes] = await checkAll([
+      { source: `^ *(?:${requirement})(?: *, *(?:${requirement}))* *$`, flags: '', timeout: 60_000 },
+      { source: '\\/+$', flags: '', timeout: 60_000 },
+    ]);
     expect(selector).toMatchObject({ status: 'vulnerable', complexity: { type: 'exponential' } });
-    const slashes = await check('\\/+$', '', { checker: 'automaton', timeout: 60_000 });
     expect(slashes).toMatchObject({ status: 'vulnerable', complexity: { type: 'polynomial' } });
   }, 120_000);
 
@@ -124,14 +157,14 @@ describe('regular expressions in apps/ and libs/', () => {
   });
 
   it('has no expression recheck finds vulnerable, or cannot prove safe, in code that reads requests, headers or files', async () => {
-    const problems: string[] = [];
-    for (const p of distinct(constant.filter((r) => !isTestCode(r.file)))) {
-      const listed = UNPROVEN.find((u) => p.places.some((r) => r.file === u.file) && p.source.includes(u.contains));
-      // The automaton's answer is a proof and deterministic (fuzzing took minutes here and changed
-      // its verdicts between runs); the timeout is far above what any of these needs on an idle core.
-      const d = await check(p.source, p.flags, { checker: 'automaton', timeout: listed ? 5_000 : 60_000 });
-      if (d.status === 'vulnerable' || (d.status === 'unknown' && !listed)) problems.push(`${p.places.map(at).join(', ')}: /${p.source}/${p.flags}: ${describeVerdict(d)}`);
-    }
+    const patterns = distinct(constant.filter((r) => !isTestCode(r.file))).map((p) => ({ ...p, listed: UNPROVEN.some((u) => p.places.some((r) => r.file === u.file) && p.source.includes(u.contains)) }));
+    // The automaton's answer is a proof and deterministic (fuzzing took minutes here and changed
+    // its verdicts between runs); the timeout is far above what any of these needs on an idle core.
+    const verdicts = await checkAll(patterns.map((p) => ({ source: p.source, flags: p.flags, timeout: p.listed ? 5_000 : 60_000 })));
+    const problems = patterns.flatMap((p, i) => {
+      const d = verdicts[i];
+      return d.status === 'vulnerable' || (d.status === 'unknown' && !p.listed) ? [`${p.places.map(at).join(', ')}: /${p.source}/${p.flags}: ${describeVerdict(d)}`] : [];
+    });
     expect(problems).toEqual([]);
     // an entry whose expression is gone comes off the list
     expect(UNPROVEN.filter((u) => !constant.some((r) => r.file === u.file && (r.source ?? '').includes(u.contains)))).toEqual([]);
@@ -141,11 +174,12 @@ describe('regular expressions in apps/ and libs/', () => {
     // Their text is the project's own output, so polynomial cost is bounded by it; an
     // exponential one could still hang a run. The automaton answers that quickly; where it
     // has no answer in time (long literal expressions) fuzzing would find nothing exponential either.
-    const problems: string[] = [];
-    for (const p of distinct(constant.filter((r) => isTestCode(r.file)))) {
-      const d = await check(p.source, p.flags, { checker: 'automaton', timeout: 250 });
-      if (d.status === 'vulnerable' && d.complexity.type === 'exponential') problems.push(`${p.places.map(at).join(', ')}: /${p.source}/${p.flags}: ${describeVerdict(d)}`);
-    }
+    const patterns = distinct(constant.filter((r) => isTestCode(r.file)));
+    const verdicts = await checkAll(patterns.map((p) => ({ source: p.source, flags: p.flags, timeout: 250 })));
+    const problems = patterns.flatMap((p, i) => {
+      const d = verdicts[i];
+      return d.status === 'vulnerable' && d.complexity.type === 'exponential' ? [`${p.places.map(at).join(', ')}: /${p.source}/${p.flags}: ${describeVerdict(d)}`] : [];
+    });
     expect(problems).toEqual([]);
   }, 600_000);
 });
