@@ -8,7 +8,7 @@ import { eventually } from './support/eventually';
 import type { HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
 import { createProject, target } from './support/shop';
-import { DeploymentReadiness } from './support/spoke';
+import { DeploymentReadiness, describeWorkloads } from './support/spoke';
 import { spokeSuite } from './support/suite';
 
 // Issue 39, "seen at a glance": the project page draws the rollout as a
@@ -116,8 +116,19 @@ describe('the rollout pipeline on the project page, in a real browser', () => {
         seen = { api: view.waves.map((w) => [w.groups, w.state, w.counts.total]), drawn };
         return JSON.stringify(drawable(view).map((w) => w.state)) === JSON.stringify(expected) && JSON.stringify(drawn) === JSON.stringify(fromApi) ? view : undefined;
       },
-      { timeoutMs: 180_000, observe: async () => seen },
+      { timeoutMs: 180_000, observe: async () => ({ seen, ...(await clusterStates()) }) },
     );
+  }
+
+  /** For a failed wait: each Target's phase and conditions, and the workloads and nodes its namespace holds. */
+  async function clusterStates(): Promise<Record<string, unknown>> {
+    const out: Record<string, unknown> = {};
+    for (const cluster of ['stage-1', 'prod-1', 'lab-1']) {
+      const t = await target(fleet, 'shop', cluster).catch((e: Error) => e.message);
+      const workloads = await describeWorkloads(kube, `${ns}-${cluster}`).catch((e: Error) => `(not listed: ${e.message})`);
+      out[cluster] = { target: t, workloads: workloads.split('\n') };
+    }
+    return out;
   }
 
   beforeAll(async () => {
