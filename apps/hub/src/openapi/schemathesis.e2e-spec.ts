@@ -70,23 +70,45 @@ function findings(output: string): string[] {
   return found;
 }
 
-describe.each(DATABASE_KINDS)('schemathesis against a hub on %s', (_label, kind) => {
-  let hub: TestHub;
-  let st: string;
-  let workDir: string;
-  beforeAll(async () => {
-    // the first run on a machine installs it from PyPI; later runs reuse the cache
-    st = execFileSync(process.execPath, [join(TOOLS, 'install.mjs')], { encoding: 'utf8' }).trim();
-    workDir = mkdtempSync(join(tmpdir(), 'flotilla-schemathesis-'));
-    hub = await startTestHub(kind);
-  }, 600_000);
-  afterAll(async () => {
-    await hub?.close();
-    if (workDir) rmSync(workDir, { recursive: true, force: true });
-  });
+type Kind = (typeof DATABASE_KINDS)[number][1];
+interface Fuzzed {
+  hub: TestHub;
+  run: FuzzRun;
+}
 
+// Both databases are fuzzed at once: schemathesis spends a core on its own and
+// the hubs little, so two runs side by side take about the time of one.
+const fuzzed = new Map<Kind, Promise<Fuzzed>>();
+const hubs: TestHub[] = [];
+const workDirs: string[] = [];
+
+async function fuzz(st: string, kind: Kind): Promise<Fuzzed> {
+  const workDir = mkdtempSync(join(tmpdir(), 'flotilla-schemathesis-'));
+  workDirs.push(workDir);
+  const hub = await startTestHub(kind);
+  hubs.push(hub);
+  return { hub, run: await runSchemathesis(st, hub, workDir) };
+}
+
+beforeAll(() => {
+  // the first run on a machine installs it from PyPI; later runs reuse the cache
+  const st = execFileSync(process.execPath, [join(TOOLS, 'install.mjs')], { encoding: 'utf8' }).trim();
+  for (const [, kind] of DATABASE_KINDS) {
+    const run = fuzz(st, kind);
+    run.catch(() => undefined); // awaited by its test; no unhandled rejection meanwhile
+    fuzzed.set(kind, run);
+  }
+}, 600_000);
+
+afterAll(async () => {
+  await Promise.allSettled([...fuzzed.values()]);
+  await Promise.all(hubs.map((h) => h.close()));
+  for (const dir of workDirs) rmSync(dir, { recursive: true, force: true });
+}, 120_000);
+
+describe.each(DATABASE_KINDS)('schemathesis against a hub on %s', (_label, kind) => {
   it('finds nothing: every phase, every check', async () => {
-    const run = await runSchemathesis(st, hub, workDir);
+    const { hub, run } = await fuzzed.get(kind)!;
     const found = findings(run.output);
     // the summary proves each phase ran, so a run that tested nothing cannot pass
     const summary = run.output.slice(run.output.lastIndexOf('Test Phases:'));
@@ -96,5 +118,5 @@ describe.each(DATABASE_KINDS)('schemathesis against a hub on %s', (_label, kind)
     const doc = (await hub.call('GET', '/api/docs-json', { token: null })).body as { paths: Record<string, object> };
     const operations = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
     expect(run.output).toMatch(new RegExp(`Tested: ${operations}\\b`));
-  }, 900_000);
+  }, 1_200_000);
 });
