@@ -98,6 +98,7 @@ export async function startAgent(config: AgentConfig, log: Logger): Promise<Runn
     {
       pollIntervalMs: config.pollIntervalMs,
       reconcileIntervalMs: config.reconcileIntervalMs,
+      healthRecheckMs: config.healthRecheckMs,
       backoff: { ...defaultBackoffOptions(), initialMs: config.retryInitialMs, maxMs: config.retryMaxMs },
       // no kubeVersion: each run reads /version, so a cluster upgrade is seen without a restart
       cluster: { name: config.clusterName, group: config.clusterGroup },

@@ -15,7 +15,7 @@ export { CONDITION_REASONS, FAILURE_REASONS, PROGRESSING_REASON, READY_REASON, R
 export { sourcePendingStatus, rolloutHeldStatus, rolloutHoldingStatus, deletingStatus, progressStatus, agentDisconnectedStatus, reportedInstances } from './target-states';
 export { runStatus, reconcilingStatus, runErrors, condition, type Condition, type ConditionType, type Decision, type RunStatus, type NextAttempt } from './conditions';
 export { decideNext, type RunDecision, type ScheduleContext } from './run-decision';
-export { buildRunReport, reportError, nextRunAt, appliedInstance, removedInstance, RUN_REPORT_VERSION, type RunReport, type ReportError, type ReportInstance, type ReportComponent, type ReportContext, type InstanceAction } from './run-report';
+export { buildRunReport, HEALTH_RECHECK_MS, reportError, nextRunAt, appliedInstance, removedInstance, RUN_REPORT_VERSION, type RunReport, type ReportError, type ReportInstance, type ReportComponent, type ReportContext, type InstanceAction } from './run-report';
 export { EngineRuntime, defaultEngineRuntimeOptions, type CueStartInfo, type EngineRuntimeOptions, type RuntimeParts, type RunAccess } from './runtime';
 export { deleteProject, type DeleteInput, type DeleteDeps } from './project-delete';
 export { countChanges, addCounts, emptyCounts } from './change-counts';

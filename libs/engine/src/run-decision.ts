@@ -12,6 +12,8 @@ export interface ScheduleContext {
   /** the Project's interval: when a successful run is next due */
   intervalMs: number;
   backoff?: BackoffOptions;
+  /** after a run that left objects unhealthy, the Target is due again within this (default HEALTH_RECHECK_MS) */
+  healthRecheckMs?: number;
   /** [0, 1); fixed in tests */
   random?: () => number;
 }

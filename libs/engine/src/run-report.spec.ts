@@ -56,6 +56,10 @@ describe('buildRunReport', () => {
     expect(report.components[0].instances[0]).toMatchObject({ ready: false, notReady });
     expect(report.conditions.find((c) => c.type === 'Healthy')).toMatchObject({ status: 'False', message: `1 object(s) not healthy yet: ${notReady[0]}` });
     expect(report.decision).toEqual({ action: 'done', attempt: 0, afterMs: 30_000 });
+    // the hub's or agent's own setting, when given; never past the interval
+    const app = { components: [{ name: 'app', status: 'Succeeded' as const, instances: [web], durationMs: 3 }] };
+    expect(buildRunReport(result(app), { attempt: 0, intervalMs: 600_000, backoff, healthRecheckMs: 5_000 }).decision.afterMs).toBe(5_000);
+    expect(buildRunReport(result(app), { attempt: 0, intervalMs: 4_000, backoff, healthRecheckMs: 5_000 }).decision.afterMs).toBe(4_000);
   });
 
   it('is plain data that survives JSON unchanged', () => {

@@ -105,7 +105,7 @@ export interface ReportContext extends ScheduleContext {
 export function buildRunReport(result: RunResult, ctx: ReportContext, kind: RunReport['kind'] = 'reconcile'): RunReport {
   const previous = ctx.previous ?? [];
   const verdict = runStatus(result, result.finishedAt, previous);
-  const decision = recheckUnhealthy(decideNext(verdict.decision, ctx), verdict.conditions);
+  const decision = recheckUnhealthy(decideNext(verdict.decision, ctx), verdict.conditions, ctx.healthRecheckMs ?? HEALTH_RECHECK_MS);
   const next = decision.action === 'done' ? undefined : { attempt: decision.attempt, at: new Date(result.finishedAt.getTime() + decision.afterMs) };
   const status = runStatus(result, result.finishedAt, previous, next);
   const removedAction: InstanceAction = kind === 'delete' ? 'deleted' : 'pruned';
@@ -216,7 +216,7 @@ export function nextRunAt(report: Pick<RunReport, 'finishedAt' | 'decision'>): D
 /** A run that applied but left objects unhealthy looks again soon, so Healthy does not stay stale for a whole interval. */
 export const HEALTH_RECHECK_MS = 30_000;
 
-function recheckUnhealthy(decision: RunDecision, conditions: readonly Condition[]): RunDecision {
+function recheckUnhealthy(decision: RunDecision, conditions: readonly Condition[], recheckMs: number): RunDecision {
   const unhealthy = conditions.some((c) => c.type === 'Healthy' && c.status === 'False');
-  return decision.action === 'done' && unhealthy ? { ...decision, afterMs: Math.min(decision.afterMs, HEALTH_RECHECK_MS) } : decision;
+  return decision.action === 'done' && unhealthy ? { ...decision, afterMs: Math.min(decision.afterMs, recheckMs) } : decision;
 }

@@ -59,6 +59,7 @@ describe('parseAgentConfig', () => {
       concurrency: 4,
       pollIntervalMs: 60_000,
       reconcileIntervalMs: 600_000,
+      healthRecheckMs: 30_000,
       clusterName: '_default',
       owner: 'flotilla-agent',
     });
@@ -72,7 +73,8 @@ describe('parseAgentConfig', () => {
   });
 
   it('reads both flag forms, $KUBECONFIG and booleans', () => {
-    const c = parseAgentConfig(['--http-address=0.0.0.0:8081', '--concurrent', '8', '--leader-elect', '--leader-election-namespace=ops', '--poll-interval=5s', '--cluster-name', 'prod-1'], { KUBECONFIG: '/tmp/kc' });
+    const c = parseAgentConfig(['--http-address=0.0.0.0:8081', '--concurrent', '8', '--leader-elect', '--leader-election-namespace=ops', '--poll-interval=5s', '--health-recheck-interval=3s', '--cluster-name', 'prod-1'], { KUBECONFIG: '/tmp/kc' });
+    expect(c.healthRecheckMs).toBe(3_000);
     expect(c).toMatchObject({ kubeconfig: '/tmp/kc', httpHost: '0.0.0.0', httpPort: 8081, concurrency: 8, leaderElect: true, pollIntervalMs: 5000, clusterName: 'prod-1' });
     expect(c.leaderElection.namespace).toBe('ops');
   });

@@ -2,6 +2,7 @@
 // the downward-API environment). Every problem is collected, so a bad
 // Deployment is fixed in one go instead of one restart per mistake.
 import { type CueMemoryBudget, cueMemoryBudget, CueMemoryBudgetError, parseMemorySize, type ContainerResources, currentContainer } from '@flotilla/cue';
+import { HEALTH_RECHECK_MS } from '@flotilla/engine';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +30,8 @@ export interface AgentConfig {
   pollIntervalMs: number;
   /** a Project is reconciled again this long after a success, new digest or not (drift is corrected) */
   reconcileIntervalMs: number;
+  /** after a run that left objects unhealthy, the Project runs again within this */
+  healthRecheckMs: number;
   /** retries of a failed run back off from retryInitialMs, doubling up to retryMaxMs (never past the reconcile interval) */
   retryInitialMs: number;
   retryMaxMs: number;
@@ -106,6 +109,7 @@ export const AGENT_FLAGS: Record<string, FlagSpec> = {
   concurrent: { kind: 'int', help: 'Projects reconciled at once (default 4)' },
   'poll-interval': { kind: 'duration', help: 'how often each tag is checked for a new digest (default 1m)' },
   'reconcile-interval': { kind: 'duration', help: 'full reconcile after a success even without a new digest (default 10m)' },
+  'health-recheck-interval': { kind: 'duration', help: 'after a run that left objects unhealthy, run again within this (default 30s; never past the interval)' },
   'retry-initial': { kind: 'duration', help: 'first retry after a failed run; doubles each time (default 5s)' },
   'retry-max': { kind: 'duration', help: 'longest pause between retries (default 10m; never past --reconcile-interval)' },
   'cache-dir': { kind: 'string', help: 'artifact and module cache (default <tmp>/flotilla-agent)' },
@@ -301,6 +305,7 @@ export function parseAgentConfig(argv: readonly string[], env: Record<string, st
     concurrency: int('concurrent', 4, 1, 64),
     pollIntervalMs: duration('poll-interval', 60_000, 100),
     reconcileIntervalMs: duration('reconcile-interval', 600_000, 1000),
+    healthRecheckMs: duration('health-recheck-interval', HEALTH_RECHECK_MS, 1000),
     retryInitialMs: duration('retry-initial', 5_000, 100),
     retryMaxMs: duration('retry-max', 600_000, 100),
     cacheDir: str('cache-dir', join(tmpdir(), 'flotilla-agent')) ?? '',

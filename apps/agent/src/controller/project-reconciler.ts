@@ -25,6 +25,8 @@ export interface ReconcilerSettings {
   pollIntervalMs: number;
   reconcileIntervalMs: number;
   backoff: BackoffOptions;
+  /** after a run that left objects unhealthy, the Project runs again within this (default the engine's 30 s) */
+  healthRecheckMs?: number;
   cluster: ClusterTarget;
   owner: string;
   /** this replica, as Events name their reporter */
@@ -221,7 +223,7 @@ export class ProjectReconciler {
     );
     // stopping or no longer leading: whoever runs next owns the status; an abort is no verdict on the Project
     if (signal.aborted) return {};
-    const report = buildRunReport(result, { attempt: schedule.attempt, intervalMs: this.intervalOf(project), backoff: this.settings.backoff, previous: (project.status?.conditions ?? []) as Condition[] });
+    const report = buildRunReport(result, { attempt: schedule.attempt, intervalMs: this.intervalOf(project), backoff: this.settings.backoff, healthRecheckMs: this.settings.healthRecheckMs, previous: (project.status?.conditions ?? []) as Condition[] });
     const about = { ...(revision ? { revision } : {}), message: resultText(report).message };
     if (!report.ok && attemptBefore === 0) written.push(this.cdevent(project, { kind: 'incident.detected', reason: report.errors[0]?.reason ?? 'ReconciliationFailed', error: report.errors[0]?.message ?? 'reconciliation failed', ...about }));
     else if (report.ok && attemptBefore > 0) written.push(this.cdevent(project, { kind: 'incident.resolved', reason: 'Recovered', ...about }));
@@ -260,7 +262,7 @@ export class ProjectReconciler {
     if (signal.aborted) return {};
     const schedule = this.schedules.get(key) ?? { attempt: project.status?.failures ?? 0, dueAt: 0, pollAt: 0 };
     this.schedules.set(key, schedule);
-    const report = buildRunReport(result, { attempt: schedule.attempt, intervalMs: this.intervalOf(project), backoff: this.settings.backoff, previous: (project.status?.conditions ?? []) as Condition[] }, 'delete');
+    const report = buildRunReport(result, { attempt: schedule.attempt, intervalMs: this.intervalOf(project), backoff: this.settings.backoff, healthRecheckMs: this.settings.healthRecheckMs, previous: (project.status?.conditions ?? []) as Condition[] }, 'delete');
     this.deps.onRun?.(project, report);
     if (!report.ok) {
       schedule.attempt = report.decision.attempt;

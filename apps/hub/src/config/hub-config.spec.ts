@@ -115,16 +115,18 @@ describe('parseHubConfig', () => {
       FLOTILLA_LEASE_TTL: '10s',
       FLOTILLA_SOURCE_POLL_INTERVAL: '5m',
       FLOTILLA_CLUSTER_CHECK_INTERVAL: '30s',
+      FLOTILLA_HEALTH_RECHECK_INTERVAL: '5s',
       FLOTILLA_SHUTDOWN_GRACE: '0s',
       FLOTILLA_SCHEDULER_CONCURRENCY: '32',
       FLOTILLA_HUB_ID: 'hub-a',
     });
-    expect(c.scheduler).toEqual({ ...defaultSchedulerConfig(), enabled: false, tickMs: 250, leaseTtlMs: 10_000, sourcePollMs: 300_000, clusterCheckMs: 30_000, shutdownGraceMs: 0, concurrency: 32, hubId: 'hub-a' });
+    expect(c.scheduler).toEqual({ ...defaultSchedulerConfig(), enabled: false, tickMs: 250, leaseTtlMs: 10_000, sourcePollMs: 300_000, clusterCheckMs: 30_000, healthRecheckMs: 5_000, shutdownGraceMs: 0, concurrency: 32, hubId: 'hub-a' });
+    expect(defaultSchedulerConfig().healthRecheckMs).toBe(30_000);
   });
 
   it('lists every bad scheduler setting', () => {
-    expect(() => parseHubConfig({ FLOTILLA_SCHEDULER: 'maybe', FLOTILLA_LEASE_TTL: '10ms', FLOTILLA_SCHEDULER_CONCURRENCY: '0', FLOTILLA_HUB_ID: 'a b' })).toThrow(
-      expect.objectContaining({ problems: [expect.stringMatching(/^FLOTILLA_SCHEDULER=/), expect.stringMatching(/^FLOTILLA_LEASE_TTL=/), expect.stringMatching(/^FLOTILLA_SCHEDULER_CONCURRENCY=/), expect.stringMatching(/^FLOTILLA_HUB_ID=/)] }),
+    expect(() => parseHubConfig({ FLOTILLA_SCHEDULER: 'maybe', FLOTILLA_LEASE_TTL: '10ms', FLOTILLA_HEALTH_RECHECK_INTERVAL: '100ms', FLOTILLA_SCHEDULER_CONCURRENCY: '0', FLOTILLA_HUB_ID: 'a b' })).toThrow(
+      expect.objectContaining({ problems: [expect.stringMatching(/^FLOTILLA_SCHEDULER=/), expect.stringMatching(/^FLOTILLA_LEASE_TTL=/), expect.stringMatching(/^FLOTILLA_HEALTH_RECHECK_INTERVAL=/), expect.stringMatching(/^FLOTILLA_SCHEDULER_CONCURRENCY=/), expect.stringMatching(/^FLOTILLA_HUB_ID=/)] }),
     );
   });
 

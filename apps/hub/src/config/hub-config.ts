@@ -1,6 +1,7 @@
 import { type CueMemoryBudget, cueMemoryBudget, CueMemoryBudgetError, parseMemorySize, type ContainerResources, currentContainer } from '@flotilla/cue';
 import { AGENT_PROTOCOL_LIMITS } from '@flotilla/agent-protocol';
 import { InvalidReferenceError, parseReference } from '@flotilla/oci';
+import { HEALTH_RECHECK_MS } from '@flotilla/engine';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
@@ -146,6 +147,8 @@ export interface SchedulerConfig {
   sourcePollMs: number;
   /** How often the hub checks each push cluster's API server: reachability and version (FLOTILLA_CLUSTER_CHECK_INTERVAL, default 1m). */
   clusterCheckMs: number;
+  /** After a run that left objects unhealthy, the Target runs again within this (FLOTILLA_HEALTH_RECHECK_INTERVAL, default 30s). */
+  healthRecheckMs: number;
   /** tag resolutions in flight at once (each under the registry client's deadline) */
   sourceConcurrency: number;
   /** At shutdown, how long runs may finish before they are aborted and their leases released (FLOTILLA_SHUTDOWN_GRACE, default 20s). */
@@ -164,6 +167,7 @@ export function defaultSchedulerConfig(): SchedulerConfig {
     concurrency: 32,
     sourcePollMs: 60_000,
     clusterCheckMs: 60_000,
+    healthRecheckMs: HEALTH_RECHECK_MS,
     sourceConcurrency: 8,
     shutdownGraceMs: 20_000,
     hubId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
@@ -273,11 +277,12 @@ export function parseHubConfig(env: Record<string, string | undefined>, cwd = pr
     else if (['off', 'false', '0'].includes(anonymous)) config.anonymousViewer = false;
     else problems.push(`FLOTILLA_ANONYMOUS_VIEWER=${JSON.stringify(anonymous)}: expected on or off`);
   }
-  const durations: Array<[string, 'tickMs' | 'leaseTtlMs' | 'sourcePollMs' | 'clusterCheckMs' | 'shutdownGraceMs', number]> = [
+  const durations: Array<[string, 'tickMs' | 'leaseTtlMs' | 'sourcePollMs' | 'clusterCheckMs' | 'healthRecheckMs' | 'shutdownGraceMs', number]> = [
     ['FLOTILLA_SCHEDULER_TICK', 'tickMs', 10],
     ['FLOTILLA_LEASE_TTL', 'leaseTtlMs', 1000],
     ['FLOTILLA_SOURCE_POLL_INTERVAL', 'sourcePollMs', 1000],
     ['FLOTILLA_CLUSTER_CHECK_INTERVAL', 'clusterCheckMs', 1000],
+    ['FLOTILLA_HEALTH_RECHECK_INTERVAL', 'healthRecheckMs', 1000],
     ['FLOTILLA_SHUTDOWN_GRACE', 'shutdownGraceMs', 0],
   ];
   for (const [name, field, min] of durations) {

@@ -250,7 +250,8 @@ export class TargetRunService {
 
   /** What the engine needs to decide when the Target runs next. */
   private schedule(project: ProjectEntity, target: TargetEntity): ReportContext {
-    return { attempt: target.attempt, intervalMs: project.intervalSeconds * 1000, backoff: this.config.scheduler.backoff, previous: target.conditions };
+    const { backoff, healthRecheckMs } = this.config.scheduler;
+    return { attempt: target.attempt, intervalMs: project.intervalSeconds * 1000, backoff, healthRecheckMs, previous: target.conditions };
   }
 
   private async input(project: ProjectEntity, cluster: ClusterEntity, target: TargetEntity, epoch: number, digest: string | null, signal: AbortSignal): Promise<TargetRunInput> {
