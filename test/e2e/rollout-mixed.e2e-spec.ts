@@ -6,7 +6,7 @@ import { adminCall } from './support/admin-call';
 import { startConnectedAgent, type ConnectedAgent } from './support/connected-agent';
 import { eventually } from './support/eventually';
 import { HubApi } from './support/hub-api';
-import type { HubFleet } from './support/hub-fleet';
+import { defaultFleetTiming, type HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
 import { runs, target, type TargetView } from './support/shop';
 import { DeploymentReadiness } from './support/spoke';
@@ -29,6 +29,8 @@ describe('a rollout over agent and push clusters', () => {
     started: (f) => (fleet = f),
     instanceNamespaces: (n) => [`${n}-stage-1`, `${n}-edge-1`],
     spokes: [['stage-1', 'staging']],
+    // a wave is done once its Deployment is available: seen within 3 s, not the default 30
+    timing: { ...defaultFleetTiming(), healthRecheck: '3s' },
     // the agents' port is in the install manifest: free, and fixed before the hub starts
     env: async () => ({ FLOTILLA_AGENT_PORT: String(await freePort()) }),
   });
@@ -68,7 +70,7 @@ describe('a rollout over agent and push clusters', () => {
     beforeStop(() => void agent?.process.stop());
     base = { moduleUrl: await publishWebapp(registry), moduleVersion: '1.0.0', namespace: `${ns}-\\(_cluster)`, infra: ['db'], message: '' };
     repo = projectRepository();
-    agent = await startConnectedAgent(new HubApi(fleet.hubs[0], fleet.adminToken), kube, { cluster: 'edge-1', group: 'edge', namespace: ns });
+    agent = await startConnectedAgent(new HubApi(fleet.hubs[0], fleet.adminToken), kube, { cluster: 'edge-1', group: 'edge', namespace: ns, healthRecheck: '3s' });
     operator = (await fleet.expectCall(201, 'POST', '/api/v1/tokens', { name: 'release-manager', role: 'operator' })).body.token as string;
   });
 

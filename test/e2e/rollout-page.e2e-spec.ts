@@ -5,7 +5,7 @@ import { UNPULLABLE_IMAGE } from '../harness/kube-nodes';
 import { shopProjectFiles, type ShopRevision } from './fixtures/projects';
 import { launchBrowser, type Browser } from './support/browser';
 import { eventually } from './support/eventually';
-import type { HubFleet } from './support/hub-fleet';
+import { defaultFleetTiming, type HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
 import { createProject, target } from './support/shop';
 import { DeploymentReadiness, describeWorkloads } from './support/spoke';
@@ -54,6 +54,8 @@ describe('the rollout pipeline on the project page, in a real browser', () => {
     started: (f) => (fleet = f),
     instanceNamespaces: (n) => [`${n}-stage-1`, `${n}-prod-1`, `${n}-lab-1`],
     spokes: [['stage-1', 'staging'], ['prod-1', 'production'], ['lab-1', 'lab']],
+    // a wave is done once its Deployment is available: seen within 3 s, not the default 30
+    timing: { ...defaultFleetTiming(), healthRecheck: '3s' },
   });
   let browser: Browser;
   let operator: string;

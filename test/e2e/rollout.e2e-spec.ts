@@ -1,6 +1,6 @@
 import { shopProjectFiles, type ShopRevision } from './fixtures/projects';
 import { eventually } from './support/eventually';
-import type { HubFleet } from './support/hub-fleet';
+import { defaultFleetTiming, type HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
 import { configMapData, createProject, readyOn, runs, target, type RunView } from './support/shop';
 import { DeploymentReadiness } from './support/spoke';
@@ -13,14 +13,19 @@ import { spokeSuite } from './support/suite';
 // clusters. The Project's service account only has Roles, so neither Target
 // can see (or prune) the other's instances. A wave opens once the one before
 // is Ready and Healthy: the suite releases the webapp's pods (DeploymentReadiness)
-// so its Deployments become available, and waits past the engine's health
-// recheck (30 s) for each wave.
+// so its Deployments become available; the hub looks at an unhealthy Target
+// again within 3 s (its default is 30 s), so each wave waits that long.
 
 jest.setTimeout(120_000);
 
 describe('rollout waves over two groups of clusters', () => {
   let fleet: HubFleet;
-  const { registry, kube, ns, beforeStop } = spokeSuite('e2e-wave', { started: (f) => (fleet = f), instanceNamespaces: (n) => [`${n}-stage-1`, `${n}-prod-1`], spokes: [['stage-1', 'staging'], ['prod-1', 'production']] });
+  const { registry, kube, ns, beforeStop } = spokeSuite('e2e-wave', {
+    started: (f) => (fleet = f),
+    instanceNamespaces: (n) => [`${n}-stage-1`, `${n}-prod-1`],
+    spokes: [['stage-1', 'staging'], ['prod-1', 'production']],
+    timing: { ...defaultFleetTiming(), healthRecheck: '3s' },
+  });
   const stageNs = `${ns}-stage-1`;
   const prodNs = `${ns}-prod-1`;
   let repo: string;

@@ -45,7 +45,7 @@ export interface ConnectedAgent {
  * watches Projects in `namespace` and keeps its identity in
  * `<namespace>/<cluster>-identity`.
  */
-export async function startConnectedAgent(api: HubApi, kube: ObjectClient, opts: { cluster: string; group: string; namespace: string }): Promise<ConnectedAgent> {
+export async function startConnectedAgent(api: HubApi, kube: ObjectClient, opts: { cluster: string; group: string; namespace: string; healthRecheck?: string }): Promise<ConnectedAgent> {
   await api.expectCall(201, 'POST', '/api/v1/clusters', { name: opts.cluster, group: opts.group, mode: 'agent' });
   const hub = await installManifestSecret(api, opts.cluster);
   const k = harnessEnv().kube;
@@ -60,6 +60,7 @@ export async function startConnectedAgent(api: HubApi, kube: ObjectClient, opts:
       '--reconcile-interval=1m',
       '--retry-initial=500ms',
       '--retry-max=2s',
+      ...(opts.healthRecheck ? [`--health-recheck-interval=${opts.healthRecheck}`] : []),
     ]),
     { FLOTILLA_HUB_BOOTSTRAP_TOKEN: hub.bootstrapToken, FLOTILLA_HUB_CA: hub.hubCa },
   );

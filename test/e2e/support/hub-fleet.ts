@@ -10,6 +10,8 @@ export interface FleetTiming {
   tick: string;
   leaseTtl: string;
   sourcePoll: string;
+  /** FLOTILLA_HEALTH_RECHECK_INTERVAL: for suites that wait on a Deployment becoming available (default the hub's 30s) */
+  healthRecheck?: string;
 }
 
 export function defaultFleetTiming(): FleetTiming {
@@ -41,6 +43,7 @@ export class HubFleet {
       FLOTILLA_SCHEDULER_TICK: timing.tick,
       FLOTILLA_LEASE_TTL: timing.leaseTtl,
       FLOTILLA_SOURCE_POLL_INTERVAL: timing.sourcePoll,
+      ...(timing.healthRecheck ? { FLOTILLA_HEALTH_RECHECK_INTERVAL: timing.healthRecheck } : {}),
       FLOTILLA_SHUTDOWN_GRACE: '2s',
       LOG_LEVEL: 'info',
       ...extraEnv,

@@ -61,7 +61,7 @@ describe('rollout waves gated on health and soak', () => {
     readiness = new DeploymentReadiness(kube, () => namespaces, 0).start();
     base = { moduleUrl: await publishWebapp(registry), moduleVersion: '1.0.0', namespace: `${ns}-\\(_cluster)`, infra: ['db'], message: '' };
     repo = projectRepository();
-    hub = await startTestHub('postgres', { scheduler: fastScheduler({ tickMs: 250, sourcePollMs: 300, hubId: 'hub-soak' }) }, { clock });
+    hub = await startTestHub('postgres', { scheduler: fastScheduler({ tickMs: 250, sourcePollMs: 300, healthRecheckMs: 3000, hubId: 'hub-soak' }) }, { clock });
     const k = harnessEnv().kube;
     for (const [name, group] of CLUSTERS) {
       const created = await hub.call('POST', '/api/v1/clusters', { body: { name, group, mode: 'push', endpoint: { server: k.server, caData: k.caData }, credentials: { token: k.admin.token } } });
