@@ -70,6 +70,19 @@ describe('rollout waves gated on health', () => {
     expect(rolloutGate(failed, 's')).toEqual({ open: true });
   });
 
+  it('keeps a Target that failed the revision failed while it runs its retry: no wave state flickers, no second nudge past its backoff', () => {
+    const w = groups('staging', 'prod');
+    const retrying = [member('s', 'staging', { phase: 'Reconciling', attempt: 2 }), member('p', 'prod')];
+    const d = decideRollout(w, R2, retrying, T0);
+    expect(d.waves[0]).toMatchObject({ state: 'failed', failed: 1, pending: 0 });
+    expect(rolloutGate(d, 'p').message).toBe(`revision ${R2} waits for group staging to recover: 1 of 1 Target(s) failed, 0 allowed`);
+    // its retry runs on its own backoff: the wave does not make it due again
+    expect(targetsToAdvance(d, retrying)).toEqual([]);
+    // a first run (no failure before it) is on its way, not failed
+    const first = [member('s', 'staging', { phase: 'Reconciling', attempt: 0 }), member('p', 'prod')];
+    expect(decideRollout(w, R2, first, T0).waves[0]).toMatchObject({ state: 'progressing', failed: 0, pending: 1 });
+  });
+
   it('lets a wave finish within its failure budget, a count or a percentage', () => {
     const members = [
       member('a', 'staging', healthyOn2(0)),

@@ -15,6 +15,8 @@ export interface WaveMember {
   healthySince: Date | null;
   /** since when lastAppliedRevision is what it is */
   revisionSince: Date | null;
+  /** its consecutive failed runs (0: none, or its last run succeeded) */
+  attempt?: number;
 }
 
 export type MemberState = 'pending' | 'progressing' | 'healthy' | 'failed';
@@ -65,9 +67,14 @@ export interface DecideOptions {
 
 const INACTIVE = new Set(['Suspended', 'Deleting']);
 
+/** Failed, or running a retry of a failed run: a retry in flight leaves the wave's failures as they are. */
+function failing(m: WaveMember): boolean {
+  return m.phase === 'Failed' || (m.phase === 'Reconciling' && (m.attempt ?? 0) > 0);
+}
+
 function memberState(m: WaveMember, revision: string, wave: Wave, open: boolean, now: Date): MemberState {
   const on = m.lastAppliedRevision === revision;
-  if (m.phase === 'Failed' && (on || open)) return 'failed';
+  if (failing(m) && (on || open)) return 'failed';
   if (!on) return 'pending';
   if (m.healthySince) return 'healthy';
   if (m.revisionSince && now.getTime() - m.revisionSince.getTime() >= wave.progressDeadlineMs) return 'failed';

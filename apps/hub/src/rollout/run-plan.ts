@@ -24,7 +24,7 @@ export interface PlannedRun {
 }
 
 type PlannedProject = Pick<ProjectEntity, 'sourceDigest' | 'sourceTag' | 'rolloutGroups' | 'rolloutWaves' | 'deletionRequestedAt'> & Partial<Pick<ProjectEntity, 'rolloutActions' | 'rolloutWindows'>>;
-type PlannedTarget = Pick<TargetEntity, 'id' | 'removalRequestedAt' | 'lastAppliedRevision'> & Partial<Pick<TargetEntity, 'phase' | 'healthySince' | 'revisionSince' | 'lastHealthyRevision'>>;
+type PlannedTarget = Pick<TargetEntity, 'id' | 'removalRequestedAt' | 'lastAppliedRevision'> & Partial<Pick<TargetEntity, 'phase' | 'healthySince' | 'revisionSince' | 'lastHealthyRevision' | 'attempt'>>;
 type WaveTarget = PlannedTarget & Pick<TargetEntity, 'phase' | 'cluster'>;
 
 /** The Project is being deleted, or the cluster left its targets and its instances go with the Target. */
@@ -38,8 +38,8 @@ export function needsMembers(project: PlannedProject, target: PlannedTarget): bo
 }
 
 /** A Target as a member of its Project's waves. */
-export function waveMember(t: Pick<TargetEntity, 'id' | 'phase' | 'lastAppliedRevision'> & Partial<Pick<TargetEntity, 'healthySince' | 'revisionSince'>>, group: string): WaveMember {
-  return { id: t.id, group, phase: t.phase, lastAppliedRevision: t.lastAppliedRevision, healthySince: t.healthySince ?? null, revisionSince: t.revisionSince ?? null };
+export function waveMember(t: Pick<TargetEntity, 'id' | 'phase' | 'lastAppliedRevision'> & Partial<Pick<TargetEntity, 'healthySince' | 'revisionSince' | 'attempt'>>, group: string): WaveMember {
+  return { id: t.id, group, phase: t.phase, lastAppliedRevision: t.lastAppliedRevision, healthySince: t.healthySince ?? null, revisionSince: t.revisionSince ?? null, attempt: t.attempt ?? 0 };
 }
 
 /**
