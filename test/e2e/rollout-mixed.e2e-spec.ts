@@ -9,7 +9,7 @@ import { HubApi } from './support/hub-api';
 import { defaultFleetTiming, type HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
 import { runs, target, type TargetView } from './support/shop';
-import { DeploymentReadiness } from './support/spoke';
+import { DeploymentReadiness, describeWorkloads } from './support/spoke';
 import { spokeSuite } from './support/suite';
 
 // Issue 39: one rollout over an agent cluster and a push cluster, under the
@@ -52,7 +52,15 @@ describe('a rollout over agent and push clusters', () => {
         const t = await target(fleet, 'shop', cluster);
         return t.lastAppliedRevision === revision && condition(t, 'Ready') === 'True' && condition(t, 'Healthy') === 'True' ? t : undefined;
       },
-      { timeoutMs: 150_000, observe: async () => ({ target: await target(fleet, 'shop', cluster), rollout: await rollout(), agent: agent?.process.output().split('\n').slice(-15) }) },
+      {
+        timeoutMs: 150_000,
+        observe: async () => ({
+          target: await target(fleet, 'shop', cluster),
+          rollout: await rollout(),
+          agent: agent?.process.output().split('\n').slice(-15),
+          workloads: (await describeWorkloads(kube, `${ns}-${cluster}`).catch((e: Error) => `(not listed: ${e.message})`)).split('\n'),
+        }),
+      },
     );
   }
 
