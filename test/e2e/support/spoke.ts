@@ -185,9 +185,14 @@ const NUDGE_AFTER_MS = 3000;
 /**
  * What a failed wait for health should print: each Deployment's and Pod's
  * state in `namespace`, and each node's readiness and taints (a node the
- * lifecycle controller found silent is tainted, and its pods stop being Ready).
+ * lifecycle controller found silent is tainted, and its pods stop being Ready),
+ * one per line. Never throws: a failure to list is itself the line to print.
  */
-export async function describeWorkloads(client: ObjectClient, namespace: string): Promise<string> {
+export async function describeWorkloads(client: ObjectClient, namespace: string): Promise<string[]> {
+  return listWorkloads(client, namespace).catch((e: Error) => [`(not listed: ${e.message})`]);
+}
+
+async function listWorkloads(client: ObjectClient, namespace: string): Promise<string[]> {
   const lines: string[] = [];
   const brief = (conditions: unknown) => ((conditions ?? []) as { type: string; status: string; reason?: string }[]).map((c) => `${c.type}=${c.status}${c.reason ? `(${c.reason})` : ''}`).join(' ');
   for (const d of await client.list('apps/v1', 'Deployment', { namespace })) {
@@ -204,5 +209,5 @@ export async function describeWorkloads(client: ObjectClient, namespace: string)
     const ready = (((n.status ?? {}) as { conditions?: { type: string; status: string; lastHeartbeatTime?: string }[] }).conditions ?? []).find((c) => c.type === 'Ready');
     lines.push(`Node ${n.metadata.name}: Ready=${ready?.status} (heartbeat ${ready?.lastHeartbeatTime}); taints ${taints.join(', ') || 'none'}`);
   }
-  return lines.join('\n');
+  return lines;
 }

@@ -47,7 +47,7 @@ describe('rollout waves gated on health and soak', () => {
       const t = await target(cluster);
       return t.lastAppliedRevision === revision && condition(t, 'Ready') === 'True' && condition(t, 'Healthy') === 'True' ? true : undefined;
     }, 120_000).catch(async (err: Error) => {
-      const workloads = await describeWorkloads(kube, `${ns}-${cluster}`).catch((e: Error) => `(not listed: ${e.message})`);
+      const workloads = (await describeWorkloads(kube, `${ns}-${cluster}`)).join('\n');
       throw new Error(`${err.message}; ${cluster} is ${JSON.stringify(await target(cluster))}\n${workloads}`);
     });
   }
