@@ -1,4 +1,4 @@
-import { decideRollout, heldBack, projectHold, rolloutGate, targetsToAdvance, type WaveMember } from './rollout';
+import { decideRollout, heldBack, projectHold, rollbackTargets, rolloutGate, targetsToAdvance, type WaveMember } from './rollout';
 import { wavesOf, type WaveSpec } from './wave-spec';
 
 const R1 = 'v1@sha256:1111';
@@ -81,6 +81,20 @@ describe('rollout waves gated on health', () => {
     // a first run (no failure before it) is on its way, not failed
     const first = [member('s', 'staging', { phase: 'Reconciling', attempt: 0 }), member('p', 'prod')];
     expect(decideRollout(w, R2, first, T0).waves[0]).toMatchObject({ state: 'progressing', failed: 0, pending: 1 });
+  });
+
+  it('rolls back from the failed wave on: the Targets on the revision and those failing it, a retry in flight included', () => {
+    const w = groups('canary', 'staging', 'prod');
+    const members = [
+      member('canary', 'canary', healthyOn2(0)),
+      member('on', 'staging', healthyOn2(0)),
+      member('failed', 'staging', { phase: 'Failed' }),
+      member('retrying', 'staging', { phase: 'Reconciling', attempt: 1 }),
+      member('first', 'staging', { phase: 'Reconciling', attempt: 0 }),
+      member('later', 'prod', { lastAppliedRevision: R2 }),
+      member('untouched', 'prod'),
+    ];
+    expect(rollbackTargets(w, R2, 1, members)).toEqual(['on', 'failed', 'retrying', 'later']);
   });
 
   it('lets a wave finish within its failure budget, a count or a percentage', () => {

@@ -81,6 +81,15 @@ function memberState(m: WaveMember, revision: string, wave: Wave, open: boolean,
   return 'progressing';
 }
 
+/**
+ * The Targets a rollback of `revision` from wave `wave` on runs again: in
+ * that wave or a later one, and either on the revision or failing it (also
+ * while a retry of it runs, which would otherwise keep the bad revision).
+ */
+export function rollbackTargets(waves: readonly Wave[], revision: string, wave: number, members: readonly WaveMember[]): string[] {
+  return members.filter((m) => waveIndex(waves, m.group) >= wave && (m.lastAppliedRevision === revision || failing(m))).map((m) => m.id);
+}
+
 /** Which member holds a wave back, for the words of the hold: the first not yet healthy, by group order. */
 function holder(wave: Wave, states: ReadonlyArray<{ m: WaveMember; s: MemberState }>): string {
   const notDone = states.filter((x) => x.s === 'pending' || x.s === 'progressing').map((x) => x.m.group);

@@ -4,10 +4,10 @@ import { Clock } from '../common/clock';
 import type { ProjectEntity } from '../database/entities';
 import { RunWakeup } from '../notify/run-wakeup';
 import { TargetsRepository } from '../repositories/targets.repository';
-import { decideRollout, targetsToAdvance } from '../rollout/rollout';
+import { decideRollout, rollbackTargets, targetsToAdvance } from '../rollout/rollout';
 import { waveMember } from '../rollout/run-plan';
 import { rolloutOptions } from '../rollout/rollout-options';
-import { waveIndex, wavesOf } from '../rollout/wave-spec';
+import { wavesOf } from '../rollout/wave-spec';
 import { RolloutProjectsRepository } from '../rollout/rollout-projects.repository';
 import { UnitOfWork } from '../repositories/unit-of-work';
 import { EventsService } from '../events/events.service';
@@ -65,9 +65,9 @@ export class WaveAdvance {
   async rollBack(project: ProjectEntity, revision: string, wave: number, by: string): Promise<number> {
     // another pass may have rolled it back meanwhile: once is enough
     if (!(await this.rollouts.appendRollback(project.id, { action: 'rollback', revision, wave, by, at: this.clock.now().toISOString() }))) return 0;
-    const waves = wavesOf(project);
     const all = (await this.targets.forProject(project.id)).filter((t) => !t.removalRequestedAt);
-    const moved = all.filter((t) => waveIndex(waves, t.cluster?.groupName ?? '') >= wave && (t.lastAppliedRevision === revision || t.phase === 'Failed'));
+    const ids = new Set(rollbackTargets(wavesOf(project), revision, wave, all.map((t) => waveMember(t, t.cluster?.groupName ?? ''))));
+    const moved = all.filter((t) => ids.has(t.id));
     await this.uow.transaction(async (tx) => {
       for (const t of moved) await tx.targets.requestRun(project.id, t.clusterId, { manual: false });
       await this.events.record({ projectId: project.id, clusterName: null, type: 'Warning', reason: 'RolledBack', message: `revision ${revision} rolled back from wave ${wave} by ${by}: ${moved.length} cluster(s) return to the last revision each was Ready and Healthy on`, revision }, tx);
