@@ -19,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../../../test/harness/ports';
 import { startPostgres } from '../../../test/harness/postgres';
+import { explainSlowStatements } from './pg-sampler';
 
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 10_000);
 const RUNS_PER_TARGET = Number(process.env.BENCH_RUNS_PER_TARGET ?? 100);
@@ -34,6 +35,8 @@ const HUB_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Bool
 const ONLY = process.env.BENCH_ONLY;
 /** Log statements slower than this many ms and summarize them at the end. */
 const SLOW_MS = process.env.BENCH_SLOW_MS;
+/** PostgreSQL's plans of the statements slower than this many ms, per route, summed and written beside the route's name. */
+const EXPLAIN_MS = process.env.BENCH_PG_EXPLAIN_MS;
 const TOKEN = 'bench-admin-token-0123456789abcdef';
 const ROOT = resolve(__dirname, '../../..');
 
@@ -231,6 +234,8 @@ async function main(): Promise<void> {
   const pg = await startPostgres(work);
   const processes: ChildProcess[] = [];
   try {
+    // before the hub connects: auto_explain is loaded into each new session
+    const explain = EXPLAIN_MS ? await explainSlowStatements(pg.endpoint.url, pg.logFile, Number(EXPLAIN_MS)) : undefined;
     const barePort = await freePort();
     const bare = startProcess(['-e', BARE_SERVER], { PORT: String(barePort) });
     processes.push(bare.child);
@@ -275,13 +280,16 @@ async function main(): Promise<void> {
         const check = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } });
         if (!check.ok) throw new Error(`${path}: ${check.status} ${await check.text()}`);
         await drive(`${url}${path}`, hub.child.pid!, RATE, 2, token); // warm up
+        await explain?.start();
         const at = await drive(`${url}${path}`, hub.child.pid!, RATE, SECONDS, token);
+        const plans = await explain?.stop(join(tmpdir(), `api-bench-plans-${label.split(' ')[0]}-${name.replace(/\W+/g, '-')}.log`));
         const max = await drive(`${url}${path}`, hub.child.pid!, undefined, Math.max(3, SECONDS / 2), token);
         console.log(
           `${name.padEnd(28)} ${at.rps.toFixed(0).padStart(7)} ${String(at.p50).padStart(7)} ${String(at.p99).padStart(7)} ${(at.p99 / Math.max(ref.p99, 1)).toFixed(1).padStart(8)} ` +
             `${String(at.errors + max.errors).padStart(7)} ${max.rps.toFixed(0).padStart(8)} ${(max.rps / refMax.rps).toFixed(2).padStart(6)} ${Math.max(at.peakRss, max.peakRss).toFixed(0).padStart(8)} ` +
             `${at.hubCpu.toFixed(2).padStart(10)} ${at.dbCpu.toFixed(2).padStart(9)} ${at.loadCpu.toFixed(2).padStart(11)}`,
         );
+        for (const p of plans?.slice(0, 3) ?? []) console.log(`    ${p.count} × ${(p.totalMs / p.count).toFixed(2)} ms: ${p.statement}`);
       }
     }
     if (SLOW_MS) slowStatements(join(work, 'postgres.log'));
