@@ -4,6 +4,7 @@ import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
 import { databaseTarget, openDatabase } from './data-source';
 import { DatabaseRepository } from './database.repository';
+import { closeGenericPlanPool, openGenericPlanPool } from './generic-plan-pool';
 
 /** Closes the database when the app shuts down. */
 @Injectable()
@@ -11,6 +12,7 @@ class DatabaseLifecycle implements OnApplicationShutdown {
   constructor(private readonly ds: DataSource) {}
 
   async onApplicationShutdown(): Promise<void> {
+    await closeGenericPlanPool(this.ds);
     if (this.ds.isInitialized) await this.ds.destroy();
   }
 }
@@ -21,7 +23,11 @@ class DatabaseLifecycle implements OnApplicationShutdown {
     {
       provide: DataSource,
       inject: [HUB_CONFIG],
-      useFactory: (config: HubConfig) => openDatabase(databaseTarget(config)),
+      useFactory: async (config: HubConfig) => {
+        const ds = await openDatabase(databaseTarget(config));
+        openGenericPlanPool(ds);
+        return ds;
+      },
     },
     DatabaseLifecycle,
     DatabaseRepository,

@@ -87,7 +87,8 @@ export class ClustersRepository {
           WHERE ${MEMBERSHIP_ROW} ORDER BY v.name`,
         values: params.values,
       },
-      { prepare: !variesInShape(filter.labelSelector) && !filter.reach },
+      // without a selector the plan does not depend on the values (a label's selectivity does)
+      { prepare: !variesInShape(filter.labelSelector) && !filter.reach, planOnce: !filter.labelSelector },
     );
     const total = totalOf(this.totals, key, sent, rows[0]);
     return { rows: rows[0].name === null ? [] : rows, total };

@@ -92,7 +92,7 @@ export class HistoryRepository {
    * more than asked tells whether a next page exists.
    */
   private async newestFirst<T extends object>(from: string, where: string, page: string, limit: number, params: SqlParams): Promise<HistoryPage<T> | undefined> {
-    const rows = await queryPrepared<T & CursorColumns>(this.db, { text: `SELECT h.* FROM ${from} LEFT JOIN LATERAL (${page}) AS h ON true WHERE ${where}`, values: params.values });
+    const rows = await queryPrepared<T & CursorColumns>(this.db, { text: `SELECT h.* FROM ${from} LEFT JOIN LATERAL (${page}) AS h ON true WHERE ${where}`, values: params.values }, { prepare: true, planOnce: true });
     if (rows.length === 0) return undefined;
     const found = rows[0].cursorId === null ? [] : rows;
     const last = found.length > limit ? found[limit - 1] : undefined;

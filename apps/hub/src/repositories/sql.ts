@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { Pool } from 'pg';
 import type { EntityManager } from 'typeorm';
+import { genericPlanPool } from '../database/generic-plan-pool';
 import type { KnownTotal, ListTotals } from './list-totals';
 
 /** Positional parameters: each value gets the next `$n`, so fragments compose without counting. */
@@ -33,6 +34,17 @@ export interface Statement {
 }
 
 /**
+ * `prepare`: run as a named prepared statement (for a statement of a fixed
+ * shape). `planOnce`: and planned once per session, on the generic-plan pool
+ * (database/generic-plan-pool.ts); for statements whose plan does not depend
+ * on their values, where PostgreSQL would otherwise plan each run again.
+ */
+export interface PrepareOptions {
+  prepare: boolean;
+  planOnce?: boolean;
+}
+
+/**
  * Runs a statement of a fixed shape (its text varies only with its
  * parameters) as a named prepared statement: each connection parses it once
  * and PostgreSQL may keep its plan, which costs as much as running it for
@@ -40,12 +52,12 @@ export interface Statement {
  * (label selectors) must not come here: each name stays prepared on every
  * connection for its lifetime.
  */
-export async function queryPrepared<T>(db: EntityManager, statement: Statement, options: { prepare: boolean } = { prepare: true }): Promise<T[]> {
+export async function queryPrepared<T>(db: EntityManager, statement: Statement, options: PrepareOptions = { prepare: true }): Promise<T[]> {
   const name = options.prepare ? statementName(statement.text) : undefined;
   // Outside a transaction, straight to pg's pool: TypeORM's query runner
   // (made, connected, broadcast to, released per call) cost more than the
   // small reads it carried. The embedded database's driver has no pg pool.
-  const pool = db.queryRunner ? undefined : (db.connection.driver as { master?: unknown }).master;
+  const pool = db.queryRunner ? undefined : ((name && options.planOnce && genericPlanPool(db.connection)) || (db.connection.driver as { master?: unknown }).master);
   if (pool instanceof Pool) return (await pool.query({ name, text: statement.text, values: statement.values })).rows as T[];
   if (!name) return db.query(statement.text, statement.values);
   // pg takes a query config ({ name, text }) where TypeORM passes its query string through

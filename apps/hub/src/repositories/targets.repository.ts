@@ -134,7 +134,7 @@ export class TargetsRepository {
           ORDER BY v.cluster`,
         values: params.values,
       },
-      { prepare: !variesInShape(filter.labelSelector) },
+      { prepare: !variesInShape(filter.labelSelector), planOnce: !filter.labelSelector },
     );
     if (rows.length === 0) return undefined;
     const total = totalOf(totals, key, sent, rows[0]);
