@@ -122,22 +122,23 @@ async function seed(databaseUrl: string): Promise<void> {
 }
 
 /** CPU time (user + system) of a process in ms, from /proc (clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
+function cpuMs(pid: number, reapedChildren = false): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    return (Number(fields[11]) + Number(fields[12]) + (reapedChildren ? Number(fields[13]) + Number(fields[14]) : 0)) * 10;
   } catch {
     return 0; // the process ended meanwhile
   }
 }
 
-/** CPU time of every PostgreSQL process (the server and its backends). */
+/** CPU time of every PostgreSQL process (the server and its backends, those that ended too). */
 function databaseCpuMs(): number {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuMs(Number(entry));
+      // with the CPU of children it reaped: the postmaster's counts the sessions that ended meanwhile
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuMs(Number(entry), true);
     } catch {
       // gone meanwhile
     }
