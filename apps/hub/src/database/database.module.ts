@@ -1,7 +1,9 @@
 import { Global, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { Logger } from 'pino';
 import { HUB_CONFIG } from '../config/config.module';
 import type { HubConfig } from '../config/hub-config';
+import { HUB_LOGGER } from '../logging/logging.module';
 import { databaseTarget, openDatabase } from './data-source';
 import { DatabaseRepository } from './database.repository';
 import { closeGenericPlanPool, openGenericPlanPool } from './generic-plan-pool';
@@ -22,10 +24,12 @@ class DatabaseLifecycle implements OnApplicationShutdown {
   providers: [
     {
       provide: DataSource,
-      inject: [HUB_CONFIG],
-      useFactory: async (config: HubConfig) => {
+      inject: [HUB_CONFIG, HUB_LOGGER],
+      useFactory: async (config: HubConfig, logger: Logger) => {
         const ds = await openDatabase(databaseTarget(config));
-        openGenericPlanPool(ds);
+        await openGenericPlanPool(ds, (reason) =>
+          logger.warn({ reason }, 'list reads are planned on every request: sessions with plan_cache_mode=force_generic_plan could not be opened (a connection pooler in between?)'),
+        );
         return ds;
       },
     },

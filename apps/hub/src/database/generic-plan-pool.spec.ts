@@ -1,4 +1,6 @@
+import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
+import { harnessEnv } from '../../../../test/harness/env';
 import { createTempDataDir, createTestDatabase } from '../../test/databases';
 import { queryPrepared } from '../repositories/sql';
 import { openDatabase } from './data-source';
@@ -17,7 +19,7 @@ describe('the generic-plan pool', () => {
     const db = await createTestDatabase();
     const ds = await openDatabase({ kind: 'postgres', url: db.url });
     try {
-      const pool = openGenericPlanPool(ds);
+      const pool = await openGenericPlanPool(ds);
       expect(pool).toBeDefined();
       expect(genericPlanPool(ds)).toBe(pool);
       expect(await sessionOf(ds, true)).toBe('force_generic_plan');
@@ -38,11 +40,32 @@ describe('the generic-plan pool', () => {
     }
   });
 
+  it('on PostgreSQL that refuses the sessions: says why, and every read runs on the main pool', async () => {
+    const db = await createTestDatabase();
+    const ds = await openDatabase({ kind: 'postgres', url: db.url });
+    const admin = new Client({ connectionString: harnessEnv().postgres.url });
+    await admin.connect();
+    try {
+      // no new session, as a pooler refusing the startup option would answer; the main pool keeps the ones it has
+      await admin.query(`ALTER DATABASE "${db.name}" ALLOW_CONNECTIONS false`);
+      const reasons: string[] = [];
+      expect(await openGenericPlanPool(ds, (r) => reasons.push(r))).toBeUndefined();
+      expect(reasons).toEqual([expect.stringMatching(/not currently accepting connections/)]);
+      expect(genericPlanPool(ds)).toBeUndefined();
+      expect(await sessionOf(ds, true)).toBe('auto');
+    } finally {
+      await admin.query(`ALTER DATABASE "${db.name}" ALLOW_CONNECTIONS true`);
+      await admin.end();
+      await ds.destroy();
+      await db.drop();
+    }
+  });
+
   it('on embedded PGlite: there is no pool, and planOnce reads run as any other', async () => {
     const tmp = createTempDataDir();
     const ds = await openDatabase({ kind: 'pglite', dataDir: tmp.dir });
     try {
-      expect(openGenericPlanPool(ds)).toBeUndefined();
+      expect(await openGenericPlanPool(ds)).toBeUndefined();
       const rows = await queryPrepared<{ name: string }>(ds.manager, PAGE, { prepare: true, planOnce: true });
       expect(rows).toEqual([]);
     } finally {

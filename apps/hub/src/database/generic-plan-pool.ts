@@ -15,8 +15,14 @@ export const GENERIC_PLAN_POOL_SIZE = 5;
 
 const pools = new WeakMap<DataSource, Pool>();
 
-/** Opens the pool beside `ds`'s own (PostgreSQL only: the embedded database has no pool), with the same connection settings. */
-export function openGenericPlanPool(ds: DataSource): Pool | undefined {
+/**
+ * Opens the pool beside `ds`'s own (PostgreSQL only: the embedded database
+ * has no pool), with the same connection settings, and checks that its
+ * sessions got the setting. A connection pooler between the hub and
+ * PostgreSQL may refuse the startup option or drop it: then there is no
+ * such pool, `unavailable` is told why, and every read runs on the main pool.
+ */
+export async function openGenericPlanPool(ds: DataSource, unavailable: (reason: string) => void = () => undefined): Promise<Pool | undefined> {
   const main = (ds.driver as { master?: unknown }).master;
   if (!(main instanceof Pool)) return undefined;
   const settings = (main as unknown as { options: PoolConfig }).options;
@@ -24,6 +30,14 @@ export function openGenericPlanPool(ds: DataSource): Pool | undefined {
   const pool = new Pool({ ...settings, max: GENERIC_PLAN_POOL_SIZE, options });
   // an idle session lost (a database restart) leaves the pool; the next read opens another, and its failure reaches the caller
   pool.on('error', () => undefined);
+  try {
+    const { rows } = await pool.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode');
+    if (rows[0]?.plan_cache_mode !== 'force_generic_plan') throw new Error(`its sessions have plan_cache_mode ${rows[0]?.plan_cache_mode ?? 'unknown'}`);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    unavailable(err instanceof Error ? err.message : String(err));
+    return undefined;
+  }
   pools.set(ds, pool);
   return pool;
 }
