@@ -1,5 +1,6 @@
 import { QueryFailedError, DataSource } from 'typeorm';
 import { loggableError } from './common/http-exception.filter';
+import { closeGenericPlanPool, openGenericPlanPool } from './database/generic-plan-pool';
 import { startTestHub, type TestHub } from '../test/hub';
 
 // The database going away is an outage: 503 with Retry-After for every
@@ -17,6 +18,8 @@ describe('a database outage', () => {
   it('answers 503 with Retry-After, logs once when the database goes and once when it is back', async () => {
     expect((await hub.call('GET', '/api/v1/clusters')).status).toBe(200);
     const data = hub.app.get(DataSource);
+    // both of the hub's pools lose the database (the pages' generic-plan sessions too)
+    await closeGenericPlanPool(data);
     await data.destroy();
     for (let i = 0; i < 5; i++) {
       const res = await fetch(`${hub.url}/api/v1/clusters`, { headers: { authorization: `Bearer ${hub.adminToken}` } });
@@ -28,6 +31,7 @@ describe('a database outage', () => {
     expect(linesWith('unhandled error')).toEqual([]);
 
     await data.initialize();
+    expect(await openGenericPlanPool(data)).toBeDefined();
     expect((await hub.call('GET', '/api/v1/clusters')).status).toBe(200);
     const back = linesWith('database reachable again');
     expect(back).toHaveLength(1);
