@@ -15,6 +15,12 @@ export const GENERIC_PLAN_POOL_SIZE = 5;
 
 const pools = new WeakMap<DataSource, Pool>();
 
+/** The pg pool TypeORM keeps for `ds`; the embedded database's driver has none. */
+export function mainPool(ds: DataSource): Pool | undefined {
+  const master = (ds.driver as { master?: unknown }).master;
+  return master instanceof Pool ? master : undefined;
+}
+
 /**
  * Opens the pool beside `ds`'s own (PostgreSQL only: the embedded database
  * has no pool), with the same connection settings, and checks that its
@@ -23,8 +29,8 @@ const pools = new WeakMap<DataSource, Pool>();
  * such pool, `unavailable` is told why, and every read runs on the main pool.
  */
 export async function openGenericPlanPool(ds: DataSource, unavailable: (reason: string) => void = () => undefined): Promise<Pool | undefined> {
-  const main = (ds.driver as { master?: unknown }).master;
-  if (!(main instanceof Pool)) return undefined;
+  const main = mainPool(ds);
+  if (!main) return undefined;
   const settings = (main as unknown as { options: PoolConfig }).options;
   const options = [settings.options, '-c plan_cache_mode=force_generic_plan'].filter(Boolean).join(' ');
   const pool = new Pool({ ...settings, max: GENERIC_PLAN_POOL_SIZE, options });

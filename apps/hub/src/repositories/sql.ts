@@ -2,9 +2,8 @@
 // run one statement each and map plain rows, skipping the ORM's query
 // building and entity hydration, which dominated their cost.
 import { createHash } from 'node:crypto';
-import { Pool } from 'pg';
 import type { EntityManager } from 'typeorm';
-import { genericPlanPool } from '../database/generic-plan-pool';
+import { genericPlanPool, mainPool } from '../database/generic-plan-pool';
 import type { KnownTotal, ListTotals } from './list-totals';
 
 /** Positional parameters: each value gets the next `$n`, so fragments compose without counting. */
@@ -57,8 +56,8 @@ export async function queryPrepared<T>(db: EntityManager, statement: Statement, 
   // Outside a transaction, straight to pg's pool: TypeORM's query runner
   // (made, connected, broadcast to, released per call) cost more than the
   // small reads it carried. The embedded database's driver has no pg pool.
-  const pool = db.queryRunner ? undefined : ((name && options.planOnce && genericPlanPool(db.connection)) || (db.connection.driver as { master?: unknown }).master);
-  if (pool instanceof Pool) return (await pool.query({ name, text: statement.text, values: statement.values })).rows as T[];
+  const pool = db.queryRunner ? undefined : ((name && options.planOnce && genericPlanPool(db.connection)) || mainPool(db.connection));
+  if (pool) return (await pool.query({ name, text: statement.text, values: statement.values })).rows as T[];
   if (!name) return db.query(statement.text, statement.values);
   // pg takes a query config ({ name, text }) where TypeORM passes its query string through
   return db.query({ name, text: statement.text } as unknown as string, statement.values);
