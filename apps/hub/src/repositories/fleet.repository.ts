@@ -3,7 +3,7 @@ import type { LabelSelector } from '../database/entities';
 import { countedStateSql, type FleetState, targetStateSql } from '../fleet/fleet-state';
 import type { TenantReach } from '../tenancy/tenant-reach';
 import { destinationsCondition } from './destinations-sql';
-import { labelSelectorConditions } from './label-selector-sql';
+import { labelSelectorConditions, variesInShape } from './label-selector-sql';
 import type { ListTotals } from './list-totals';
 import { isoTime, type ListAnswer, MEMBERSHIP_ROW, membershipTotal, queryPrepared, SqlParams, totalOf, whereAll } from './sql';
 
@@ -131,8 +131,8 @@ export class FleetRepository {
           ORDER BY r."group", r.name`,
         values: params.values,
       },
-      // filtered by name or labels, the plan depends on how many clusters match: planned for the values each time
-      { prepare: !filter.name && !filter.labelSelector && !reach, planOnce: true },
+      // filtered by name or labels, the plan depends on how many clusters match: PostgreSQL chooses per statement
+      { prepare: !variesInShape(filter.labelSelector) && !reach, planOnce: !filter.name && !filter.labelSelector },
     );
     const first = rows[0];
     return {
