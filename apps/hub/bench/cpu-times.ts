@@ -36,6 +36,16 @@ export function postgresCpuSeconds(dataDir: string): number {
   return total;
 }
 
+/** The command name the kernel keeps for a process (`node`, `postgres`); undefined once it is gone. */
+export function commandName(pid: number): string | undefined {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'));
+  } catch {
+    return undefined;
+  }
+}
+
 /** CPU seconds of a process's live descendants, summed by command name (API server, PostgreSQL, CUE helpers). */
 export function descendantCpuSeconds(pid: number, into = new Map<string, number>()): Map<string, number> {
   let children: number[] = [];
@@ -45,13 +55,8 @@ export function descendantCpuSeconds(pid: number, into = new Map<string, number>
     children = []; // gone meanwhile
   }
   for (const child of children) {
-    let name: string;
-    try {
-      const s = readFileSync(`/proc/${child}/stat`, 'utf8');
-      name = s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'));
-    } catch {
-      continue;
-    }
+    const name = commandName(child);
+    if (name === undefined) continue;
     into.set(name, (into.get(name) ?? 0) + cpuSeconds(child));
     descendantCpuSeconds(child, into);
   }

@@ -1,7 +1,9 @@
 // `npm run bench:fleet`, second half: the same bundle to N push clusters,
 // through the hub this time — REST API, PostgreSQL, scheduler (its default
 // concurrency), source cache and the engine — from the Project's creation
-// to every Target Ready on the published digest. The clusters are push
+// to every Target Ready on the published digest. The hub is the compiled one
+// in a process of its own, as `npm start` runs it; the bench's polling and the
+// Timoni processes stay outside it. The clusters are push
 // clusters registered on the harness API server, one namespace each: the
 // bundle puts its instances in the namespace named like the cluster
 // (TIMONI_CLUSTER_NAME). With TIMONI_BIN, `timoni bundle apply` does the same
@@ -9,8 +11,8 @@
 // (goals: ≤ 0.5× at 10 clusters, ≤ 0.33× from 30).
 // FLOTILLA_SCHEDULER_CONCURRENCY sets the hub's parallel runs (default 32);
 // BENCH_REQUESTS=1 lists the API server requests per Target;
-// BENCH_PROFILE=<file> writes the hub process's CPU profile of the last N, from
-// the Project's creation; BENCH_TIMELINE=1 prints when the Targets were
+// BENCH_PROFILE=<dir> writes the hub's CPU profile of the whole run when it
+// stops; BENCH_TIMELINE=1 prints when the Targets were
 // created and their runs started and finished, from the Project's row.
 // Both sides warm: one Project, and one Timoni apply, first.
 import { spawnSync } from 'node:child_process';
@@ -18,17 +20,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DataSource } from 'typeorm';
+import { Client } from 'pg';
 import { fetch as undiciFetch } from 'undici';
 import { ClusterConnection, ObjectClient, type KubeObject } from '@flotilla/kube';
 import { RegistryClient } from '@flotilla/oci';
+import { HubProcess } from '../../../test/e2e/support/hub-process';
 import { startHarness } from '../../../test/harness/harness';
 import type { KubeEndpoint } from '../../../test/harness/types';
 import { pushProject, pushTestModule } from '../../../libs/engine/testdata/harness';
 import { defaultSchedulerConfig } from '../src/config/hub-config';
-import { startBenchHub, type BenchHub } from './bench-hub';
-import { descendantCpuSeconds } from './cpu-times';
-import { startProfile } from './profile';
+import { commandName, cpuSeconds, descendantCpuSeconds } from './cpu-times';
+
+const TOKEN = 'bench-admin-token-0123456789';
 
 const bundle = (module: string) => `bundle: {
 	_cluster: string @timoni(runtime:string:TIMONI_CLUSTER_NAME)
@@ -60,9 +63,19 @@ interface TargetView {
   message?: string | null;
 }
 
+/** The hub's REST API as the admin; fails on any answer but 2xx. */
+function apiOf(url: string) {
+  return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return (path === '/metrics' ? res.text() : res.json()) as Promise<T>;
+  };
+}
+type Api = ReturnType<typeof apiOf>;
+
 /** The hub's API server requests so far, by code, method and path, from its /metrics. */
-async function kubeRequests(hub: BenchHub): Promise<Map<string, number>> {
-  const text = await hub.metrics();
+async function kubeRequests(call: Api): Promise<Map<string, number>> {
+  const text = await call<string>('GET', '/metrics');
   const counts = new Map<string, number>();
   for (const m of text.matchAll(/^flotilla_kube_api_requests_total\{(.*)\} (\d+)$/gm)) counts.set(m[1]!, Number(m[2]));
   return counts;
@@ -79,15 +92,17 @@ function printRequests(before: Map<string, number>, after: Map<string, number>, 
 }
 
 /** BENCH_TIMELINE=1: where the wall time went, in ms from the Project's row (the database's clock). */
-async function printTimeline(db: DataSource, project: string): Promise<void> {
-  const rows = await db.query<Array<{ what: string; ms: number[] }>>(
+async function printTimeline(databaseUrl: string, project: string): Promise<void> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  const { rows } = await db.query<{ what: string; ms: number[] }>(
     `WITH p AS (SELECT id, created_at FROM projects WHERE name = $1)
      SELECT 'target created' AS what, array_agg(EXTRACT(EPOCH FROM t.created_at - p.created_at) * 1000 ORDER BY t.created_at) AS ms FROM targets t, p WHERE t.project_id = p.id
      UNION ALL SELECT 'run started', array_agg(EXTRACT(EPOCH FROM r.started_at - p.created_at) * 1000 ORDER BY r.started_at) FROM runs r JOIN targets t ON t.id = r.target_id, p WHERE t.project_id = p.id
      UNION ALL SELECT 'run finished', array_agg(EXTRACT(EPOCH FROM r.finished_at - p.created_at) * 1000 ORDER BY r.finished_at) FROM runs r JOIN targets t ON t.id = r.target_id, p WHERE t.project_id = p.id
      UNION ALL SELECT 'run duration', array_agg(r.duration_ms::float ORDER BY r.duration_ms) FROM runs r JOIN targets t ON t.id = r.target_id, p WHERE t.project_id = p.id`,
     [project],
-  );
+  ).finally(() => db.end());
   for (const { what, ms } of rows) {
     const at = (ms ?? []).map(Number);
     const q = (f: number) => at[Math.min(at.length - 1, Math.floor(f * at.length))]?.toFixed(0) ?? '-';
@@ -108,7 +123,7 @@ async function main(): Promise<void> {
   const { kube, registry, postgres } = harness.env as Required<typeof harness.env>;
   const admin = ClusterConnection.create({ server: kube.server, caData: kube.caData, token: kube.admin.token });
   const client = new ObjectClient(admin);
-  let hub: BenchHub | undefined;
+  let hub: HubProcess | undefined;
   try {
     const reg = new RegistryClient({ fetch: undiciFetch as unknown as typeof fetch });
     const module = await pushTestModule(reg, registry.host);
@@ -137,8 +152,11 @@ async function main(): Promise<void> {
       return names;
     };
 
-    hub = await startBenchHub({ dataDir: work, databaseUrl: postgres.url, scheduler: { concurrency } });
-    const { call } = hub;
+    hub = new HubProcess('fleet-bench', { DATABASE_URL: postgres.url, FLOTILLA_ADMIN_TOKEN: TOKEN, FLOTILLA_SCHEDULER_CONCURRENCY: String(concurrency), LOG_LEVEL: 'error' },
+      process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []);
+    const call = apiOf(await hub.url);
+    await call('GET', '/readyz');
+    const hubPid = hub.pid!;
     const register = (names: string[], group: string) =>
       Promise.all(names.map((name) => call('POST', '/api/v1/clusters', { name, group, mode: 'push', endpoint: { server: kube.server, caData: kube.caData }, credentials: { token: kube.admin.token } })));
 
@@ -185,27 +203,26 @@ async function main(): Promise<void> {
     for (const n of sizes) {
       progress(`N = ${n}`);
       const fleet = await clusters(`fleet${n}`, n);
-      const before = await kubeRequests(hub);
-      const cpu = process.cpuUsage();
+      const before = await kubeRequests(call);
+      const cpu = cpuSeconds(hubPid);
       let runCpu = cpu;
       let others = descendantCpuSeconds(process.pid);
-      let profile: Awaited<ReturnType<typeof startProfile>> | undefined;
       const f = await flotilla(`fleet${n}`, fleet, async () => {
-        runCpu = process.cpuUsage();
+        runCpu = cpuSeconds(hubPid);
         others = descendantCpuSeconds(process.pid);
-        profile = process.env.BENCH_PROFILE ? await startProfile() : undefined;
       });
-      const run = process.cpuUsage(runCpu);
-      const { user, system } = process.cpuUsage(cpu);
+      const hubCpu = cpuSeconds(hubPid);
       const othersAfter = descendantCpuSeconds(process.pid);
-      await profile?.stop(process.env.BENCH_PROFILE!);
-      // where the rest of the machine's CPU went from the Project's creation: the harness and the CUE helpers are this process's descendants
-      const spent = [...othersAfter].map(([name, s]) => [name, s - (others.get(name) ?? 0)] as const).filter(([, s]) => s >= 0.05);
-      const after = await kubeRequests(hub);
+      // where the rest of the machine's CPU went from the Project's creation: the harness, the hub and its CUE helpers are this process's descendants
+      const hubName = commandName(hubPid);
+      const spent = [...othersAfter]
+        .map(([name, s]) => [name, s - (others.get(name) ?? 0) - (name === hubName ? hubCpu - runCpu : 0)] as const)
+        .filter(([, s]) => s >= 0.05);
+      const after = await kubeRequests(call);
       const perTarget = (sum(after) - sum(before)) / n;
-      const line = `  N = ${String(n).padEnd(3)} hub: ${f.toFixed(0).padStart(6)} ms (hub process ${((user + system) / 1e6).toFixed(2)} CPU s with the clusters' registration, ${((run.user + run.system) / 1e6).toFixed(2)} from the Project's creation; ${perTarget.toFixed(0)} API server requests per Target)`;
+      const line = `  N = ${String(n).padEnd(3)} hub: ${f.toFixed(0).padStart(6)} ms (hub process ${(hubCpu - cpu).toFixed(2)} CPU s with the clusters' registration, ${(hubCpu - runCpu).toFixed(2)} from the Project's creation; ${perTarget.toFixed(0)} API server requests per Target)`;
       if (process.env.BENCH_REQUESTS) printRequests(before, after, n);
-      if (process.env.BENCH_TIMELINE) await printTimeline(hub.app.get(DataSource), `fleet${n}`);
+      if (process.env.BENCH_TIMELINE) await printTimeline(postgres.url, `fleet${n}`);
       console.log(`    CPU s of the other processes meanwhile: ${spent.map(([name, s]) => `${name} ${s.toFixed(2)}`).join(', ')}`);
       if (!timoni) {
         console.log(line);
@@ -215,7 +232,8 @@ async function main(): Promise<void> {
       console.log(`${line}   timoni: ${t.toFixed(0).padStart(6)} ms   ratio ${(f / t).toFixed(2)}× (goal ≤ ${n >= 30 ? '0.33' : '0.50'}×)`);
     }
   } finally {
-    await hub?.app.close();
+    await hub?.stop();
+    if (hub) rmSync(hub.dataDir, { recursive: true, force: true });
     await admin.close();
     await harness.stop();
     rmSync(work, { recursive: true, force: true });
