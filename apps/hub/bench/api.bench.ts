@@ -13,12 +13,13 @@
 // token of one tenant (scoped: its Projects, the clusters it may target).
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../../../test/harness/ports';
 import { startPostgres } from '../../../test/harness/postgres';
+import { cpuSeconds, postgresCpuSeconds } from './cpu-times';
 import { explainSlowStatements } from './pg-sampler';
 
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 10_000);
@@ -121,31 +122,6 @@ async function seed(databaseUrl: string): Promise<void> {
   }
 }
 
-/** CPU time (user + system) of a process in ms, from /proc (clock ticks of 10 ms). */
-function cpuMs(pid: number, reapedChildren = false): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12]) + (reapedChildren ? Number(fields[13]) + Number(fields[14]) : 0)) * 10;
-  } catch {
-    return 0; // the process ended meanwhile
-  }
-}
-
-/** CPU time of every PostgreSQL process (the server and its backends, those that ended too). */
-function databaseCpuMs(): number {
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // with the CPU of children it reaped: the postmaster's counts the sessions that ended meanwhile
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuMs(Number(entry), true);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
-}
-
 interface Result {
   rps: number;
   p50: number;
@@ -159,10 +135,11 @@ interface Result {
   loadCpu: number;
 }
 
-async function drive(url: string, pid: number, rate: number | undefined, seconds: number, token = TOKEN): Promise<Result> {
+/** `pgData`: the bench's PostgreSQL, whose server and sessions (those that ended too) count as the database's CPU. */
+async function drive(url: string, pid: number, pgData: string, rate: number | undefined, seconds: number, token = TOKEN): Promise<Result> {
   let peakRss = rssMiB(pid);
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMiB(pid))), 100);
-  const [hubBefore, dbBefore, loadBefore] = [cpuMs(pid), databaseCpuMs(), process.cpuUsage()];
+  const [hubBefore, dbBefore, loadBefore] = [cpuSeconds(pid), postgresCpuSeconds(pgData), process.cpuUsage()];
   try {
     const r = await autocannon({
       url,
@@ -172,8 +149,8 @@ async function drive(url: string, pid: number, rate: number | undefined, seconds
       ...(rate ? { overallRate: rate } : {}),
     });
     const requests = Math.max(r.requests.total, 1);
-    const hubCpu = (cpuMs(pid) - hubBefore) / requests;
-    const dbCpu = (databaseCpuMs() - dbBefore) / requests;
+    const hubCpu = ((cpuSeconds(pid) - hubBefore) * 1000) / requests;
+    const dbCpu = ((postgresCpuSeconds(pgData) - dbBefore) * 1000) / requests;
     const load = process.cpuUsage(loadBefore);
     const loadCpu = (load.user + load.system) / 1000 / requests;
     return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, peakRss, hubCpu, dbCpu, loadCpu };
@@ -233,6 +210,7 @@ const SCOPED_ROUTES: Array<[string, string]> = [
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'api-bench-'));
   const pg = await startPostgres(work);
+  const pgData = join(work, 'postgres', 'data');
   const processes: ChildProcess[] = [];
   try {
     // before the hub connects: auto_explain is loaded into each new session
@@ -261,8 +239,8 @@ async function main(): Promise<void> {
     await seed(pg.endpoint.url);
     const idleRss = rssMiB(hub.child.pid!);
 
-    const ref = await drive(bareUrl, bare.child.pid!, RATE, SECONDS);
-    const refMax = await drive(bareUrl, bare.child.pid!, undefined, Math.max(3, SECONDS / 2));
+    const ref = await drive(bareUrl, bare.child.pid!, pgData, RATE, SECONDS);
+    const refMax = await drive(bareUrl, bare.child.pid!, pgData, undefined, Math.max(3, SECONDS / 2));
     console.log(`\nreference, bare Node HTTP server: ${ref.rps.toFixed(0)} req/s at ${RATE} offered, p50 ${ref.p50} ms, p99 ${ref.p99} ms, ${ref.hubCpu.toFixed(2)} CPU ms/req (load generator ${ref.loadCpu.toFixed(2)}); ceiling ${refMax.rps.toFixed(0)} req/s`);
     console.log(`hub idle RSS after seeding: ${idleRss.toFixed(0)} MiB\n`);
     console.log(`${'route'.padEnd(28)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'p99/ref'.padStart(8)} ${'errors'.padStart(7)} ${'ceiling'.padStart(8)} ${'×ref'.padStart(6)} ${'RSS MiB'.padStart(8)} ${'hub ms/req'.padStart(10)} ${'db ms/req'.padStart(9)} ${'load ms/req'.padStart(11)}`);
@@ -280,11 +258,11 @@ async function main(): Promise<void> {
       for (const [name, path] of routes.filter(([n]) => !ONLY || n.includes(ONLY))) {
         const check = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } });
         if (!check.ok) throw new Error(`${path}: ${check.status} ${await check.text()}`);
-        await drive(`${url}${path}`, hub.child.pid!, RATE, 2, token); // warm up
+        await drive(`${url}${path}`, hub.child.pid!, pgData, RATE, 2, token); // warm up
         await explain?.start();
-        const at = await drive(`${url}${path}`, hub.child.pid!, RATE, SECONDS, token);
+        const at = await drive(`${url}${path}`, hub.child.pid!, pgData, RATE, SECONDS, token);
         const plans = await explain?.stop(join(tmpdir(), `api-bench-plans-${label.split(' ')[0]}-${name.replace(/\W+/g, '-')}.log`));
-        const max = await drive(`${url}${path}`, hub.child.pid!, undefined, Math.max(3, SECONDS / 2), token);
+        const max = await drive(`${url}${path}`, hub.child.pid!, pgData, undefined, Math.max(3, SECONDS / 2), token);
         console.log(
           `${name.padEnd(28)} ${at.rps.toFixed(0).padStart(7)} ${String(at.p50).padStart(7)} ${String(at.p99).padStart(7)} ${(at.p99 / Math.max(ref.p99, 1)).toFixed(1).padStart(8)} ` +
             `${String(at.errors + max.errors).padStart(7)} ${max.rps.toFixed(0).padStart(8)} ${(max.rps / refMax.rps).toFixed(2).padStart(6)} ${Math.max(at.peakRss, max.peakRss).toFixed(0).padStart(8)} ` +

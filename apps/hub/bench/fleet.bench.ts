@@ -24,6 +24,7 @@ import { Client } from 'pg';
 import { fetch as undiciFetch } from 'undici';
 import { ClusterConnection, ObjectClient, type KubeObject } from '@flotilla/kube';
 import { RegistryClient } from '@flotilla/oci';
+import { HubApi } from '../../../test/e2e/support/hub-api';
 import { HubProcess } from '../../../test/e2e/support/hub-process';
 import { startHarness } from '../../../test/harness/harness';
 import type { KubeEndpoint } from '../../../test/harness/types';
@@ -63,19 +64,9 @@ interface TargetView {
   message?: string | null;
 }
 
-/** The hub's REST API as the admin; fails on any answer but 2xx. */
-function apiOf(url: string) {
-  return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return (path === '/metrics' ? res.text() : res.json()) as Promise<T>;
-  };
-}
-type Api = ReturnType<typeof apiOf>;
-
 /** The hub's API server requests so far, by code, method and path, from its /metrics. */
-async function kubeRequests(call: Api): Promise<Map<string, number>> {
-  const text = await call<string>('GET', '/metrics');
+async function kubeRequests(api: HubApi): Promise<Map<string, number>> {
+  const { text } = await api.expectCall(200, 'GET', '/metrics');
   const counts = new Map<string, number>();
   for (const m of text.matchAll(/^flotilla_kube_api_requests_total\{(.*)\} (\d+)$/gm)) counts.set(m[1]!, Number(m[2]));
   return counts;
@@ -154,8 +145,14 @@ async function main(): Promise<void> {
 
     hub = new HubProcess('fleet-bench', { DATABASE_URL: postgres.url, FLOTILLA_ADMIN_TOKEN: TOKEN, FLOTILLA_SCHEDULER_CONCURRENCY: String(concurrency), LOG_LEVEL: 'error' },
       process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []);
-    const call = apiOf(await hub.url);
-    await call('GET', '/readyz');
+    const api = new HubApi(hub, TOKEN);
+    /** fails on any answer but 2xx */
+    const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+      const res = await api.call(method, path, body);
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+      return res.body as T;
+    };
+    await api.expectCall(200, 'GET', '/readyz');
     const hubPid = hub.pid!;
     const register = (names: string[], group: string) =>
       Promise.all(names.map((name) => call('POST', '/api/v1/clusters', { name, group, mode: 'push', endpoint: { server: kube.server, caData: kube.caData }, credentials: { token: kube.admin.token } })));
@@ -203,7 +200,7 @@ async function main(): Promise<void> {
     for (const n of sizes) {
       progress(`N = ${n}`);
       const fleet = await clusters(`fleet${n}`, n);
-      const before = await kubeRequests(call);
+      const before = await kubeRequests(api);
       const cpu = cpuSeconds(hubPid);
       let runCpu = cpu;
       let others = descendantCpuSeconds(process.pid);
@@ -218,7 +215,7 @@ async function main(): Promise<void> {
       const spent = [...othersAfter]
         .map(([name, s]) => [name, s - (others.get(name) ?? 0) - (name === hubName ? hubCpu - runCpu : 0)] as const)
         .filter(([, s]) => s >= 0.05);
-      const after = await kubeRequests(call);
+      const after = await kubeRequests(api);
       const perTarget = (sum(after) - sum(before)) / n;
       const line = `  N = ${String(n).padEnd(3)} hub: ${f.toFixed(0).padStart(6)} ms (hub process ${(hubCpu - cpu).toFixed(2)} CPU s with the clusters' registration, ${(hubCpu - runCpu).toFixed(2)} from the Project's creation; ${perTarget.toFixed(0)} API server requests per Target)`;
       if (process.env.BENCH_REQUESTS) printRequests(before, after, n);
