@@ -102,6 +102,20 @@ describe('ClusterConnection (real API server)', () => {
     await expect(connection.request({ method: 'GET', path: '/version' })).resolves.toBeTruthy();
   });
 
+  it("gives a view its own rate limit: the view's requests leave the connection's budget alone", async () => {
+    // a budget of 2 requests that never refills within the test: a shared limiter would stall the last request
+    const limited = adminConnection({ qps: 0.0001, burst: 2 });
+    try {
+      await limited.request({ method: 'GET', path: '/version' });
+      const view = limited.withOwnRateLimit();
+      await view.request({ method: 'GET', path: '/version' });
+      await view.request({ method: 'GET', path: '/version' });
+      await expect(limited.request({ method: 'GET', path: '/version' })).resolves.toMatchObject({ gitVersion: harnessEnv().kube.version });
+    } finally {
+      await limited.close();
+    }
+  }, 20_000);
+
   it('rejects a wrong token with 401', async () => {
     const kube = harnessEnv().kube;
     const bad = ClusterConnection.create({ server: kube.server, caData: kube.caData, token: 'nope' });

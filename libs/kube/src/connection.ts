@@ -76,6 +76,11 @@ export interface ConnectionOptions {
   userAgent: string;
   /** how long a token read from `tokenFile` is used before the file is read again */
   tokenRefreshMs: number;
+  /**
+   * how long an idle socket stays open for the next request (undici's default, 4 s, when
+   * absent); keep it under the API server's idle timeout (90 s) and any proxy's before it
+   */
+  keepAliveMs?: number;
   /** clock for the token refresh (tests) */
   now?: () => number;
   /** called after every request (the hub exports counts as metrics); must not throw */
@@ -188,6 +193,7 @@ export class ClusterConnection {
     const connect = { ...tlsContext(credentials), rejectUnauthorized: !credentials.insecureSkipTLSVerify };
     const agent = new (undici().Agent)({
       connections: 16,
+      ...(opts.keepAliveMs !== undefined ? { keepAliveTimeout: opts.keepAliveMs } : {}),
       connect: opts.egress ? egressConnector(opts.egress, { plainHttpLoopbackOnly: true, connect }) : connect,
     });
     const transport: Transport = {
@@ -204,6 +210,14 @@ export class ClusterConnection {
   impersonate(impersonation: Impersonation): ClusterConnection {
     if (!impersonation.user) throw new ConnectionConfigError('impersonation needs a user name');
     return new ClusterConnection(this.transport, this.options, impersonation, this.server, this.signal);
+  }
+
+  /**
+   * A view with a rate limiter of its own (the connection's qps and burst), for one
+   * user's budget on a shared pool; shares the sockets, identity and signal.
+   */
+  withOwnRateLimit(): ClusterConnection {
+    return new ClusterConnection({ ...this.transport, limiter: new TokenBucket(this.options.qps, this.options.burst) }, this.options, this.impersonation, this.server, this.signal);
   }
 
   /** A view whose requests are aborted with `signal`; shares the pool, limiter and identity. */

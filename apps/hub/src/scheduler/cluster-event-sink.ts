@@ -3,32 +3,18 @@
 // the background, so a cluster that refuses or does not answer never holds
 // back a reconcile. While a run goes on, its events use what the run holds
 // (its Project, its connection); other events read the cluster and Project
-// and keep a connection per cluster while events keep coming.
-import { EgressPolicy } from '@flotilla/egress';
+// and use the cluster's connection from PushConnections.
 import { instanceKubeEvent } from '@flotilla/engine';
 import { ObjectClient, type ClusterConnection } from '@flotilla/kube';
-import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { CredentialsService } from '../credentials/credentials.service';
-import type { ClusterEntity } from '../database/entities';
 import { EventsService } from '../events/events.service';
 import type { EventSink, RecordedEvent } from '../events/hub-event';
 import { ClustersRepository } from '../repositories/clusters.repository';
 import { ProjectsRepository } from '../repositories/projects.repository';
-import { openKubeConnection, pushConnection } from './push-connection';
+import { pushConnection } from './push-connection';
+import { PushConnections } from './push-connections';
 import type { RunConnection } from './run-connection';
-import { SchedulerMetrics } from './scheduler.metrics';
-
-/** How long an unused connection stays open. */
-const IDLE_MS = 30_000;
-
-interface Open {
-  connection: ClusterConnection;
-  /** kept with the connection so its discovery is read once, not once per event */
-  client: ObjectClient;
-  /** the stored credentials it was opened with: a changed registration opens a new one */
-  key: string;
-  idle: NodeJS.Timeout | undefined;
-}
 
 /** What a run in progress lends its events. */
 export interface RunScope {
@@ -40,26 +26,22 @@ export interface RunScope {
 }
 
 @Injectable()
-export class ClusterEventSink implements EventSink, OnModuleInit, OnApplicationShutdown {
+export class ClusterEventSink implements EventSink, OnModuleInit {
   readonly name = 'kubernetes';
-  private readonly open = new Map<string, Open>();
   private readonly runs = new Map<string, RunScope>();
+  /** one client per connection, so a cluster's discovery is read once while its connection lives, not once per event */
+  private readonly clients = new WeakMap<ClusterConnection, ObjectClient>();
 
   constructor(
     private readonly events: EventsService,
     private readonly clusters: ClustersRepository,
     private readonly projects: ProjectsRepository,
     private readonly credentials: CredentialsService,
-    private readonly metrics: SchedulerMetrics,
-    private readonly egress: EgressPolicy,
+    private readonly connections: PushConnections,
   ) {}
 
   onModuleInit(): void {
     this.events.addSink(this);
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.close();
   }
 
   /**
@@ -91,9 +73,14 @@ export class ClusterEventSink implements EventSink, OnModuleInit, OnApplicationS
     }
     const [cluster, project] = await Promise.all([this.clusters.findByName(event.clusterName), this.projects.findById(event.projectId)]);
     if (!cluster || !project) return;
-    const client = await this.client(cluster);
-    if (!client) return;
-    await this.send(client, event, instance, project, cluster.name);
+    const credentials = await pushConnection(this.credentials, cluster);
+    if (!credentials) return;
+    const lease = this.connections.lease(cluster.id, credentials);
+    try {
+      await this.send(this.clientOf(lease.connection), event, instance, project, cluster.name);
+    } finally {
+      lease.release();
+    }
   }
 
   private async send(client: ObjectClient, event: RecordedEvent, instance: { name: string; namespace: string }, project: { name: string; namespace: string }, cluster: string): Promise<void> {
@@ -101,38 +88,13 @@ export class ClusterEventSink implements EventSink, OnModuleInit, OnApplicationS
     await client.apply(body, { dryRun: false, force: true, fieldManager: 'flotilla' });
   }
 
-  /** Closes every connection (hub shutdown). */
-  async close(): Promise<void> {
-    const all = [...this.open.values()];
-    this.open.clear();
-    for (const o of all) clearTimeout(o.idle);
-    await Promise.allSettled(all.map((o) => o.connection.close()));
-  }
-
-  private async client(cluster: ClusterEntity): Promise<ObjectClient | null> {
-    const key = String(cluster.updatedAt.getTime());
-    let entry = this.open.get(cluster.id);
-    if (entry && entry.key !== key) {
-      this.forget(cluster.id, entry);
-      entry = undefined;
+  private clientOf(connection: ClusterConnection): ObjectClient {
+    let client = this.clients.get(connection);
+    if (!client) {
+      client = new ObjectClient(connection);
+      this.clients.set(connection, client);
     }
-    if (!entry) {
-      const credentials = await pushConnection(this.credentials, cluster);
-      if (!credentials) return null;
-      const connection = openKubeConnection(credentials, this.egress, (e) => this.metrics.observeKubeRequest(e));
-      entry = { connection, client: new ObjectClient(connection), key, idle: undefined };
-      this.open.set(cluster.id, entry);
-    }
-    const kept = entry;
-    clearTimeout(kept.idle);
-    kept.idle = setTimeout(() => this.forget(cluster.id, kept), IDLE_MS).unref();
-    return kept.client;
-  }
-
-  private forget(clusterId: string, entry: Open): void {
-    clearTimeout(entry.idle);
-    if (this.open.get(clusterId) === entry) this.open.delete(clusterId);
-    void entry.connection.close();
+    return client;
   }
 }
 

@@ -17,11 +17,15 @@ export async function pushConnection(credentials: CredentialsService, cluster: C
   return credentialsWith({ server: cluster.server, caData: cluster.caData ?? undefined, insecureSkipTLSVerify: cluster.insecureSkipTlsVerify }, stored.secret.auth);
 }
 
+/** How long an idle socket to a push cluster stays open: a cluster's runs and events reuse it (PushConnections). */
+export const PUSH_KEEP_ALIVE_MS = 30_000;
+
 /** Opens a connection under the hub's egress policy; every request is reported to `onRequest` (metrics). */
 export function openKubeConnection(c: ClusterCredentials, egress: EgressPolicy, onRequest: (e: KubeRequestEvent) => void): ClusterConnection {
   return ClusterConnection.create(c, {
     userAgent: 'flotilla-hub',
     egress,
+    keepAliveMs: PUSH_KEEP_ALIVE_MS,
     onRequest: (e) => onRequest({ method: e.method, pathTemplate: e.pathTemplate, statusCode: e.statusCode, durationMs: e.durationMs }),
   });
 }

@@ -1,4 +1,5 @@
 import { defaultPushModuleOptions, pushModule, RegistryClient } from '@flotilla/oci';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { harnessEnv } from '../../../../test/harness/env';
 import { adminManager, createTenant, pushProject, unique } from '../../../../libs/engine/testdata/harness';
 import { EventsService } from '../events/events.service';
@@ -17,6 +18,14 @@ describe('push mode with the engine', () => {
   let ns: string;
   let repo: string;
   let moduleUrl: string;
+  /** sockets opened to the API server, and requests sent on them, as undici reports them */
+  const kubeSockets = new Set<unknown>();
+  const sentOn: unknown[] = [];
+  const onConnected = (message: unknown) => {
+    const { connectParams, socket } = message as { connectParams?: { port?: string | number }; socket: unknown };
+    if (String(connectParams?.port) === new URL(harnessEnv().kube.server).port) kubeSockets.add(socket);
+  };
+  const onSend = (message: unknown) => void sentOn.push((message as { socket: unknown }).socket);
   const registry = new RegistryClient();
   const { manager } = adminManager();
 
@@ -36,15 +45,20 @@ describe('push mode with the engine', () => {
     await pushModule(registry, moduleUrl, MODULE_DIR, defaultPushModuleOptions('1.0.0'));
     repo = `oci://${host}/${unique('projects/greet')}`;
     ns = await createTenant(manager.client, 'greet');
-    hub = await startTestHub('postgres', { scheduler: fastScheduler({ sourcePollMs: 500, concurrency: 2, hubId: 'hub-push' }) }, { scheduler: { tagResolver: new CountingResolver() } });
+    // no periodic health check: its probe would open a connection of its own while sockets are counted
+    hub = await startTestHub('postgres', { scheduler: fastScheduler({ sourcePollMs: 500, concurrency: 2, hubId: 'hub-push', clusterCheckMs: 3_600_000 }) }, { scheduler: { tagResolver: new CountingResolver() } });
     const kube = harnessEnv().kube;
     const cluster = await hub.call('POST', '/api/v1/clusters', {
       body: { name: 'spoke-1', group: 'staging', mode: 'push', endpoint: { server: kube.server, caData: kube.caData }, credentials: { token: kube.admin.token } },
     });
     expect(cluster.status).toBe(201);
+    subscribe('undici:client:connected', onConnected);
+    subscribe('undici:client:sendHeaders', onSend);
   });
 
   afterAll(async () => {
+    unsubscribe('undici:client:connected', onConnected);
+    unsubscribe('undici:client:sendHeaders', onSend);
     await hub?.close();
     await manager.client.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns }).catch(() => undefined);
     await manager.client.connection.close();
@@ -90,9 +104,15 @@ describe('push mode with the engine', () => {
     expect(metrics).toMatch(/^flotilla_kube_api_requests_total\{code="200",method="GET",path="\/api\/v1"\} 1$/m);
   });
 
-  it('detects a new revision under the same tag, applies it and prunes the instance that left', async () => {
+  it('detects a new revision under the same tag, applies it and prunes the instance that left, on the sockets of the last run', async () => {
+    const firstRun = new Set(kubeSockets);
+    expect(firstRun.size).toBeGreaterThan(0);
+    sentOn.length = 0;
     const digest = await pushProject(registry, repo, projectFiles(moduleUrl, ns, { cache: false, shout: true }));
     await eventually('the new revision', async () => ((await target()).lastAppliedRevision === `latest@${digest}` ? true : undefined), 60_000);
+    // the cluster's connection outlived the first run with its sockets open (PushConnections):
+    // the second run sent requests on sockets the first one opened
+    expect(sentOn.filter((socket) => firstRun.has(socket)).length).toBeGreaterThan(0);
     const cms = await configMaps();
     expect(Object.keys(cms).sort()).toEqual(['db-greeting', 'web-greeting', 'web-shout']);
     const run = (await hub.call('GET', '/api/v1/projects/greet/targets/spoke-1/runs')).body.items[0];

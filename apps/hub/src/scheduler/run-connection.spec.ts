@@ -1,5 +1,5 @@
 import { EgressPolicy } from '@flotilla/egress';
-import { KubeApiError, ResourceManager } from '@flotilla/kube';
+import { ResourceManager } from '@flotilla/kube';
 import { harnessEnv } from '../../../../test/harness/env';
 import { openKubeConnection } from './push-connection';
 import { RunConnection } from './run-connection';
@@ -10,39 +10,55 @@ const loopbackEgress = new EgressPolicy({ allow: [], deny: [], allowLoopback: tr
 
 const namespace = { apiVersion: 'v1', kind: 'Namespace', name: 'default' };
 
-function open(seen: KubeRequestEvent[] = []): RunConnection {
+/** A run on its own lease; `released` counts the lease's releases. */
+function open(seen: KubeRequestEvent[] = []): { run: RunConnection; released: () => number; close: () => Promise<void> } {
   const kube = harnessEnv().kube;
-  return new RunConnection(openKubeConnection({ server: kube.server, caData: kube.caData, token: kube.admin.token }, loopbackEgress, (e) => seen.push(e)));
+  const connection = openKubeConnection({ server: kube.server, caData: kube.caData, token: kube.admin.token }, loopbackEgress, (e) => seen.push(e));
+  let releases = 0;
+  const run = new RunConnection({ connection, release: () => releases++ });
+  return { run, released: () => releases, close: () => connection.close() };
 }
 
 describe('RunConnection', () => {
-  it('stays open for a holder after the run releases it, and closes when the holder lets go', async () => {
-    const run = open();
-    const release = run.hold();
-    run.release();
-    expect(run.open).toBe(true);
-    expect((await run.client.get(namespace)).metadata.name).toBe('default');
-    release();
-    release(); // a second call must not release someone else's hold
-    expect(run.open).toBe(false);
-    await expect(run.client.get(namespace)).rejects.toBeInstanceOf(KubeApiError);
-    expect(() => run.hold()).toThrow(/closed/);
+  it('stays held for a holder after the run releases it, and gives the lease back once when the holder lets go', async () => {
+    const { run, released, close } = open();
+    try {
+      const release = run.hold();
+      run.release();
+      expect(run.open).toBe(true);
+      expect(released()).toBe(0);
+      expect((await run.client.get(namespace)).metadata.name).toBe('default');
+      release();
+      release(); // a second call must not release someone else's hold
+      run.release();
+      expect(run.open).toBe(false);
+      expect(released()).toBe(1);
+      expect(() => run.hold()).toThrow(/released/);
+    } finally {
+      await close();
+    }
   });
 
-  it('a holder released twice does not close it under the run', async () => {
-    const run = open();
-    const release = run.hold();
-    release();
-    release();
-    expect(run.open).toBe(true);
-    expect((await run.client.get(namespace)).metadata.name).toBe('default');
-    run.release();
-    expect(run.open).toBe(false);
+  it('a holder released twice does not give the lease back under the run', async () => {
+    const { run, released, close } = open();
+    try {
+      const release = run.hold();
+      release();
+      release();
+      expect(run.open).toBe(true);
+      expect(released()).toBe(0);
+      expect((await run.client.get(namespace)).metadata.name).toBe('default');
+      run.release();
+      expect(run.open).toBe(false);
+      expect(released()).toBe(1);
+    } finally {
+      await close();
+    }
   });
 
   it("the sink's client reads discovery once for the run's views", async () => {
     const seen: KubeRequestEvent[] = [];
-    const run = open(seen);
+    const { run, close } = open(seen);
     try {
       // as the engine adapter builds its manager on the run's connection
       const manager = new ResourceManager(run.connection, undefined, run.discovery);
@@ -51,6 +67,7 @@ describe('RunConnection', () => {
       expect(seen.filter((e) => e.pathTemplate === '/api/v1')).toHaveLength(1);
     } finally {
       run.release();
+      await close();
     }
   });
 });

@@ -9,6 +9,8 @@ import type { HubConfig } from '../config/hub-config';
 import { HUB_LOGGER } from '../logging/logging.module';
 import type { Logger } from 'pino';
 import { ClusterEventSink } from './cluster-event-sink';
+import { openKubeConnection } from './push-connection';
+import { PushConnections } from './push-connections';
 import { defaultEngineRunnerOptions, EngineTargetRunner } from './engine-adapter';
 import { BatchedRunWrites } from './batched-run-writes';
 import { LeaseBatchRepository } from './lease-batch.repository';
@@ -48,6 +50,11 @@ export class SchedulerModule {
         },
         { provide: TAG_RESOLVER, inject: [HubEgress], useFactory: (egress: HubEgress) => options.tagResolver ?? new OciTagResolver({ responseTimeoutMs: 30_000, fetch: egress.fetch }) },
         { provide: SchedulerMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new SchedulerMetrics(registry) },
+        {
+          provide: PushConnections,
+          inject: [HubEgress, SchedulerMetrics],
+          useFactory: (egress: HubEgress, metrics: SchedulerMetrics) => new PushConnections((c) => openKubeConnection(c, egress.policy, (e) => metrics.observeKubeRequest(e))),
+        },
         LeaseRepository,
         LeaseBatchRepository,
         BatchedRunWrites,

@@ -1,5 +1,4 @@
 import { TenantsRepository } from '../repositories/tenants.repository';
-import { EgressPolicy } from '@flotilla/egress';
 import { buildRunReport, deletingStatus, failedRunResult, formatRevision, reconcilingStatus, rolloutHeldStatus, rolloutHoldingStatus, sourcePendingStatus, UnexpectedRunError, type ReportContext, type ReportInstance, type RunReport } from '@flotilla/engine';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
@@ -23,7 +22,8 @@ import { type ClaimedTarget, LeaseRepository } from './lease.repository';
 import { BatchedRunWrites } from './batched-run-writes';
 import type { LeaseKeeper } from './lease-keeper';
 import { ClusterEventSink } from './cluster-event-sink';
-import { openKubeConnection, pushConnection } from './push-connection';
+import { pushConnection } from './push-connection';
+import { PushConnections } from './push-connections';
 import { RunConnection } from './run-connection';
 import { RunProgress } from './run-progress';
 import { needsMembers, type PlannedRun, planRun } from '../rollout/run-plan';
@@ -66,7 +66,7 @@ export class TargetRunService {
     private readonly clock: Clock,
     private readonly uow: UnitOfWork,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
-    private readonly egress: EgressPolicy,
+    private readonly connections: PushConnections,
     private readonly batched: BatchedRunWrites,
     private readonly tenants: TenantsRepository,
     private readonly eventSink: ClusterEventSink,
@@ -263,8 +263,8 @@ export class TargetRunService {
       target: { id: target.id, epoch },
       connection,
       registryCredentials: await openRegistryCredentials(this.credentials, project.registryCredentialId, project.sourceRepository),
-      // opened last: nothing after it can fail and leave it open
-      kube: connection ? new RunConnection(openKubeConnection(connection, this.egress, onKubeRequest)) : undefined,
+      // taken last: nothing after it can fail and leave it held
+      kube: connection ? new RunConnection(this.connections.lease(cluster.id, connection)) : undefined,
       digest,
       owner: cluster.id,
       knownNamespaces: target.namespaces,

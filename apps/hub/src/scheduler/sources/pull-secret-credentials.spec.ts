@@ -1,4 +1,3 @@
-import { EgressPolicy } from '@flotilla/egress';
 import { ClusterConnection as KubeConnection, ObjectClient } from '@flotilla/kube';
 import { AuthError, RegistryError } from '@flotilla/oci';
 import { randomBytes } from 'node:crypto';
@@ -6,6 +5,7 @@ import { harnessEnv } from '../../../../../test/harness/env';
 import type { ClusterEntity } from '../../database/entities';
 import type { ClusterCredentials } from '@flotilla/kube';
 import { isAuthRefusal, PullSecretReader } from './pull-secret-credentials';
+import type { PushConnectionLease } from '../push-connections';
 
 const cluster = (name: string, mode: 'push' | 'pull') => ({ id: `id-${name}`, name, mode }) as ClusterEntity;
 
@@ -23,6 +23,13 @@ describe('PullSecretReader against the harness API server', () => {
   const kube = harnessEnv().kube;
   const admin = new ObjectClient(KubeConnection.create({ server: kube.server, caData: kube.caData, token: kube.admin.token }));
   const hubConnection: ClusterCredentials = { server: kube.server, caData: kube.caData, insecureSkipTLSVerify: false, token: kube.admin.token };
+  /** a lease on a connection of its own, closed when given back (each given back once: the reader must not keep one) */
+  const leases: { given: number; taken: number } = { given: 0, taken: 0 };
+  const lease = (): PushConnectionLease => {
+    const connection = KubeConnection.create(hubConnection);
+    leases.taken++;
+    return { connection, release: () => void (leases.given++, connection.close()) };
+  };
   const ns = `pull-${randomBytes(4).toString('hex')}`;
   const apply = { dryRun: false, force: true, fieldManager: 'flotilla-test' };
   const project = (serviceAccountName: string) => ({ name: 'p', namespace: ns, serviceAccountName, repository: 'oci://registry.example/p', tag: 'latest' });
@@ -42,7 +49,7 @@ describe('PullSecretReader against the harness API server', () => {
 
   it('finds the pull secrets in the first push cluster that has them, reading each cluster once', async () => {
     const asked: string[] = [];
-    const reader = new PullSecretReader(async (c) => (asked.push(c.name), c.name === 'broken' ? null : hubConnection), () => undefined, EgressPolicy.allowAll());
+    const reader = new PullSecretReader(async (c) => (asked.push(c.name), c.name === 'broken' ? null : lease()));
     const clusters = [cluster('agent', 'pull'), cluster('broken', 'push'), cluster('spoke', 'push')];
     const found = await reader.lookup(project('with'), clusters);
     expect(found).toMatchObject({ found: true, cluster: 'spoke', credentials: { fingerprint: expect.stringMatching(/^pull-secrets:/) } });
@@ -51,15 +58,17 @@ describe('PullSecretReader against the harness API server', () => {
     expect(typeof source === 'function' && source('registry.example')).toEqual({ kind: 'basic', username: 'u', password: 'secret' });
     await reader.lookup(project('with'), clusters);
     expect(asked).toEqual(['broken', 'spoke']);
+    expect(leases).toEqual({ taken: 1, given: 1 });
   });
 
   it('says what it tried when no cluster has pull secrets', async () => {
-    const reader = new PullSecretReader(async (c) => (c.name === 'broken' ? null : hubConnection), () => undefined, EgressPolicy.allowAll());
+    const reader = new PullSecretReader(async (c) => (c.name === 'broken' ? null : lease()));
     const found = await reader.lookup(project('without'), [cluster('broken', 'push'), cluster('spoke', 'push')]);
     expect(found).toEqual({
       found: false,
       tried: [`pull secrets of ${ns}/without in cluster broken: no stored endpoint or credentials for push mode`, `pull secrets of ${ns}/without in cluster spoke: none`],
     });
     expect(await reader.lookup(project('without'), [cluster('agent', 'pull')])).toEqual({ found: false, tried: [`pull secrets of ${ns}/without: no push cluster to read them in`] });
+    expect(leases.given).toBe(leases.taken);
   });
 });

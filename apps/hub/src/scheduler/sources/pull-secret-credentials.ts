@@ -2,14 +2,11 @@
 // the registry refuses anonymous access: the image pull secrets of its service
 // account, read as the hub in one of its push clusters, exactly as libs/engine
 // reads them for a reconcile (resolveRegistryCredentials without a store).
-import type { EgressPolicy } from '@flotilla/egress';
 import { resolveRegistryCredentials, type ResolvedCredentials } from '@flotilla/engine';
 import { ObjectClient } from '@flotilla/kube';
 import { AuthError, RegistryError } from '@flotilla/oci';
 import type { ClusterEntity } from '../../database/entities';
-import type { ClusterCredentials } from '@flotilla/kube';
-import { openKubeConnection } from '../push-connection';
-import type { KubeRequestEvent } from '../target-runner';
+import type { PushConnectionLease } from '../push-connections';
 
 /** The registry asked for credentials (or refused the anonymous ones). */
 export function isAuthRefusal(err: unknown): boolean {
@@ -36,12 +33,8 @@ export type PullSecretLookup =
 export class PullSecretReader {
   private readonly seen = new Map<string, Promise<ResolvedCredentials>>();
 
-  /** `connectionOf` gives the hub's own connection to a push cluster (pushConnection), null when it has none */
-  constructor(
-    private readonly connectionOf: (cluster: ClusterEntity) => Promise<ClusterCredentials | null>,
-    private readonly onKubeRequest: (e: KubeRequestEvent) => void,
-    private readonly egress: EgressPolicy,
-  ) {}
+  /** `leaseOf` lends the hub's own connection to a push cluster (PushConnections), null when it has none */
+  constructor(private readonly leaseOf: (cluster: ClusterEntity) => Promise<PushConnectionLease | null>) {}
 
   /** `clusters` in the Project's Target order; only push clusters with stored credentials are asked. */
   async lookup(project: PullSecretProject, clusters: readonly ClusterEntity[]): Promise<PullSecretLookup> {
@@ -71,14 +64,13 @@ export class PullSecretReader {
   }
 
   private async readUncached(project: PullSecretProject, cluster: ClusterEntity): Promise<ResolvedCredentials> {
-    const connection = await this.connectionOf(cluster);
-    if (!connection) throw new Error('no stored endpoint or credentials for push mode');
-    const conn = openKubeConnection(connection, this.egress, this.onKubeRequest);
+    const lease = await this.leaseOf(cluster);
+    if (!lease) throw new Error('no stored endpoint or credentials for push mode');
     try {
       const spec = { name: project.name, namespace: project.namespace, serviceAccountName: project.serviceAccountName, source: { repository: project.repository, tag: project.tag, path: '' }, annotations: {} };
-      return await resolveRegistryCredentials(spec, undefined, new ObjectClient(conn));
+      return await resolveRegistryCredentials(spec, undefined, new ObjectClient(lease.connection));
     } finally {
-      await conn.close();
+      lease.release();
     }
   }
 }

@@ -1,4 +1,3 @@
-import { EgressPolicy } from '@flotilla/egress';
 import type { ResolvedCredentials } from '@flotilla/engine';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
@@ -11,6 +10,7 @@ import { EventsService } from '../../events/events.service';
 import { TargetsRepository } from '../../repositories/targets.repository';
 import { isAuthRefusal, PullSecretReader } from './pull-secret-credentials';
 import { pushConnection } from '../push-connection';
+import { PushConnections } from '../push-connections';
 import { openRegistryCredentials } from '../../credentials/registry-credentials';
 import { Clock } from '../../common/clock';
 import { decideRollout, heldBack, targetsToAdvance } from '../../rollout/rollout';
@@ -79,7 +79,7 @@ export class SourcePoller {
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(HUB_LOGGER) private readonly logger: Logger,
     private readonly wakeup: RunWakeup,
-    private readonly egress: EgressPolicy,
+    private readonly connections: PushConnections,
     private readonly clock: Clock,
     private readonly announcer: WaveAnnouncer,
   ) {
@@ -144,11 +144,10 @@ export class SourcePoller {
     return {
       resolutions: 0,
       changed: [],
-      pullSecrets: new PullSecretReader(
-        (c) => pushConnection(this.credentials, c),
-        (e) => this.metrics.observeKubeRequest(e),
-        this.egress,
-      ),
+      pullSecrets: new PullSecretReader(async (c) => {
+        const credentials = await pushConnection(this.credentials, c);
+        return credentials && this.connections.lease(c.id, credentials);
+      }),
       signal: this.stopping.signal,
     };
   }
