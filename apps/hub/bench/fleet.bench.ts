@@ -14,6 +14,10 @@
 // BENCH_PROFILE=<dir> writes the hub's CPU profile of the whole run when it
 // stops; BENCH_TIMELINE=1 prints when the Targets were
 // created and their runs started and finished, from the Project's row.
+// Then the same N Targets once more with nothing changed (a manual reconcile;
+// done when PostgreSQL holds N finished runs of it, so watching costs the hub
+// nothing), against `timoni bundle apply` of the same bundle again: what a
+// fleet does at every interval, printed without a goal.
 // Both sides warm: one Project, and one Timoni apply, first.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -179,6 +183,28 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, 20));
       }
     };
+    /** ms from a manual reconcile of the Project to every Target's run of it finished, read in PostgreSQL. */
+    const reconcileAgain = async (group: string, n: number): Promise<number> => {
+      const db = new Client({ connectionString: postgres.url });
+      await db.connect();
+      try {
+        const t0 = performance.now();
+        await call('POST', `/api/v1/projects/${group}/reconcile`);
+        for (;;) {
+          const { rows } = await db.query<{ ok: number; failed: number }>(
+            `SELECT count(*) FILTER (WHERE r.result = 'Succeeded')::int AS ok, count(*) FILTER (WHERE r.result = 'Failed')::int AS failed
+               FROM runs r JOIN targets t ON t.id = r.target_id JOIN projects p ON p.id = t.project_id
+              WHERE p.name = $1 AND r.trigger = 'Manual' AND r.finished_at IS NOT NULL`,
+            [group],
+          );
+          if (rows[0]!.failed > 0) throw new Error(`${group}: a reconcile run failed`);
+          if (rows[0]!.ok >= n) return performance.now() - t0;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      } finally {
+        await db.end();
+      }
+    };
     const timoniApply = (names: string[]): number => {
       const t0 = performance.now();
       for (const name of names) {
@@ -221,12 +247,23 @@ async function main(): Promise<void> {
       if (process.env.BENCH_REQUESTS) printRequests(before, after, n);
       if (process.env.BENCH_TIMELINE) await printTimeline(postgres.url, `fleet${n}`);
       console.log(`    CPU s of the other processes meanwhile: ${spent.map(([name, s]) => `${name} ${s.toFixed(2)}`).join(', ')}`);
+      // the hub's second pass before Timoni's: Timoni runs in spawnSync, which holds this
+      // process's event loop, and a kept socket to the hub may have been closed meanwhile
+      const cpuAgain = cpuSeconds(hubPid);
+      const requestsAgain = await kubeRequests(api);
+      const again = await reconcileAgain(`fleet${n}`, n);
+      const perTargetAgain = (sum(await kubeRequests(api)) - sum(requestsAgain)) / n;
+      const lineAgain = `  N = ${String(n).padEnd(3)} again, nothing changed: hub ${again.toFixed(0).padStart(6)} ms (hub process ${(cpuSeconds(hubPid) - cpuAgain).toFixed(2)} CPU s; ${perTargetAgain.toFixed(0)} API server requests per Target)`;
       if (!timoni) {
         console.log(line);
+        console.log(lineAgain);
         continue;
       }
-      const t = timoniApply(await clusters(`timoni${n}`, n));
+      const timoniNames = await clusters(`timoni${n}`, n);
+      const t = timoniApply(timoniNames);
       console.log(`${line}   timoni: ${t.toFixed(0).padStart(6)} ms   ratio ${(f / t).toFixed(2)}× (goal ≤ ${n >= 30 ? '0.33' : '0.50'}×)`);
+      const tAgain = timoniApply(timoniNames);
+      console.log(`${lineAgain}   timoni: ${tAgain.toFixed(0).padStart(6)} ms   ratio ${(again / tAgain).toFixed(2)}×`);
     }
   } finally {
     await hub?.stop();
