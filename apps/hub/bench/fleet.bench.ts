@@ -252,8 +252,13 @@ async function main(): Promise<void> {
       const cpuAgain = cpuSeconds(hubPid);
       const requestsAgain = await kubeRequests(api);
       const again = await reconcileAgain(`fleet${n}`, n);
-      const perTargetAgain = (sum(await kubeRequests(api)) - sum(requestsAgain)) / n;
+      const afterAgain = await kubeRequests(api);
+      const perTargetAgain = (sum(afterAgain) - sum(requestsAgain)) / n;
       const lineAgain = `  N = ${String(n).padEnd(3)} again, nothing changed: hub ${again.toFixed(0).padStart(6)} ms (hub process ${(cpuSeconds(hubPid) - cpuAgain).toFixed(2)} CPU s; ${perTargetAgain.toFixed(0)} API server requests per Target)`;
+      if (process.env.BENCH_REQUESTS) {
+        console.log('    again:');
+        printRequests(requestsAgain, afterAgain, n);
+      }
       if (!timoni) {
         console.log(line);
         console.log(lineAgain);
