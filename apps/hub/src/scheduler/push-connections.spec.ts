@@ -91,7 +91,7 @@ describe('PushConnections', () => {
     expect(opened[0]!.closed).toBe(1);
   });
 
-  it('on close, closes unused connections at once and held ones as they are given back; no new lease after', async () => {
+  it('on close, closes unused connections at once and held ones as they are given back; keeps none after', async () => {
     const { connections, opened } = pool();
     connections.lease('c1', creds('t')).release();
     const held = connections.lease('c2', creds('t'));
@@ -99,6 +99,11 @@ describe('PushConnections', () => {
     expect(opened.map((o) => o.closed)).toEqual([1, 0]);
     held.release();
     expect(opened.map((o) => o.closed)).toEqual([1, 1]);
-    expect(() => connections.lease('c1', creds('t'))).toThrow(/shutting down/);
+    // a run still finishing (or its events) gets a connection of its own that closes with its release
+    const late = connections.lease('c1', creds('t'));
+    expect(opened).toHaveLength(3);
+    expect(connections.size).toBe(0);
+    late.release();
+    expect(opened[2]!.closed).toBe(1);
   });
 });

@@ -48,7 +48,8 @@ export class PushConnections {
 
   /** The cluster's connection for `credentials`, opened if it has none for them. */
   lease(clusterId: string, credentials: ClusterCredentials): PushConnectionLease {
-    if (this.closed) throw new Error('the hub is shutting down: no new cluster connections');
+    // once closed (the hub stopping), what still runs gets a connection that closes with its release
+    if (this.closed) return this.hand({ clusterId, fingerprint: '', connection: this.open(credentials), holders: 0, idle: undefined, retired: true });
     const fingerprint = fingerprintOf(credentials);
     let entry = this.entries.get(clusterId);
     if (entry && entry.fingerprint !== fingerprint) {
@@ -59,7 +60,10 @@ export class PushConnections {
       entry = { clusterId, fingerprint, connection: this.open(credentials), holders: 0, idle: undefined, retired: false };
       this.entries.set(clusterId, entry);
     }
-    const held = entry;
+    return this.hand(entry);
+  }
+
+  private hand(held: Entry): PushConnectionLease {
     this.take(held);
     let released = false;
     return {
@@ -72,12 +76,12 @@ export class PushConnections {
     };
   }
 
-  /** Open connections, held or not (metrics and tests). */
+  /** Connections kept for reuse, held or not (tests). */
   get size(): number {
     return this.entries.size;
   }
 
-  /** Closes every connection; held ones close as their holders let go. */
+  /** Closes every connection (held ones as their holders let go) and keeps none from now on. */
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.entries.values()].map((e) => this.retire(e)));
