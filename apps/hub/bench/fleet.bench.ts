@@ -122,8 +122,8 @@ async function main(): Promise<void> {
   let hub: HubProcess | undefined;
   /** the bench's own session, to watch the hub's progress without asking the hub */
   const db = new Client({ connectionString: postgres.url });
-  await db.connect();
   try {
+    await db.connect();
     const reg = new RegistryClient({ fetch: undiciFetch as unknown as typeof fetch });
     const module = await pushTestModule(reg, registry.host);
     const repository = `oci://${registry.host}/projects/fleet`;
@@ -276,7 +276,7 @@ async function main(): Promise<void> {
     await hub?.stop();
     if (hub) rmSync(hub.dataDir, { recursive: true, force: true });
     await admin.close();
-    await db.end();
+    await db.end().catch(() => undefined); // never connected, or already gone
     await harness.stop();
     rmSync(work, { recursive: true, force: true });
   }
