@@ -87,10 +87,17 @@ function printRequests(before: Map<string, number>, after: Map<string, number>, 
   }
 }
 
+/** Reads `sql`'s one row every 20 ms until `done` holds for it: the bench watches the hub in PostgreSQL, which costs the hub nothing. */
+async function watch<R extends object>(db: Client, sql: string, params: unknown[], done: (row: R) => boolean): Promise<R> {
+  for (;;) {
+    const { rows } = await db.query<R>(sql, params);
+    if (done(rows[0]!)) return rows[0]!;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** BENCH_TIMELINE=1: where the wall time went, in ms from the Project's row (the database's clock). */
-async function printTimeline(databaseUrl: string, project: string): Promise<void> {
-  const db = new Client({ connectionString: databaseUrl });
-  await db.connect();
+async function printTimeline(db: Client, project: string): Promise<void> {
   const { rows } = await db.query<{ what: string; ms: number[] }>(
     `WITH p AS (SELECT id, created_at FROM projects WHERE name = $1)
      SELECT 'target created' AS what, array_agg(EXTRACT(EPOCH FROM t.created_at - p.created_at) * 1000 ORDER BY t.created_at) AS ms FROM targets t, p WHERE t.project_id = p.id
@@ -98,7 +105,7 @@ async function printTimeline(databaseUrl: string, project: string): Promise<void
      UNION ALL SELECT 'run finished', array_agg(EXTRACT(EPOCH FROM r.finished_at - p.created_at) * 1000 ORDER BY r.finished_at) FROM runs r JOIN targets t ON t.id = r.target_id, p WHERE t.project_id = p.id
      UNION ALL SELECT 'run duration', array_agg(r.duration_ms::float ORDER BY r.duration_ms) FROM runs r JOIN targets t ON t.id = r.target_id, p WHERE t.project_id = p.id`,
     [project],
-  ).finally(() => db.end());
+  );
   for (const { what, ms } of rows) {
     const at = (ms ?? []).map(Number);
     const q = (f: number) => at[Math.min(at.length - 1, Math.floor(f * at.length))]?.toFixed(0) ?? '-';
@@ -173,39 +180,37 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       await call('POST', '/api/v1/projects', { name: group, namespace: 'fleet', serviceAccountName: 'deployer', source: { repository, tag: 'latest' }, targets: { groups: [group] } });
       for (;;) {
-        // watched in PostgreSQL, which costs the hub nothing; the API's Targets list confirms or explains
-        const { rows } = await db.query<{ ready: number; failed: number }>(
+        await watch<{ ready: number; failed: number }>(
+          db,
           `SELECT count(*) FILTER (WHERE t.phase = 'Ready' AND t.last_applied_revision LIKE '%' || $2)::int AS ready,
                   count(*) FILTER (WHERE t.phase IN ('Failed', 'Stalled'))::int AS failed
              FROM targets t JOIN projects p ON p.id = t.project_id WHERE p.name = $1`,
           [group, digest],
+          (r) => r.ready === names.length || r.failed > 0,
         );
-        if (rows[0]!.ready === names.length || rows[0]!.failed > 0) {
-          const at = performance.now();
-          const body = await call<TargetView[] | { items: TargetView[] }>('GET', `/api/v1/projects/${group}/targets`);
-          const targets = Array.isArray(body) ? body : body.items;
-          const failed = targets.find((t) => t.phase === 'Failed' || t.phase === 'Stalled');
-          if (failed) throw new Error(`${group}: Target ${failed.cluster} is ${failed.phase}: ${failed.message ?? ''}`);
-          if (targets.length === names.length && targets.every((t) => t.phase === 'Ready' && t.lastAppliedRevision?.includes(digest))) return at - t0;
-        }
-        await new Promise((r) => setTimeout(r, 20));
+        const at = performance.now();
+        // the API's Targets list confirms or explains
+        const body = await call<TargetView[] | { items: TargetView[] }>('GET', `/api/v1/projects/${group}/targets`);
+        const targets = Array.isArray(body) ? body : body.items;
+        const failed = targets.find((t) => t.phase === 'Failed' || t.phase === 'Stalled');
+        if (failed) throw new Error(`${group}: Target ${failed.cluster} is ${failed.phase}: ${failed.message ?? ''}`);
+        if (targets.length === names.length && targets.every((t) => t.phase === 'Ready' && t.lastAppliedRevision?.includes(digest))) return at - t0;
       }
     };
     /** ms from a manual reconcile of the Project to every Target's run of it finished, read in PostgreSQL. */
     const reconcileAgain = async (group: string, n: number): Promise<number> => {
       const t0 = performance.now();
       await call('POST', `/api/v1/projects/${group}/reconcile`);
-      for (;;) {
-        const { rows } = await db.query<{ ok: number; failed: number }>(
-          `SELECT count(*) FILTER (WHERE r.result = 'Succeeded')::int AS ok, count(*) FILTER (WHERE r.result = 'Failed')::int AS failed
-             FROM runs r JOIN targets t ON t.id = r.target_id JOIN projects p ON p.id = t.project_id
-            WHERE p.name = $1 AND r.trigger = 'Manual' AND r.finished_at IS NOT NULL`,
-          [group],
-        );
-        if (rows[0]!.failed > 0) throw new Error(`${group}: a reconcile run failed`);
-        if (rows[0]!.ok >= n) return performance.now() - t0;
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      const { failed } = await watch<{ ok: number; failed: number }>(
+        db,
+        `SELECT count(*) FILTER (WHERE r.result = 'Succeeded')::int AS ok, count(*) FILTER (WHERE r.result = 'Failed')::int AS failed
+           FROM runs r JOIN targets t ON t.id = r.target_id JOIN projects p ON p.id = t.project_id
+          WHERE p.name = $1 AND r.trigger = 'Manual' AND r.finished_at IS NOT NULL`,
+        [group],
+        (r) => r.ok >= n || r.failed > 0,
+      );
+      if (failed > 0) throw new Error(`${group}: a reconcile run failed`);
+      return performance.now() - t0;
     };
     const timoniApply = (names: string[]): number => {
       const t0 = performance.now();
@@ -247,7 +252,7 @@ async function main(): Promise<void> {
       const perTarget = (sum(after) - sum(before)) / n;
       const line = `  N = ${String(n).padEnd(3)} hub: ${f.toFixed(0).padStart(6)} ms (hub process ${(hubCpu - cpu).toFixed(2)} CPU s with the clusters' registration, ${(hubCpu - runCpu).toFixed(2)} from the Project's creation; ${perTarget.toFixed(0)} API server requests per Target)`;
       if (process.env.BENCH_REQUESTS) printRequests(before, after, n);
-      if (process.env.BENCH_TIMELINE) await printTimeline(postgres.url, `fleet${n}`);
+      if (process.env.BENCH_TIMELINE) await printTimeline(db, `fleet${n}`);
       console.log(`    CPU s of the other processes meanwhile: ${spent.map(([name, s]) => `${name} ${s.toFixed(2)}`).join(', ')}`);
       // the hub's second pass before Timoni's: Timoni runs in spawnSync, which holds this
       // process's event loop, and a kept socket to the hub may have been closed meanwhile
