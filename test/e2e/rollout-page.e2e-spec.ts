@@ -7,7 +7,7 @@ import { launchBrowser, type Browser } from './support/browser';
 import { eventually } from './support/eventually';
 import { defaultFleetTiming, type HubFleet } from './support/hub-fleet';
 import { projectRepository, publishProject, publishWebapp } from './support/publish';
-import { createProject, target } from './support/shop';
+import { createProject, describeTarget, target } from './support/shop';
 import { DeploymentReadiness, describeWorkloads } from './support/spoke';
 import { spokeSuite } from './support/suite';
 
@@ -108,28 +108,28 @@ describe('the rollout pipeline on the project page, in a real browser', () => {
 
   /** Waits until the page draws the waves the API reports, in the API's order, with `expected` states; returns the API's view. */
   async function pageMatchesApi(page: Page, expected: string[]): Promise<RolloutView> {
-    let seen: unknown;
+    let seen: string[] = [];
     return eventually(
       `the page to draw the waves ${expected.join(', ')} as the API reports them`,
       async () => {
         const view = await rollout();
         const drawn = await drawnWaves(page);
         const fromApi = drawable(view).map((w) => `Wave ${w.index}: ${w.groups.length > 0 ? w.groups.join(', ') : 'every other group'} | ${WAVE_LABEL[w.state]}`);
-        seen = { api: view.waves.map((w) => [w.groups, w.state, w.counts.total]), drawn };
+        seen = [`api: ${view.waves.map((w) => `[${w.groups.join(',')}] ${w.state} ${JSON.stringify(w.counts)}`).join('; ')}`, `drawn: ${drawn.join('; ')}`];
         return JSON.stringify(drawable(view).map((w) => w.state)) === JSON.stringify(expected) && JSON.stringify(drawn) === JSON.stringify(fromApi) ? view : undefined;
       },
-      { timeoutMs: 180_000, observe: async () => ({ seen, ...(await clusterStates()) }) },
+      // short lines, Targets first: a CI log that cuts long output keeps them
+      { timeoutMs: 180_000, observe: async () => [...seen, ...(await clusterStates())] },
     );
   }
 
   /** For a failed wait: each Target's phase and conditions, and the workloads and nodes its namespace holds. */
-  async function clusterStates(): Promise<Record<string, unknown>> {
-    const out: Record<string, unknown> = {};
-    for (const cluster of ['stage-1', 'prod-1', 'lab-1']) {
-      const t = await target(fleet, 'shop', cluster).catch((e: Error) => e.message);
-      out[cluster] = { target: t, workloads: await describeWorkloads(kube, `${ns}-${cluster}`) };
-    }
-    return out;
+  async function clusterStates(): Promise<string[]> {
+    const clusters = ['stage-1', 'prod-1', 'lab-1'];
+    const targets = await Promise.all(clusters.map((c) => target(fleet, 'shop', c).then(describeTarget, (e: Error) => `${c}: ${e.message}`)));
+    // the three clusters are one API server: its nodes are listed once
+    const workloads = await Promise.all(clusters.map(async (c, i) => (await describeWorkloads(kube, `${ns}-${c}`)).filter((line) => i === 0 || !line.startsWith('Node ')).map((line) => `${c}: ${line}`)));
+    return [...targets, ...workloads.flat()];
   }
 
   beforeAll(async () => {

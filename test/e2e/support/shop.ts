@@ -35,6 +35,12 @@ export async function target(fleet: HubFleet, project: string, cluster: string):
   return (await fleet.expectCall(200, 'GET', `/api/v1/projects/${project}/targets/${cluster}`)).body as TargetView;
 }
 
+/** One line for a failed wait: the Target's phase, revision, schedule and conditions (a CI log keeps short lines whole). */
+export function describeTarget(t: TargetView): string {
+  const conditions = t.conditions.map((c) => `${c.type}=${c.status}(${c.reason}: ${c.message})`).join('; ');
+  return `${t.cluster}: ${t.phase} on ${t.lastAppliedRevision ?? '(none)'}, attempt ${t.attempt}, next run ${t.nextRunAt}; ${conditions}`;
+}
+
 /** Every Run row of a Target, newest first. */
 export async function runs(fleet: HubFleet, project: string, cluster: string): Promise<RunView[]> {
   return ((await fleet.expectCall(200, 'GET', `/api/v1/projects/${project}/targets/${cluster}/runs?limit=100`)).body as { items: RunView[] }).items;
