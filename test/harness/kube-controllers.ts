@@ -20,6 +20,8 @@ export interface ClusterProcess {
   logFile: string;
   /** resolves true once the process serves; absent when only the API shows it (kwok: nodes become Ready) */
   ready?: () => Promise<boolean>;
+  /** starts the process again with the same arguments, logging to the same file */
+  respawn?: () => ChildProcess;
 }
 
 /**
@@ -75,7 +77,8 @@ export async function startControllers(
 
   const start = (name: string, bin: string, args: string[], ready?: () => Promise<boolean>) => {
     const logFile = join(workDir, `${name}.log`);
-    procs.push({ name, child: spawnLogged(bin, args, logFile, spawnOptions), logFile, ready });
+    const respawn = () => spawnLogged(bin, args, logFile, spawnOptions);
+    procs.push({ name, child: respawn(), logFile, ready, respawn });
   };
   start(
     'kube-controller-manager',
@@ -95,6 +98,9 @@ export async function startControllers(
       `--cluster-signing-cert-file=${pki.caCert}`,
       `--cluster-signing-key-file=${pki.caKey}`,
       '--profiling=false',
+      // kwok beats every 10-15 s; a node silent for 2 min is a stuck kwok, which the
+      // watchdog restarts after 45 s: no NotReady in between, whose pods kwok would leave not Ready
+      '--node-monitor-grace-period=120s',
     ],
     healthz(kcmPort),
   );

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { kubeRequest } from './kube-http';
 import { startControllers, type ClusterProcess, type ControllerBinaries } from './kube-controllers';
 import { createFakeNodes, nodesReady } from './kube-nodes';
+import { KwokWatchdog, type KwokWatchdogOptions } from './kwok-watchdog';
 import { writeClientCertificate, writeKubePki } from './kube-pki';
 import { writeKubeconfig } from './kubeconfig';
 import { freePort } from './ports';
@@ -29,6 +30,8 @@ export interface KubeOptions {
   nodes: number;
   /** let the processes outlive this one (a demo started by a script that exits); stop them by pid */
   detached?: boolean;
+  /** when the watchdog restarts a stuck kwok (with controllers, not detached); DEFAULT_KWOK_WATCHDOG when absent */
+  kwokWatchdog?: KwokWatchdogOptions;
 }
 
 export function defaultKubeOptions(): KubeOptions {
@@ -52,6 +55,8 @@ export interface RunningKube extends RunningService<KubeEndpoint> {
   startMs: number;
   /** resident memory of each process now, in bytes */
   rss(): Record<string, number>;
+  /** restarts kwok when it stops beating its nodes (with controllers, not detached) */
+  watchdog?: KwokWatchdog;
 }
 
 // test/harness in the sources, dist/test/harness once compiled
@@ -180,7 +185,9 @@ export async function startKube(workDir: string, options: KubeOptions = defaultK
   const line = (i: KubeIdentity) => [i.token, i.user, i.user, ...(i.groups.length ? [`"${i.groups.join(',')}"`] : [])].join(',');
   writeFileSync(join(dir, 'tokens.csv'), `${line(admin)}\n${line(unprivileged)}\n`, { mode: 0o600 });
   const procs: ClusterProcess[] = [];
+  let watchdog: KwokWatchdog | undefined;
   const stop = async () => {
+    await watchdog?.stop();
     // controllers, then the API server, then etcd: none logs errors about one already gone
     for (const p of [...procs].reverse()) await stopProcess(p.child, options.stopGraceMs);
   };
@@ -223,11 +230,16 @@ export async function startKube(workDir: string, options: KubeOptions = defaultK
         waitFor(kcm.name, kcm.child, kcm.logFile, deadline, ok('/api/v1/namespaces/default/serviceaccounts/default')),
         waitFor(kwok.name, kwok.child, kwok.logFile, deadline, () => nodesReady(endpoint, nodes)),
       ]);
+      // a detached cluster outlives this process, and its watchdog with it
+      if (!options.detached) {
+        const log = (line: string) => process.stderr.write(`harness: ${line}\n`);
+        watchdog = new KwokWatchdog(endpoint, nodes, kwok, log, options.kwokWatchdog).start();
+      }
     }
     const pids = Object.fromEntries(procs.map((p) => [p.name, p.child.pid ?? 0]));
     if (options.detached) for (const p of procs) p.child.unref();
-    const rss = () => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, processRssBytes(pid)]));
-    return { endpoint, logFile, stop, dir, kubeconfigs, pids, startMs: Date.now() - started, rss };
+    const rss = () => Object.fromEntries(procs.map((p) => [p.name, processRssBytes(p.child.pid ?? 0)]));
+    return { endpoint, logFile, stop, dir, kubeconfigs, pids, startMs: Date.now() - started, rss, watchdog };
   } catch (err) {
     await stop();
     throw err;
