@@ -49,7 +49,7 @@ export interface RunningKube extends RunningService<KubeEndpoint> {
   dir: string;
   /** the component kubeconfigs and `admin.kubeconfig` (system:masters, client certificate) */
   kubeconfigs: Record<string, string>;
-  /** every process of the cluster, by name */
+  /** every process of the cluster, by name, as started (a restarted kwok has another pid) */
   pids: Record<string, number>;
   /** wall time from the call until everything was ready */
   startMs: number;
@@ -230,7 +230,7 @@ export async function startKube(workDir: string, options: KubeOptions = defaultK
         waitFor(kcm.name, kcm.child, kcm.logFile, deadline, ok('/api/v1/namespaces/default/serviceaccounts/default')),
         waitFor(kwok.name, kwok.child, kwok.logFile, deadline, () => nodesReady(endpoint, nodes)),
       ]);
-      // a detached cluster outlives this process, and its watchdog with it
+      // a detached cluster outlives this process, which its watchdog could not
       if (!options.detached) {
         const log = (line: string) => process.stderr.write(`harness: ${line}\n`);
         watchdog = new KwokWatchdog(endpoint, nodes, kwok, log, options.kwokWatchdog).start();
