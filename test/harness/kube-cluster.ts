@@ -61,6 +61,9 @@ export async function startKubeCluster(name: string, options: Partial<KubeCluste
   };
 }
 
+/** Clusters this process started and keeps, by directory: stopped through their own stop(), which also ends their kwok watchdog and knows a restarted kwok's pid. */
+const startedHere = new Map<string, KubeCluster[]>();
+
 /**
  * Starts one cluster per name side by side under `dir` (`dir/<name>/`), and
  * records them in `dir/clusters.json`. With `detached: true` they outlive the
@@ -83,6 +86,7 @@ export async function startKubeClusters(dir: string, names: string[], options: P
     startMs: c.startMs,
   }));
   writeFileSync(join(dir, 'clusters.json'), `${JSON.stringify(records, null, 2)}\n`);
+  if (!options.detached) startedHere.set(resolve(dir), clusters);
   return clusters;
 }
 
@@ -108,6 +112,10 @@ function ours(pid: number, workDir: string): boolean {
  */
 export async function stopKubeClusters(dir: string, options: { graceMs?: number; keepDir?: boolean } = {}): Promise<void> {
   const graceMs = options.graceMs ?? 5_000;
+  const own = startedHere.get(resolve(dir));
+  startedHere.delete(resolve(dir));
+  if (own) await Promise.allSettled(own.map((c) => c.stop()));
+  // what another process started (or what its own stop left): by the recorded pids
   const pids = readKubeClusters(dir).flatMap((c) => Object.values(c.pids).filter((pid) => ours(pid, c.workDir)).map((pid) => ({ pid, dir: c.workDir })));
   const signal = (sig: NodeJS.Signals) => {
     for (const p of pids) if (ours(p.pid, p.dir)) process.kill(p.pid, sig);

@@ -66,7 +66,7 @@ describe('the kwok watchdog', () => {
 describe('the kwok watchdog, on a clock driven by hand', () => {
   afterEach(() => jest.useRealTimers());
 
-  it('says when its own process ran late (a pause of the machine explains the waits that timed out in it)', async () => {
+  it('says when its own process ran late (a blocked event loop or a paused machine explains the waits that timed out meanwhile)', async () => {
     jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
     const logs: string[] = [];
     const kwok = { name: 'kwok', child: { pid: 1 } as ChildProcess, logFile: '/nonexistent', respawn: jest.fn() };
@@ -76,7 +76,7 @@ describe('the kwok watchdog, on a clock driven by hand', () => {
     jest.setSystemTime(Date.now() + 30_000);
     await jest.advanceTimersByTimeAsync(5_000);
     await watchdog.stop();
-    expect(logs[0]).toBe('kwok watchdog: this process ran 30 s late (the machine paused or starved it)');
+    expect(logs[0]).toBe(`kwok watchdog: this process (pid ${process.pid}) ran 30 s late: its event loop was blocked, or the machine paused`);
     expect(kwok.respawn).not.toHaveBeenCalled();
   });
 });

@@ -17,7 +17,7 @@ export interface KwokWatchdogOptions {
 
 export const DEFAULT_KWOK_WATCHDOG: KwokWatchdogOptions = { staleMs: 45_000, checkEveryMs: 5_000 };
 
-/** A check this much later than planned means this process (or the machine) was not running: nobody beat. */
+/** A check this much later than planned: this process's event loop was blocked or the machine paused, so kwok's silence meanwhile is not judged. */
 const PAUSE_MS = 20_000;
 
 export class KwokWatchdog {
@@ -58,7 +58,7 @@ export class KwokWatchdog {
       const lateMs = Date.now() - planned;
       if (lateMs > PAUSE_MS) {
         // said, since it explains any wait that timed out meanwhile; not kwok's fault
-        this.log(`kwok watchdog: this process ran ${Math.round(lateMs / 1000)} s late (the machine paused or starved it)`);
+        this.log(`kwok watchdog: this process (pid ${process.pid}) ran ${Math.round(lateMs / 1000)} s late: its event loop was blocked, or the machine paused`);
         this.watchedSince = Date.now();
       }
       this.checking = this.check()
