@@ -1,6 +1,6 @@
 // kwok has been seen, in CI on a busy machine, to stop playing its stages for
-// minutes: no node heartbeat and no pod made Ready, while the API server and
-// the controllers answered. A kubelet that hangs is restarted by its
+// minutes: no node heartbeat and no pod made Ready, while the API server
+// answered. A kubelet that hangs is restarted by its
 // supervisor; this plays that part for kwok, so one stall does not fail
 // whichever suite is waiting for a rollout at the time.
 import { readFileSync } from 'node:fs';
