@@ -3,10 +3,9 @@
 // answered. A kubelet that hangs is restarted by its
 // supervisor; this plays that part for kwok, so one stall does not fail
 // whichever suite is waiting for a rollout at the time.
-import { readFileSync } from 'node:fs';
 import type { ClusterProcess } from './kube-controllers';
 import { kubeRequest } from './kube-http';
-import { stopProcess } from './process';
+import { logTail, stopProcess } from './process';
 import type { KubeEndpoint } from './types';
 
 export interface KwokWatchdogOptions {
@@ -77,7 +76,7 @@ export class KwokWatchdog {
     const now = Date.now();
     if (now - Math.max(newest, this.watchedSince) < this.options.staleMs) return;
     const states = nodes.map((n) => `${n.name} Ready=${n.ready} ${Math.round((now - n.beat) / 1000)} s ago`).join(', ');
-    const line = `kwok watchdog: no fake node has beaten for ${Math.round((now - newest) / 1000)} s (${states}); restarting kwok (pid ${this.kwok.child.pid}). Its last log line: ${lastLine(this.kwok.logFile)}`;
+    const line = `kwok watchdog: no fake node has beaten for ${Math.round((now - newest) / 1000)} s (${states}); restarting kwok (pid ${this.kwok.child.pid}). Its last log line: ${logTail(this.kwok.logFile, 1).slice(0, 400)}`;
     this.restarts.push(line);
     this.log(line);
     await stopProcess(this.kwok.child, 2_000);
@@ -97,14 +96,5 @@ export class KwokWatchdog {
         return { name: n.metadata.name, beat: Date.parse(ready?.lastHeartbeatTime ?? ''), ready: ready?.status ?? 'absent' };
       })
       .filter((n) => !Number.isNaN(n.beat));
-  }
-}
-
-function lastLine(file: string): string {
-  try {
-    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
-    return lines.at(-1)?.slice(0, 400) ?? '(empty)';
-  } catch (err) {
-    return `(unreadable: ${(err as Error).message})`;
   }
 }
